@@ -1,0 +1,69 @@
+# -*- Python -*-
+# Lit configuration for the Sinter regression suite.
+
+import ctypes
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "SINTER"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test", ".py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.sinter_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%sinter_src_root", config.sinter_src_root))
+config.substitutions.append(("%sinter_obj_root", config.sinter_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+config.substitutions.append(("%python", config.python_executable or "python3"))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CCACHE_DIR", "SINTER_TEST_SEED"])
+llvm_config.use_default_substitutions()
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.sinter_tools_dir, append_path=True)
+llvm_config.with_environment("PYTHONPATH",
+                             os.path.join(config.sinter_src_root, "python"),
+                             append_path=True)
+llvm_config.with_environment("SINTER_LIB_DIR", config.sinter_libs_dir)
+
+tool_dirs = [config.sinter_tools_dir, config.llvm_tools_dir]
+tools = ["sinter-opt", "sinter-lsp-server", "mlir-opt", "mlir-runner",
+         ToolSubst("sinterc", unresolved="ignore"),
+         ToolSubst("SinterUnitTests", unresolved="ignore")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+
+def _cuda_device_visible():
+    """True when the CUDA driver loads and reports at least one device."""
+    if os.environ.get("SINTER_DISABLE_CUDA_TESTS"):
+        return False
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    if cuda.cuInit(0) != 0:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+
+# GPU integration tests say `REQUIRES: cuda`; they run only where a GPU is
+# visible and are reported UNSUPPORTED elsewhere.
+if _cuda_device_visible():
+    config.available_features.add("cuda")
+
+try:
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+except ImportError:
+    pass
