@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -40,6 +41,14 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 
 /// Two static-or-dynamic sizes are compatible unless both are static and
 /// differ.
+/// Formats a floating-point attribute value for a diagnostic (`0.1`, `inf`).
+static std::string num(double v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%g", v);
+  return s;
+}
+
 static bool sizesCompatible(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
@@ -149,11 +158,11 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<APFloat> s = getScale()) {
     double sv = s->convertToDouble();
     if (!std::isfinite(sv) || sv == 0.0)
-      return emitOpError("scale must be finite and nonzero, got ") << sv;
+      return emitOpError("scale must be finite and nonzero, got ") << num(sv);
   }
   double p = getDropoutP().convertToDouble();
   if (!(p >= 0.0 && p < 1.0))
-    return emitOpError("dropout_p must be in [0, 1), got ") << p;
+    return emitOpError("dropout_p must be in [0, 1), got ") << num(p);
   if (p > 0.0 && !getSeed())
     return emitOpError("dropout_p > 0 requires a seed operand");
   return success();
@@ -177,7 +186,7 @@ LogicalResult SoftmaxOp::verify() {
   if (std::optional<APFloat> s = getScale())
     if (!std::isfinite(s->convertToDouble()) || s->isZero())
       return emitOpError("scale must be finite and nonzero, got ")
-             << s->convertToDouble();
+             << num(s->convertToDouble());
   return success();
 }
 
@@ -199,7 +208,8 @@ static LogicalResult verifyNorm(Operation *op, Value input, Value output,
            << normalizedRank << " must be in [1, " << rank << "]";
   double eps = epsilon.convertToDouble();
   if (!(eps > 0.0) || !std::isfinite(eps))
-    return op->emitOpError("epsilon must be positive and finite, got ") << eps;
+    return op->emitOpError("epsilon must be positive and finite, got ")
+           << num(eps);
   if (output.getType() != input.getType())
     return op->emitOpError("output type ")
            << output.getType() << " must match the input type "
@@ -222,7 +232,8 @@ static LogicalResult verifyNorm(Operation *op, Value input, Value output,
 
 LogicalResult LayerNormOp::verify() {
   return verifyNorm(*this, getInput(), getOutput(), getNormalizedRank(),
-                    getEpsilon(), {{"weight", getWeight()}, {"bias", getBias()}},
+                    getEpsilon(),
+                    {{"weight", getWeight()}, {"bias", getBias()}},
                     {{"mean", getMean()}, {"rstd", getRstd()}});
 }
 
@@ -239,8 +250,8 @@ LogicalResult RMSNormOp::verify() {
 LogicalResult AdamWOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  for (ValueRange list : {adaptor.getParams(), adaptor.getExpAvgs(),
-                          adaptor.getExpAvgSqs()})
+  for (ValueRange list :
+       {adaptor.getParams(), adaptor.getExpAvgs(), adaptor.getExpAvgSqs()})
     llvm::append_range(types, list.getTypes());
   return success();
 }
@@ -249,9 +260,10 @@ LogicalResult AdamWOp::verify() {
   size_t n = getParams().size();
   if (n == 0)
     return emitOpError("requires at least one parameter tensor");
-  std::pair<StringRef, OperandRange> lists[] = {{"grads", getGrads()},
-                                                {"exp_avgs", getExpAvgs()},
-                                                {"exp_avg_sqs", getExpAvgSqs()}};
+  std::pair<StringRef, OperandRange> lists[] = {
+      {"grads", getGrads()},
+      {"exp_avgs", getExpAvgs()},
+      {"exp_avg_sqs", getExpAvgSqs()}};
   for (auto &[name, list] : lists) {
     if (list.size() != n)
       return emitOpError() << name << " has " << list.size()
@@ -259,14 +271,14 @@ LogicalResult AdamWOp::verify() {
     for (size_t i = 0; i < n; ++i)
       if (!shapesCompatible(shapeOf(list[i]), shapeOf(getParams()[i])))
         return emitOpError()
-               << name << " #" << i << " of shape " << shapeStr(shapeOf(list[i]))
-               << " does not match params #" << i << " of shape "
-               << shapeStr(shapeOf(getParams()[i]));
+               << name << " #" << i << " of shape "
+               << shapeStr(shapeOf(list[i])) << " does not match params #" << i
+               << " of shape " << shapeStr(shapeOf(getParams()[i]));
   }
   auto inUnitInterval = [&](StringRef name, APFloat v) -> LogicalResult {
     double d = v.convertToDouble();
     if (!(d >= 0.0 && d < 1.0))
-      return emitOpError() << name << " must be in [0, 1), got " << d;
+      return emitOpError() << name << " must be in [0, 1), got " << num(d);
     return success();
   };
   if (failed(inUnitInterval("beta1", getBeta1())) ||
@@ -274,11 +286,11 @@ LogicalResult AdamWOp::verify() {
     return failure();
   double eps = getEps().convertToDouble();
   if (!(eps > 0.0) || !std::isfinite(eps))
-    return emitOpError("eps must be positive and finite, got ") << eps;
+    return emitOpError("eps must be positive and finite, got ") << num(eps);
   double wd = getWeightDecay().convertToDouble();
   if (!(wd >= 0.0) || !std::isfinite(wd))
     return emitOpError("weight_decay must be non-negative and finite, got ")
-           << wd;
+           << num(wd);
   return success();
 }
 
@@ -349,7 +361,8 @@ LogicalResult FusedOp::verifyRegions() {
     return emitOpError("body must have ")
            << getInputs().size() << " arguments (one per input), got "
            << body.getNumArguments();
-  for (auto [i, arg, input] : llvm::enumerate(body.getArguments(), getInputs())) {
+  for (auto [i, arg, input] :
+       llvm::enumerate(body.getArguments(), getInputs())) {
     Type expected = input.getType();
     if (auto t = dyn_cast<RankedTensorType>(expected))
       expected = t.getElementType();
@@ -393,7 +406,7 @@ LogicalResult FusedOp::verifyRegions() {
 LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p < 1.0))
-    return emitOpError("p must be in [0, 1), got ") << p;
+    return emitOpError("p must be in [0, 1), got ") << num(p);
   return success();
 }
 
