@@ -29,7 +29,7 @@ deps:
 	else echo "deps: all system packages present"; fi
 	@$(PYTHON) -c "import numpy" 2>/dev/null || { \
 	  echo "deps: installing numpy (PyPI)"; \
-	  $(PYTHON) -m pip install --quiet numpy; }
+	  $(PYTHON) -m pip install --quiet numpy ml_dtypes; }
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -G Ninja -S . -B $(BUILD_DIR) \

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
+#include "sinter/GPU/Passes.h"
 
 void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<sinter::SinterDialect, mlir::arith::ArithDialect,
@@ -22,4 +23,7 @@ void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::tensor::TensorDialect>();
 }
 
-void sinter::registerAllPasses() {}
+void sinter::registerAllPasses() {
+  registerSinterGPUPasses();
+  registerSinterGPUPipelines();
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+# Part of the Sinter project.
+"""Memory-bound kernels beside their peers, in one process on the GPU.
+
+    python3 test/Integration/GPU/gpu_checks.py build-bench ART   # here
+    python3 bench/bench_membound.py ART [--json F] [--png F]      # on the GPU
+
+For each case of gpu_cases.bench_cases(): Sinter's artifact, torch eager
+(composed), torch's built-in op and torch.compile, timed with
+triton.testing.do_bench (median after warm-up) on the same inputs; bytes =
+every input read once + every output written once. Also the
+device-to-device copy ceiling. Prints a table of TB/s and ratios; writes
+JSON (and a PNG chart when matplotlib is available).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "Integration", "GPU"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
+
+import gpu_cases  # noqa: E402
+import sinter.cuda as sc  # noqa: E402
+
+
+def t_ms(fn, rep=200):
+    return do_bench(fn, warmup=50, rep=rep, return_mode="median")
+
+
+def t_p90(fn, rep=200):
+    q = do_bench(fn, warmup=10, rep=rep, quantiles=[0.9])
+    return q[0] if isinstance(q, (list, tuple)) else q
+
+
+def peers_for(name, ins):
+    if name.startswith("rms_norm"):
+        x, w = ins
+        n = x.shape[-1]
+
+        def composed(x, w):
+            xf = x.float()
+            return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)
+                    * w.float()).to(x.dtype)
+        comp = torch.compile(composed)
+        return {"eager composed": lambda: composed(x, w),
+                "F.rms_norm": lambda: F.rms_norm(x, (n,), w, 1e-6),
+                "torch.compile": lambda: comp(x, w)}
+    if name.startswith("layer_norm"):
+        x, w, b = ins
+        n = x.shape[-1]
+
+        def composed(x, w, b):
+            xf = x.float()
+            mu = xf.mean(-1, keepdim=True)
+            var = ((xf - mu) ** 2).mean(-1, keepdim=True)
+            return ((xf - mu) * torch.rsqrt(var + 1e-5) * w.float()
+                    + b.float()).to(x.dtype)
+        comp = torch.compile(composed)
+        return {"eager composed": lambda: composed(x, w, b),
+                "F.layer_norm": lambda: F.layer_norm(x, (n,), w, b, 1e-5),
+                "torch.compile": lambda: comp(x, w, b)}
+    if name.startswith("bias_gelu"):
+        h, bias = ins
+
+        def bg(h, bias):
+            return F.gelu(h + bias, approximate="tanh")
+        comp = torch.compile(bg)
+        return {"eager composed": lambda: bg(h, bias),
+                "torch.compile": lambda: comp(h, bias)}
+    return {}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("artifacts")
+    p.add_argument("--json", default=os.path.join(HERE, "results",
+                                                  "membound.json"))
+    p.add_argument("--png", default=os.path.join(HERE, "results",
+                                                 "membound.png"))
+    a = p.parse_args()
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(0)
+    info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d")}
+    rows = []
+    xc = torch.empty(1 << 30, dtype=torch.float32, device=dev)
+    yc = torch.empty_like(xc)
+    copy_ms = t_ms(lambda: yc.copy_(xc), rep=100)
+    copy_tbs = 2 * xc.numel() * 4 / copy_ms / 1e9
+    del xc, yc
+    rows.append({"case": "d2d copy 4 GiB", "backend": "copy_", "ms": copy_ms,
+                 "TBps": copy_tbs})
+    print("%s, torch %s, CUDA %s, %s" % (info["gpu"], info["torch"],
+                                         info["cuda"], info["date"]))
+    print("copy ceiling: %.2f TB/s" % copy_tbs)
+    for name, ir, make, ref, same in gpu_cases.bench_cases():
+        prog = sc.CudaProgram(os.path.join(a.artifacts, name))
+        fn = prog["main"]
+        ins = make(torch, dev, gen)
+        outs = [torch.empty(tuple(o["shape"]), dtype=getattr(torch, o["dtype"]),
+                            device=dev) for o in fn.outputs]
+        nbytes = sum(t.numel() * t.element_size() for t in ins) + sum(
+            t.numel() * t.element_size() for t in outs)
+        # Correct first: against torch's own same-dtype result.
+        fn(*ins, out=outs)
+        torch.cuda.synchronize()
+        r = ref(torch, *ins)[0]
+        err = (outs[0].double() - r).abs().max().item()
+        terr = (same(torch, *ins)[0].double() - r).abs().max().item()
+        cands = {"sinter": lambda: fn(*ins, out=outs)}
+        cands.update(peers_for(name, ins))
+        res = {}
+        for backend, f in cands.items():
+            f()
+            ms = t_ms(f)
+            res[backend] = ms
+            rows.append({"case": name, "backend": backend, "ms": ms,
+                         "p90_ms": t_p90(f), "TBps": nbytes / ms / 1e9,
+                         "bytes": nbytes})
+        print("\n%s  (%.1f MB moved; max err %.2e, torch same-dtype %.2e)"
+              % (name, nbytes / 1e6, err, terr))
+        print("  %-16s %9s %8s %9s %s" % ("backend", "ms", "TB/s", "of copy",
+                                          "sinter speed-up"))
+        for backend, ms in res.items():
+            tbs = nbytes / ms / 1e9
+            print("  %-16s %9.4f %8.2f %8.1f%% %6.2fx" % (
+                backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]))
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump({"info": info, "copy_TBps": copy_tbs, "rows": rows}, f,
+                  indent=1)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        cases = [r["case"] for r in rows if r["backend"] == "sinter"]
+        backends = ["sinter", "torch.compile", "F.rms_norm", "F.layer_norm",
+                    "eager composed"]
+        fig, ax = plt.subplots(figsize=(9, 4))
+        width = 0.16
+        for i, bk in enumerate(backends):
+            vals = [next((r["TBps"] for r in rows if r["case"] == c and
+                          r["backend"] == bk), 0) for c in cases]
+            ax.bar([j + i * width for j in range(len(cases))], vals, width,
+                   label=bk)
+        ax.axhline(copy_tbs, color="k", ls="--", label="copy ceiling")
+        ax.set_xticks([j + 2 * width for j in range(len(cases))])
+        ax.set_xticklabels(cases, fontsize=7)
+        ax.set_ylabel("TB/s")
+        ax.set_title("Memory-bound kernels, %s" % info["gpu"])
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=120)
+    except ImportError:
+        print("(matplotlib not installed: no PNG)")
+
+
+if __name__ == "__main__":
+    main()

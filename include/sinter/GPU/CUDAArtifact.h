@@ -1,0 +1,41 @@
+//===- CUDAArtifact.h - Compile a module into a CUDA artifact ---*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// A CUDA artifact is a directory that the driver-only runtime
+// (lib/Runtime, include/sinter-c/Runtime.h) loads without MLIR:
+//
+//   manifest.json   functions, their arguments (role, dtype, shape), the
+//                   temporary buffers and the ordered kernel launches
+//                   (kernel, grid, block, shared memory, arguments)
+//   kernels.cubin   the kernels for the chosen chip (through ptxas)
+//   kernels.ptx     the same kernels as PTX, for inspection and JIT
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_GPU_CUDAARTIFACT_H
+#define SINTER_GPU_CUDAARTIFACT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace sinter {
+
+/// Version of manifest.json's layout for CUDA artifacts.
+constexpr int64_t kCUDAManifestFormatVersion = 1;
+
+/// Compiles every public function of `module` (sinter ops on statically
+/// shaped tensors) for `chip` and writes the artifact into `outDir`, which
+/// must exist. `module` is lowered in place. Errors are emitted as
+/// diagnostics at the offending op.
+mlir::LogicalResult compileCUDAArtifact(mlir::ModuleOp module,
+                                        llvm::StringRef chip,
+                                        llvm::StringRef outDir);
+
+/// Lowers `module` for `chip` and returns the kernels' PTX (`--emit=ptx`).
+mlir::FailureOr<std::string> compileCUDAToPTX(mlir::ModuleOp module,
+                                              llvm::StringRef chip);
+
+} // namespace sinter
+
+#endif // SINTER_GPU_CUDAARTIFACT_H

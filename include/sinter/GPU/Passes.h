@@ -1,0 +1,55 @@
+//===- Passes.h - Sinter's CUDA backend passes ------------------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_GPU_PASSES_H
+#define SINTER_GPU_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <memory>
+#include <string>
+
+namespace sinter {
+
+#define GEN_PASS_DECL
+#include "sinter/GPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "sinter/GPU/Passes.h.inc"
+
+/// Options of the CUDA lowering pipeline.
+struct NVVMPipelineOptions
+    : public mlir::PassPipelineOptions<NVVMPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU architecture: sm_80, sm_89, "
+                                          "sm_90a ..."),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu-module-to-binary emits: bin (cubin through "
+                     "ptxas), isa (PTX text) or fatbin"),
+      llvm::cl::init("bin")};
+  Option<unsigned> optLevel{*this, "O",
+                            llvm::cl::desc("NVPTX optimisation level"),
+                            llvm::cl::init(3)};
+};
+
+/// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).
+std::string ptxFeaturesForChip(llvm::StringRef chip);
+
+/// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
+/// into a kernel, lower the kernels to NVVM and serialize them.
+void buildNVVMPipeline(mlir::OpPassManager &pm,
+                       const NVVMPipelineOptions &options);
+
+/// Registers the `sinter-lower-to-nvvm` pipeline. (The backend's passes are
+/// registered by the generated `registerSinterGPUPasses()`.)
+void registerSinterGPUPipelines();
+
+} // namespace sinter
+
+#endif // SINTER_GPU_PASSES_H

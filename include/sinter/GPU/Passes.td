@@ -1,0 +1,55 @@
+//===- Passes.td - Sinter's CUDA backend passes ------------*- tablegen -*-===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_GPU_PASSES_TD
+#define SINTER_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
+  let summary = "Turn every sinter op into a CUDA kernel and a gpu.launch_func";
+  let description = [{
+    Builds one `gpu.func` kernel per sinter op in a `gpu.module @sinter_kernels`
+    and replaces the op in its function by host-side IR: its tensor operands
+    become buffers (`bufferization.to_buffer`), its results fresh buffers
+    (`memref.alloc`), and a `gpu.launch_func` runs the kernel over them.
+    The kernels are written for memory-bound work: one row (or a few rows)
+    per block for softmax and the norms, with the row held in registers,
+    16-byte vector loads and stores, f32 arithmetic, warp shuffles and a
+    shared-memory reduction across warps; `sinter.fused` chains are one pass
+    over the iteration space, each thread handling one 16-byte vector;
+    `sinter.adamw` is one multi-tensor kernel.
+
+    Before:
+
+    ```mlir
+    %y = sinter.rms_norm %x weight(%w : tensor<4096xbf16>)
+        : tensor<16x4096xbf16> -> tensor<16x4096xbf16>
+    ```
+
+    After:
+
+    ```mlir
+    %xb = bufferization.to_buffer %x read_only : ...
+    %wb = bufferization.to_buffer %w read_only : ...
+    %yb = memref.alloc() : memref<16x4096xbf16>
+    gpu.launch_func @sinter_kernels::@rms_norm_0 blocks in (%c8, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%xb : ..., %wb : ..., %yb : ...)
+    %y = bufferization.to_tensor %yb restrict writable : ...
+    ```
+
+    Shapes must be static. An op the backend cannot run yet is reported as
+    an error at its location.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::gpu::GPUDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // SINTER_GPU_PASSES_TD

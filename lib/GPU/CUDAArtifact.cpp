@@ -1,0 +1,363 @@
+//===- CUDAArtifact.cpp - Compile a module into a CUDA artifact -----------===//
+//
+// Part of the Sinter project.
+//
+// After sinter-lower-to-nvvm, each public function is straight-line host IR
+// over buffers: arguments made buffers (bufferization.to_buffer), fresh
+// buffers (memref.alloc), kernel launches (gpu.launch_func) and results
+// (bufferization.to_tensor, func.return). This file turns that into the
+// manifest the runtime executes; anything else in a function is reported
+// as not runnable on the CUDA target yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sinter/GPU/CUDAArtifact.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
+#include "sinter/GPU/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+static std::string dtypeName(Type t) {
+  if (t.isF32())
+    return "float32";
+  if (t.isF16())
+    return "float16";
+  if (t.isBF16())
+    return "bfloat16";
+  if (t.isF64())
+    return "float64";
+  if (t.isInteger(64) || t.isIndex())
+    return "int64";
+  if (t.isInteger(32))
+    return "int32";
+  if (t.isInteger(1))
+    return "bool";
+  return "";
+}
+
+namespace {
+struct BufferInfo {
+  std::string name;
+  std::string role; // input, output or temp
+  std::string dtype;
+  SmallVector<int64_t> shape;
+  bool scalar = false;
+  int64_t bytes = 0;
+};
+
+struct LaunchArg {
+  std::string buffer;        // a buffer or scalar argument name, or
+  std::string constantType;  // "i64"/"i32"/"f32"/"f64" for a constant
+  double floatValue = 0;
+  int64_t intValue = 0;
+};
+
+struct LaunchInfo {
+  std::string kernel;
+  int64_t grid[3], block[3];
+  int64_t sharedMemory = 0;
+  SmallVector<LaunchArg> args;
+};
+
+struct FunctionPlan {
+  std::string name;
+  SmallVector<BufferInfo> arguments; // inputs then outputs
+  SmallVector<BufferInfo> temps;
+  std::vector<LaunchInfo> launches;
+};
+} // namespace
+
+static FailureOr<int64_t> constantIndex(Value v) {
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)))
+    return failure();
+  return value.getSExtValue();
+}
+
+static BufferInfo describe(StringRef name, StringRef role, Type type) {
+  BufferInfo info;
+  info.name = name.str();
+  info.role = role.str();
+  if (auto shaped = dyn_cast<ShapedType>(type)) {
+    info.dtype = dtypeName(shaped.getElementType());
+    info.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    info.bytes = shaped.getNumElements() *
+                 std::max<int64_t>(1, shaped.getElementTypeBitWidth() / 8);
+  } else {
+    info.dtype = dtypeName(type);
+    info.scalar = true;
+    info.bytes = std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
+  }
+  return info;
+}
+
+static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
+  FunctionPlan plan;
+  plan.name = func.getSymName().str();
+  llvm::DenseMap<Value, std::string> names; // SSA value -> buffer name
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    Type t = arg.getType();
+    if (auto tt = dyn_cast<RankedTensorType>(t); tt && !tt.hasStaticShape())
+      return func.emitError("the CUDA target needs static shapes, argument #")
+             << i << " is " << t;
+    BufferInfo info = describe("arg" + std::to_string(i), "input", t);
+    if (info.dtype.empty())
+      return func.emitError("argument #")
+             << i << " has an element type the runtime cannot pass: " << t;
+    names[arg] = info.name;
+    plan.arguments.push_back(info);
+  }
+  // Which allocations are returned: those become the outputs.
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  llvm::DenseMap<Value, unsigned> returnedAlloc;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
+    auto alloc = toTensor ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
+                          : memref::AllocOp();
+    if (!alloc)
+      return ret.emitError("result #")
+             << i << " is not computed by a kernel; the CUDA target cannot "
+             << "return arguments or constants unchanged yet";
+    if (returnedAlloc.count(alloc))
+      return ret.emitError("result #")
+             << i << " returns the same buffer as an earlier result";
+    returnedAlloc[alloc] = i;
+  }
+  SmallVector<BufferInfo> outputs(ret.getNumOperands());
+  for (auto [alloc, i] : returnedAlloc) {
+    outputs[i] = describe("result" + std::to_string(i), "output",
+                          alloc.getType());
+    names[alloc] = outputs[i].name;
+  }
+  plan.arguments.append(outputs.begin(), outputs.end());
+
+  for (Operation &op : func.getBody().front()) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (names.count(alloc))
+        continue;
+      BufferInfo info = describe("tmp" + std::to_string(plan.temps.size()),
+                                 "temp", alloc.getType());
+      names[alloc] = info.name;
+      plan.temps.push_back(info);
+      continue;
+    }
+    if (auto toBuffer = dyn_cast<bufferization::ToBufferOp>(op)) {
+      Value src = toBuffer.getTensor();
+      if (auto toTensor = src.getDefiningOp<bufferization::ToTensorOp>())
+        src = toTensor.getBuffer();
+      auto it = names.find(src);
+      if (it == names.end())
+        return op.emitError("the CUDA target cannot run the computation of "
+                            "this kernel operand on the device yet");
+      names[toBuffer] = it->second;
+      continue;
+    }
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      LaunchInfo info;
+      info.kernel = launch.getKernelName().str();
+      Value grid[3] = {launch.getGridSizeX(), launch.getGridSizeY(),
+                       launch.getGridSizeZ()};
+      Value block[3] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                        launch.getBlockSizeZ()};
+      for (int d = 0; d < 3; ++d) {
+        FailureOr<int64_t> g = constantIndex(grid[d]),
+                           b = constantIndex(block[d]);
+        if (failed(g) || failed(b))
+          return op.emitError("launch sizes must be constants");
+        info.grid[d] = *g;
+        info.block[d] = *b;
+      }
+      if (Value smem = launch.getDynamicSharedMemorySize()) {
+        FailureOr<int64_t> s = constantIndex(smem);
+        if (failed(s))
+          return op.emitError("dynamic shared memory must be a constant");
+        info.sharedMemory = *s;
+      }
+      for (Value arg : launch.getKernelOperands()) {
+        LaunchArg la;
+        auto it = names.find(arg);
+        if (it != names.end()) {
+          la.buffer = it->second;
+        } else if (Attribute c; matchPattern(arg, m_Constant(&c))) {
+          if (auto f = dyn_cast<FloatAttr>(c)) {
+            la.constantType = f.getType().isF64() ? "f64" : "f32";
+            la.floatValue = f.getValueAsDouble();
+          } else if (auto n = dyn_cast<IntegerAttr>(c)) {
+            la.constantType =
+                n.getType().isInteger(32) ? "i32" : "i64";
+            la.intValue = n.getInt();
+          } else {
+            return op.emitError("unsupported constant kernel argument");
+          }
+        } else {
+          return op.emitError("kernel argument is computed on the host; "
+                              "the CUDA target cannot run that yet");
+        }
+        info.args.push_back(la);
+      }
+      plan.launches.push_back(info);
+      continue;
+    }
+    if (isa<bufferization::ToTensorOp, func::ReturnOp>(op) ||
+        matchPattern(&op, m_Constant()))
+      continue;
+    return op.emitError("'")
+           << op.getName()
+           << "' is not supported on the CUDA target yet (only sinter ops "
+              "run on the GPU in this version)";
+  }
+  return plan;
+}
+
+static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
+                        int64_t index) {
+  json.object([&] {
+    if (index >= 0)
+      json.attribute("index", index);
+    json.attribute("name", b.name);
+    json.attribute("role", b.role);
+    json.attribute("kind", b.scalar ? "scalar" : "buffer");
+    json.attribute("dtype", b.dtype);
+    json.attributeArray("shape", [&] {
+      for (int64_t d : b.shape)
+        json.value(d);
+    });
+    json.attribute("bytes", b.bytes);
+  });
+}
+
+static LogicalResult writeFile(Operation *anchor, StringRef dir,
+                               StringRef name, StringRef data) {
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return anchor->emitError("cannot write ") << path << ": " << ec.message();
+  os << data;
+  return success();
+}
+
+static FailureOr<std::string> lower(ModuleOp module, StringRef chip,
+                                    StringRef format) {
+  PassManager pm(module.getContext());
+  sinter::NVVMPipelineOptions options;
+  options.chip = chip.str();
+  options.format = format.str();
+  sinter::buildNVVMPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  std::string object;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects())
+      object = cast<gpu::ObjectAttr>(a).getObject().getValue().str();
+  });
+  return object;
+}
+
+FailureOr<std::string> sinter::compileCUDAToPTX(ModuleOp module,
+                                                StringRef chip) {
+  return lower(module, chip, "isa");
+}
+
+LogicalResult sinter::compileCUDAArtifact(ModuleOp module, StringRef chip,
+                                          StringRef outDir) {
+  OwningOpRef<ModuleOp> ptxModule = module.clone();
+  FailureOr<std::string> ptx = lower(*ptxModule, chip, "isa");
+  if (failed(ptx))
+    return failure();
+  FailureOr<std::string> cubin = lower(module, chip, "bin");
+  if (failed(cubin))
+    return failure();
+
+  std::vector<FunctionPlan> plans;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isExternal())
+      continue;
+    FailureOr<FunctionPlan> plan = planFunction(func);
+    if (failed(plan))
+      return failure();
+    plans.push_back(std::move(*plan));
+  }
+  if (plans.empty())
+    return module.emitError("the module has no public function to compile");
+
+  std::string manifest;
+  llvm::raw_string_ostream os(manifest);
+  {
+    llvm::json::OStream json(os, /*IndentSize=*/2);
+    json.object([&] {
+      json.attribute("format_version", kCUDAManifestFormatVersion);
+      json.attribute("target", ("cuda:" + chip).str());
+      json.attribute("cubin", "kernels.cubin");
+      json.attribute("ptx", "kernels.ptx");
+      json.attribute("calling_convention",
+                     "kernel parameters: one device pointer per buffer, "
+                     "scalars by value, in the launch's argument order");
+      json.attributeArray("functions", [&] {
+        for (const FunctionPlan &plan : plans) {
+          json.object([&] {
+            json.attribute("name", plan.name);
+            json.attributeArray("arguments", [&] {
+              for (auto [i, b] : llvm::enumerate(plan.arguments))
+                writeBuffer(json, b, static_cast<int64_t>(i));
+            });
+            json.attributeArray("temps", [&] {
+              for (const BufferInfo &b : plan.temps)
+                writeBuffer(json, b, -1);
+            });
+            json.attributeArray("launches", [&] {
+              for (const LaunchInfo &l : plan.launches) {
+                json.object([&] {
+                  json.attribute("kernel", l.kernel);
+                  json.attributeArray("grid", [&] {
+                    for (int64_t g : l.grid)
+                      json.value(g);
+                  });
+                  json.attributeArray("block", [&] {
+                    for (int64_t b : l.block)
+                      json.value(b);
+                  });
+                  json.attribute("shared_memory", l.sharedMemory);
+                  json.attributeArray("args", [&] {
+                    for (const LaunchArg &a : l.args) {
+                      json.object([&] {
+                        if (!a.buffer.empty()) {
+                          json.attribute("ref", a.buffer);
+                        } else {
+                          json.attribute("type", a.constantType);
+                          if (a.constantType[0] == 'f')
+                            json.attribute("value", a.floatValue);
+                          else
+                            json.attribute("value", a.intValue);
+                        }
+                      });
+                    }
+                  });
+                });
+              }
+            });
+          });
+        }
+      });
+    });
+  }
+  os << "\n";
+  if (failed(writeFile(module, outDir, "kernels.cubin", *cubin)) ||
+      failed(writeFile(module, outDir, "kernels.ptx", *ptx)) ||
+      failed(writeFile(module, outDir, "manifest.json", manifest)))
+    return failure();
+  return success();
+}

@@ -1,0 +1,189 @@
+//===- FusedKernel.cpp - sinter.fused chains on CUDA ----------------------===//
+//
+// Part of the Sinter project.
+//
+// One pass over the iteration space: each thread owns `width` consecutive
+// elements along the innermost dimension (one 16-byte access for the
+// narrowest type), loads each input once -- a vector when the input runs
+// along the innermost dimension, one scalar when it is broadcast along it,
+// `width` scalars when it is transposed -- evaluates the body per element in
+// registers and stores each result once with a vector store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+SmallVector<Type> sinter::gpu_kernels::bufferTypes(const KernelLaunch &launch) {
+  SmallVector<Type> types;
+  auto convert = [&](Value v) {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      types.push_back(MemRefType::get(t.getShape(), t.getElementType()));
+    else
+      types.push_back(v.getType());
+  };
+  llvm::for_each(launch.operands, convert);
+  llvm::for_each(launch.results, convert);
+  return types;
+}
+
+/// Row-major strides of a static shape.
+static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+FailureOr<KernelLaunch>
+sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
+                                      StringRef name) {
+  ArrayRef<int64_t> iter = op.getIterationShape();
+  int64_t rank = iter.size();
+  int64_t total = 1;
+  for (int64_t d : iter)
+    total *= d;
+  int64_t inner = rank ? iter.back() : 1;
+  for (Operation &bodyOp : op.getBody().front().without_terminator())
+    if (isa<DropoutOp>(bodyOp))
+      return bodyOp.emitOpError(
+          "is not supported by the CUDA backend yet (needs the Philox "
+          "builder)");
+
+  // The vector width: one 16-byte access for the narrowest element type,
+  // dividing the innermost extent.
+  int64_t minBytes = 16;
+  auto considerType = [&](Type t) {
+    if (auto rt = dyn_cast<RankedTensorType>(t))
+      minBytes = std::min<int64_t>(
+          minBytes, rt.getElementType().getIntOrFloatBitWidth() / 8);
+  };
+  for (Value v : op.getInputs())
+    considerType(v.getType());
+  for (Value v : op.getResults())
+    considerType(v.getType());
+  int64_t width = 16 / std::max<int64_t>(minBytes, 1);
+  while (width > 1 && inner % width != 0)
+    width /= 2;
+
+  KernelLaunch launch;
+  int64_t threads = total / width;
+  launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
+  launch.grid = llvm::divideCeil(threads, launch.block);
+  launch.operands.append(op.getInputs().begin(), op.getInputs().end());
+  launch.results.append(op.getResults().begin(), op.getResults().end());
+
+  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  gpu::GPUFuncOp func =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  launch.kernel = func;
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b);
+
+  Value tid = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
+      kb.threadId());
+  Value first = arith::MulIOp::create(b, tid, kb.idx(width));
+  // Coordinates of the thread's first element.
+  SmallVector<Value> coords(rank);
+  Value rem = first;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
+    rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
+  }
+
+  // Everything below runs only for threads inside the iteration space.
+  Block *bodyBlock = &func.getBody().front();
+  if (threads % launch.block != 0) {
+    Value inside =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, kb.idx(threads));
+    auto ifOp = scf::IfOp::create(b, inside, [&](OpBuilder &ob, Location loc) {
+      scf::YieldOp::create(ob, loc);
+    });
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  }
+  (void)bodyBlock;
+
+  // Per input: `width` scalars in its element type.
+  SmallVector<SmallVector<Value>> lanes;
+  ArrayRef<Attribute> maps = op.getIndexingMaps().getValue();
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    Value arg = func.getArgument(i);
+    auto tensorType = dyn_cast<RankedTensorType>(input.getType());
+    SmallVector<Value> vals;
+    if (!tensorType) {
+      vals.assign(width, arg);
+      lanes.push_back(vals);
+      continue;
+    }
+    AffineMap map = cast<AffineMapAttr>(maps[i]).getValue();
+    SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
+    Value flat = kb.flatten(arg);
+    Value index = kb.idx(0);
+    int64_t innerStride = 0; // element stride along the innermost iter dim
+    for (auto [k, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        continue; // constant 0 on a size-1 dimension
+      unsigned p = dim.getPosition();
+      if (static_cast<int64_t>(p) == rank - 1)
+        innerStride = strides[k];
+      index = arith::AddIOp::create(
+          b, index, arith::MulIOp::create(b, coords[p], kb.idx(strides[k])));
+    }
+    Type elt = tensorType.getElementType();
+    if (innerStride == 1 && width > 1) {
+      auto load = vector::LoadOp::create(b, VectorType::get({width}, elt), flat,
+                                         index);
+      load.setAlignment(
+          std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+      for (int64_t j = 0; j < width; ++j)
+        vals.push_back(vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
+    } else if (innerStride == 0) {
+      Value v = memref::LoadOp::create(b, flat, ValueRange{index});
+      vals.assign(width, v);
+    } else {
+      for (int64_t j = 0; j < width; ++j) {
+        Value at =
+            arith::AddIOp::create(b, index, kb.idx(j * innerStride));
+        vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
+      }
+    }
+    lanes.push_back(vals);
+  }
+
+  // The body, once per element.
+  Block &body = op.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<SmallVector<Value>> outs(op.getNumResults());
+  for (int64_t j = 0; j < width; ++j) {
+    IRMapping mapping;
+    for (auto [arg, vals] : llvm::zip(body.getArguments(), lanes))
+      mapping.map(arg, vals[j]);
+    for (Operation &bodyOp : body.without_terminator())
+      b.clone(bodyOp, mapping);
+    for (auto [r, v] : llvm::enumerate(yield.getValues()))
+      outs[r].push_back(mapping.lookupOrDefault(v));
+  }
+  unsigned firstResultArg = op.getInputs().size();
+  for (auto [r, vals] : llvm::enumerate(outs)) {
+    Value flat = kb.flatten(func.getArgument(firstResultArg + r));
+    Type elt = cast<MemRefType>(flat.getType()).getElementType();
+    Value vec = vector::FromElementsOp::create(
+        b, VectorType::get({width}, elt), vals);
+    auto store = vector::StoreOp::create(b, vec, flat, first);
+    store.setAlignment(
+        std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+  }
+  return launch;
+}

@@ -1,0 +1,57 @@
+//===- Kernels.h - CUDA kernel generators for sinter ops --------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_GPU_KERNELS_H
+#define SINTER_LIB_GPU_KERNELS_H
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/LLVM.h"
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
+
+namespace sinter::gpu_kernels {
+
+/// A generated kernel and how to launch it: the kernel's arguments are the
+/// buffers (or scalars) of `operands`, then fresh buffers for `results`.
+struct KernelLaunch {
+  mlir::gpu::GPUFuncOp kernel;
+  int64_t grid = 1;
+  int64_t block = 1;
+  llvm::SmallVector<mlir::Value> operands;
+  llvm::SmallVector<mlir::Value> results;
+};
+
+/// Kernel argument types of `launch`: tensors become identity-layout
+/// memrefs, scalars stay scalars.
+llvm::SmallVector<mlir::Type> bufferTypes(const KernelLaunch &launch);
+
+/// How a row kernel maps rows of `cols` elements onto threads.
+struct RowConfig {
+  int64_t rows, cols;
+  int64_t vec;           // elements per vector access (16 bytes when possible)
+  int64_t nvec;          // vectors per row
+  int64_t threadsPerRow; // power of two
+  int64_t perThread;     // vectors held in registers by each thread
+  int64_t rowsPerBlock;
+  int64_t block, grid;
+};
+mlir::FailureOr<RowConfig> chooseRowConfig(mlir::Operation *op, int64_t rows,
+                                           int64_t cols, mlir::Type elt);
+
+mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
+                                              mlir::gpu::GPUModuleOp module,
+                                              llvm::StringRef name);
+mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
+                                                 mlir::gpu::GPUModuleOp module,
+                                                 llvm::StringRef name);
+mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
+                                               mlir::gpu::GPUModuleOp module,
+                                               llvm::StringRef name);
+
+} // namespace sinter::gpu_kernels
+
+#endif // SINTER_LIB_GPU_KERNELS_H

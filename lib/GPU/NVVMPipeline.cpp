@@ -1,0 +1,68 @@
+//===- NVVMPipeline.cpp - sinter ops to PTX and cubin ---------------------===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "sinter/GPU/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+std::string sinter::ptxFeaturesForChip(StringRef chip) {
+  // The lowest PTX ISA version that knows each architecture (sm_90a's
+  // wgmma/setmaxnreg need 8.0).
+  return llvm::StringSwitch<std::string>(chip)
+      .StartsWith("sm_100", "+ptx86")
+      .StartsWith("sm_90", "+ptx80")
+      .StartsWith("sm_89", "+ptx78")
+      .StartsWith("sm_8", "+ptx70")
+      .Default("+ptx80");
+}
+
+void sinter::buildNVVMPipeline(OpPassManager &pm,
+                               const NVVMPipelineOptions &options) {
+  // One kernel per sinter op, launched from the host functions.
+  pm.addPass(createOutlineCUDAKernels());
+  // Record the chip and PTX version the kernels are compiled for.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = ptxFeaturesForChip(options.chip);
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // Device side: memref views to pointer arithmetic, structured control flow
+  // to branches, then gpu/arith/math/vector to NVVM. Kernels take bare
+  // pointers: every buffer has a static shape, so a launch passes one
+  // pointer per buffer and no descriptors.
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(memref::createExpandStridedMetadataPass());
+  device.addPass(createLowerAffinePass());
+  device.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  device.addPass(createConvertVectorToLLVMPass());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // Serialize through ptxas (bin) or stop at PTX (isa).
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void sinter::registerSinterGPUPipelines() {
+  PassPipelineRegistration<NVVMPipelineOptions>(
+      "sinter-lower-to-nvvm",
+      "Compile sinter ops to CUDA kernels: outline one kernel per op, lower "
+      "to NVVM and serialize to cubin (format=bin) or PTX (format=isa) for "
+      "the given chip",
+      buildNVVMPipeline);
+}

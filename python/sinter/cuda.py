@@ -1,0 +1,232 @@
+# Part of the Sinter project.
+"""Running CUDA artifacts (manifest.json + kernels.cubin) on GPU tensors.
+
+    prog = sinter.load("out/")              # made by sinterc --target=cuda:sm_90a
+    y = prog.run("main", x, w)              # torch (or any DLPack) CUDA tensors
+
+Needs libSinterRuntime.so (found in $SINTER_LIB_DIR, next to this package in
+<repo>/build/lib, or on the loader path) and torch for tensors; the runtime
+itself needs only the CUDA driver -- no MLIR, no CUDA toolkit.
+"""
+
+import ctypes
+import json
+import os
+
+from .errors import ArgumentError, FunctionNotFoundError, LoadError, SinterError
+
+_TORCH_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32",
+                 "int64", "bool")
+_SCALAR_CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double,
+                  "int32": ctypes.c_int32, "int64": ctypes.c_int64,
+                  "bool": ctypes.c_bool}
+_ALIGNMENT = 16  # kernels use 16-byte vector accesses
+
+
+class CudaError(SinterError):
+    """A CUDA driver call failed; the message names the call and kernel."""
+
+
+def _runtime_candidates():
+    env = os.environ.get("SINTER_LIB_DIR")
+    if env:
+        yield os.path.join(env, "libSinterRuntime.so")
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "..", "..", "build", "lib", "libSinterRuntime.so")
+    yield os.path.join(here, "libSinterRuntime.so")
+    yield "libSinterRuntime.so"
+
+
+_lib = None
+
+
+def runtime_library():
+    """The loaded libSinterRuntime (ctypes.CDLL)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    errors = []
+    for path in _runtime_candidates():
+        if os.sep in path and not os.path.exists(path):
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as e:
+            errors.append(str(e))
+    else:
+        raise LoadError("cannot find libSinterRuntime.so (set SINTER_LIB_DIR "
+                        "to the directory holding it): " + "; ".join(errors))
+    lib.sinter_rt_last_error.restype = ctypes.c_char_p
+    lib.sinter_rt_cuda_available.restype = ctypes.c_int
+    lib.sinter_rt_load.argtypes = [ctypes.c_char_p, ctypes.c_int,
+                                   ctypes.POINTER(ctypes.c_void_p)]
+    lib.sinter_rt_unload.argtypes = [ctypes.c_void_p]
+    lib.sinter_rt_run.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.c_size_t, ctypes.c_void_p]
+    lib.sinter_rt_synchronize.argtypes = [ctypes.c_void_p]
+    _lib = lib
+    return lib
+
+
+def cuda_available():
+    """Whether the CUDA driver loads and reports a device."""
+    try:
+        return bool(runtime_library().sinter_rt_cuda_available())
+    except LoadError:
+        return False
+
+
+def _check(rc, exc=CudaError):
+    if rc != 0:
+        msg = runtime_library().sinter_rt_last_error().decode()
+        if rc == 3:
+            raise ArgumentError(msg)
+        if rc == 1:
+            raise LoadError(msg)
+        raise exc(msg)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ArgumentError("running CUDA artifacts needs torch") from None
+    return torch
+
+
+def _as_tensor(value):
+    torch = _torch()
+    if isinstance(value, torch.Tensor):
+        return value
+    if hasattr(value, "__dlpack__"):
+        return torch.from_dlpack(value)
+    raise ArgumentError("expected a CUDA tensor (torch or DLPack), got %s"
+                        % type(value).__name__)
+
+
+class CudaFunction:
+    """One function of a CUDA artifact."""
+
+    def __init__(self, program, spec):
+        self._program = program
+        self.name = spec["name"]
+        self.arguments = spec["arguments"]
+        self.inputs = [a for a in self.arguments if a["role"] == "input"]
+        self.outputs = [a for a in self.arguments if a["role"] == "output"]
+        self.launches = spec.get("launches", [])
+
+    def __repr__(self):
+        sig = ", ".join("%s: %s%s" % (a["name"], a["dtype"], a["shape"])
+                        for a in self.inputs)
+        return "<sinter CUDA function %s(%s), %d launch(es)>" % (
+            self.name, sig, len(self.launches))
+
+    def _check_tensor(self, index, spec, t, device):
+        torch = _torch()
+        where = "%s: argument %d (%r)" % (self.name, index, spec["name"])
+        if not t.is_cuda:
+            raise ArgumentError("%s: expected a CUDA tensor, got one on %s"
+                                % (where, t.device))
+        if device is not None and t.device != device:
+            raise ArgumentError("%s: on %s, but other arguments are on %s"
+                                % (where, t.device, device))
+        want = getattr(torch, spec["dtype"])
+        if t.dtype != want:
+            raise ArgumentError("%s: expected dtype %s, got %s"
+                                % (where, spec["dtype"],
+                                   str(t.dtype).replace("torch.", "")))
+        if tuple(t.shape) != tuple(spec["shape"]):
+            raise ArgumentError("%s: expected shape %s, got %s"
+                                % (where, tuple(spec["shape"]),
+                                   tuple(t.shape)))
+        if not t.is_contiguous():
+            raise ArgumentError("%s: must be contiguous (call .contiguous())"
+                                % where)
+        if t.numel() and t.data_ptr() % _ALIGNMENT:
+            raise ArgumentError("%s: data must be %d-byte aligned"
+                                % (where, _ALIGNMENT))
+
+    def __call__(self, *args, out=None, stream=None):
+        torch = _torch()
+        if len(args) != len(self.inputs):
+            raise ArgumentError("%s takes %d inputs (%s), got %d" % (
+                self.name, len(self.inputs),
+                ", ".join(a["name"] for a in self.inputs), len(args)))
+        pointers = []
+        keep = []
+        device = None
+        for i, (spec, value) in enumerate(zip(self.inputs, args)):
+            if spec["kind"] == "scalar":
+                c = _SCALAR_CTYPES[spec["dtype"]](value)
+                keep.append(c)
+                pointers.append(ctypes.cast(ctypes.pointer(c), ctypes.c_void_p))
+                continue
+            t = _as_tensor(value)
+            self._check_tensor(i, spec, t, device)
+            device = t.device
+            keep.append(t)
+            pointers.append(ctypes.c_void_p(t.data_ptr()))
+        if device is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+        if out is None:
+            outs = [torch.empty(tuple(s["shape"]),
+                                dtype=getattr(torch, s["dtype"]),
+                                device=device) for s in self.outputs]
+        else:
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            if len(outs) != len(self.outputs):
+                raise ArgumentError("%s has %d outputs, got %d in out=" % (
+                    self.name, len(self.outputs), len(outs)))
+            for j, (spec, t) in enumerate(zip(self.outputs, outs)):
+                self._check_tensor(len(self.inputs) + j, spec, t, device)
+        pointers += [ctypes.c_void_p(t.data_ptr()) for t in outs]
+        if stream is None:
+            stream = torch.cuda.current_stream(device).cuda_stream
+        array = (ctypes.c_void_p * len(pointers))(*pointers)
+        with torch.cuda.device(device):
+            _check(runtime_library().sinter_rt_run(
+                self._program._handle, self.name.encode(), array,
+                len(pointers), ctypes.c_void_p(stream)))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class CudaProgram:
+    """A loaded CUDA artifact."""
+
+    def __init__(self, directory, device=0):
+        self.directory = directory
+        path = os.path.join(directory, "manifest.json")
+        try:
+            with open(path) as f:
+                self.manifest = json.load(f)
+        except (OSError, ValueError) as e:
+            raise LoadError("cannot read %s: %s" % (path, e)) from None
+        self.target = self.manifest.get("target", "")
+        handle = ctypes.c_void_p()
+        _check(runtime_library().sinter_rt_load(directory.encode(), device,
+                                                ctypes.byref(handle)),
+               LoadError)
+        self._handle = handle
+        self.functions = {f["name"]: CudaFunction(self, f)
+                          for f in self.manifest["functions"]}
+
+    def __getitem__(self, name):
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise FunctionNotFoundError(
+                "no function %r in %s (it has: %s)" % (
+                    name, self.directory, ", ".join(self.functions))) from None
+
+    def run(self, name, *args, out=None, stream=None):
+        """Runs function `name` on CUDA tensors; returns the output tensor
+        (or a tuple). `out=` supplies preallocated outputs."""
+        return self[name](*args, out=out, stream=stream)
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle and _lib is not None:
+            _lib.sinter_rt_unload(handle)
+            self._handle = None

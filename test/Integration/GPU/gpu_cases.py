@@ -1,0 +1,223 @@
+# Part of the Sinter project.
+"""The GPU correctness cases: sinter programs and their torch references.
+
+Shared by gpu_checks.py (correctness on the device) and bench/ (timing).
+Each case is (name, mlir_text, make_inputs(torch, device, gen),
+reference(torch, *inputs) -> list of float32/float64 tensors).
+"""
+
+import math
+
+TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+
+def _tt(shape, t):
+    return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), t)
+
+
+def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6):
+    x, w = _tt([rows, cols], t), _tt([cols], t)
+    outs = [x] + ([_tt([rows], "f32")] if rstd else [])
+    ir = """func.func @main(%%x: %s%s) -> (%s) {
+  %s = sinter.rms_norm %%x%s {epsilon = %e : f32} : %s -> %s%s
+  return %s : %s
+}
+""" % (x, (", %%w: %s" % w) if weight else "", ", ".join(outs),
+       "%y, %r" if rstd else "%y", (" weight(%%w : %s)" % w) if weight else "",
+       eps, x, x, (" rstd(%s)" % outs[1]) if rstd else "",
+       "%y, %r" if rstd else "%y", ", ".join(outs))
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt)]
+        if weight:
+            ins.append((1 + 0.1 * torch.randn(cols, generator=gen,
+                                              device=dev)).to(dt))
+        return ins
+
+    def ref(torch, xx, ww=None):
+        xd = xx.double()
+        r = torch.rsqrt((xd * xd).mean(-1, keepdim=True) + eps)
+        y = xd * r * (ww.double() if ww is not None else 1)
+        return [y] + ([r.squeeze(-1)] if rstd else [])
+
+    def torch_same_dtype(torch, xx, ww=None):
+        return [torch.nn.functional.rms_norm(xx, (cols,), ww, eps)]
+
+    name = "rms_norm_%dx%d_%s%s%s" % (rows, cols, t, "_w" if weight else "",
+                                      "_rstd" if rstd else "")
+    return name, ir, make, ref, torch_same_dtype
+
+
+def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5):
+    x, w = _tt([rows, cols], t), _tt([cols], t)
+    s = _tt([rows], "f32")
+    outs = [x] + ([s, s] if stats else [])
+    args = ", %%w: %s, %%b: %s" % (w, w) if affine else ""
+    opnds = " weight(%%w : %s) bias(%%b : %s)" % (w, w) if affine else ""
+    res = "%y, %m, %r" if stats else "%y"
+    ir = """func.func @main(%%x: %s%s) -> (%s) {
+  %s = sinter.layer_norm %%x%s {epsilon = %e : f32} : %s -> %s%s
+  return %s : %s
+}
+""" % (x, args, ", ".join(outs), res, opnds, eps, x, x,
+       (" mean(%s) rstd(%s)" % (s, s)) if stats else "", res, ", ".join(outs))
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        # A large mean tests the variance's numerical care.
+        ins = [(3 + torch.randn(rows, cols, generator=gen, device=dev)).to(dt)]
+        if affine:
+            ins.append((1 + 0.1 * torch.randn(cols, generator=gen,
+                                              device=dev)).to(dt))
+            ins.append((0.1 * torch.randn(cols, generator=gen,
+                                          device=dev)).to(dt))
+        return ins
+
+    def ref(torch, xx, ww=None, bb=None):
+        xd = xx.double()
+        m = xd.mean(-1, keepdim=True)
+        v = ((xd - m) ** 2).mean(-1, keepdim=True)
+        r = torch.rsqrt(v + eps)
+        y = (xd - m) * r
+        if ww is not None:
+            y = y * ww.double() + bb.double()
+        return [y] + ([m.squeeze(-1), r.squeeze(-1)] if stats else [])
+
+    def torch_same_dtype(torch, xx, ww=None, bb=None):
+        return [torch.nn.functional.layer_norm(xx, (cols,), ww, bb, eps)]
+
+    name = "layer_norm_%dx%d_%s%s%s" % (rows, cols, t,
+                                        "_affine" if affine else "",
+                                        "_stats" if stats else "")
+    return name, ir, make, ref, torch_same_dtype
+
+
+def softmax_case(shape, t="f32", scale=None, mask_shape=None):
+    x = _tt(shape, t)
+    args = ""
+    opnd = ""
+    if mask_shape is not None:
+        m = _tt(mask_shape, "f32")
+        args = ", %%m: %s" % m
+        opnd = " mask(%%m : %s)" % m
+    attrs = " {scale = %e : f32}" % scale if scale is not None else ""
+    ir = """func.func @main(%%x: %s%s) -> %s {
+  %%y = sinter.softmax %%x dim %d%s%s : %s
+  return %%y : %s
+}
+""" % (x, args, x, len(shape) - 1, opnd, attrs, x, x)
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [(3 * torch.randn(*shape, generator=gen, device=dev)).to(dt)]
+        if mask_shape is not None:
+            m = torch.randn(*mask_shape, generator=gen, device=dev)
+            m[m < -1.0] = -math.inf  # some masked-out entries
+            ins.append(m)
+        return ins
+
+    def ref(torch, xx, mm=None):
+        s = xx.double() * (scale if scale is not None else 1.0)
+        if mm is not None:
+            s = s + mm.double()
+        return [torch.softmax(s, -1).nan_to_num(0.0)]
+
+    def torch_same_dtype(torch, xx, mm=None):
+        s = xx * (scale if scale is not None else 1.0)
+        if mm is not None:
+            s = s + mm.to(xx.dtype)
+        return [torch.softmax(s, -1)]
+
+    name = "softmax_%s_%s%s%s" % ("x".join(map(str, shape)), t,
+                                  "_scaled" if scale else "",
+                                  "_mask" if mask_shape else "")
+    return name, ir, make, ref, torch_same_dtype
+
+
+def bias_gelu_case(rows, cols, t="bf16", form="tanh"):
+    x, b = _tt([rows, cols], t), _tt([cols], t)
+    if form == "tanh":
+        body = """    %c0 = arith.constant 0.797884583 : f32
+    %c1 = arith.constant 0.044715 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %x2 = arith.mulf %s, %s : f32
+    %x3 = arith.mulf %x2, %s : f32
+    %t0 = arith.mulf %x3, %c1 : f32
+    %t1 = arith.addf %s, %t0 : f32
+    %t2 = arith.mulf %t1, %c0 : f32
+    %th = math.tanh %t2 : f32
+    %t3 = arith.addf %th, %one : f32
+    %t4 = arith.mulf %s, %half : f32
+    %g = arith.mulf %t4, %t3 : f32"""
+    else:
+        body = """    %rs2 = arith.constant 0.707106769 : f32
+    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %t0 = arith.mulf %s, %rs2 : f32
+    %e = math.erf %t0 : f32
+    %t1 = arith.addf %e, %one : f32
+    %t2 = arith.mulf %s, %half : f32
+    %g = arith.mulf %t2, %t1 : f32"""
+    st = TYPES[t]
+    ext = ("%%a = arith.extf %%xv : %s to f32\n    %%c = arith.extf %%bv : %s to f32"
+           % (t, t)) if t != "f32" else "%a = arith.addf %xv, %zero : f32\n    %c = arith.addf %bv, %zero : f32"
+    trunc = ("%%r = arith.truncf %%g : f32 to %s" % t) if t != "f32" else "%r = arith.addf %g, %zero : f32"
+    ir = """func.func @main(%%x: %s, %%b: %s) -> %s {
+  %%y = sinter.fused ins(%%x, %%b : %s, %s) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {
+  ^bb0(%%xv: %s, %%bv: %s):
+    %%zero = arith.constant 0.0 : f32
+    %s
+    %%s = arith.addf %%a, %%c : f32
+%s
+    %s
+    sinter.yield %%r : %s
+  } -> %s
+  return %%y : %s
+}
+""" % (x, b, x, x, b, t, t, ext, body, trunc, t, x, x)
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, st)
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.randn(cols, generator=gen, device=dev).to(dt)]
+
+    def ref(torch, xx, bb):
+        s = xx.double() + bb.double()
+        return [torch.nn.functional.gelu(s, approximate=form if form == "tanh" else "none")]
+
+    def torch_same_dtype(torch, xx, bb):
+        return [torch.nn.functional.gelu(xx + bb, approximate=form if form == "tanh" else "none")]
+
+    name = "bias_gelu_%s_%dx%d_%s" % (form, rows, cols, t)
+    return name, ir, make, ref, torch_same_dtype
+
+
+def correctness_cases():
+    cases = []
+    for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
+        cases.append(rms_norm_case(rows, cols, "bf16"))
+    cases.append(rms_norm_case(33, 512, "f32", weight=False, rstd=True))
+    cases.append(rms_norm_case(5, 2048, "f16", rstd=True))
+    for rows, cols in [(1, 768), (127, 768), (17, 4096), (3, 257)]:
+        cases.append(layer_norm_case(rows, cols, "bf16"))
+    cases.append(layer_norm_case(65, 1024, "f32", affine=False, stats=True))
+    cases.append(layer_norm_case(9, 320, "f16", stats=True))
+    cases.append(softmax_case([4, 8, 113], "f32"))
+    cases.append(softmax_case([2, 4, 17, 257], "bf16", scale=0.125,
+                              mask_shape=[17, 257]))
+    cases.append(softmax_case([3, 1024], "f16", mask_shape=[3, 1]))
+    cases.append(softmax_case([2, 5, 4096], "bf16", scale=0.5))
+    for form in ("tanh", "erf"):
+        cases.append(bias_gelu_case(113, 768, "bf16", form))
+        cases.append(bias_gelu_case(64, 100, "f32", form))
+    cases.append(bias_gelu_case(17, 3072, "f16", "tanh"))
+    return cases
+
+
+def bench_cases():
+    """The memory-bound shapes of BENCHMARKS.md."""
+    return [rms_norm_case(16384, 4096, "bf16"),
+            layer_norm_case(16384, 4096, "bf16"),
+            bias_gelu_case(16384, 8192, "bf16", "tanh")]

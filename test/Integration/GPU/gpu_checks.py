@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# Part of the Sinter project.
+"""GPU correctness checks: build here, run on the GPU machine.
+
+    python3 gpu_checks.py build OUT        # on the build machine (sinterc)
+    python3 gpu_checks.py check OUT        # on the GPU machine (torch)
+
+`build` compiles every case of gpu_cases.py with
+`sinterc --target=cuda:<chip>` into OUT/<case>/; `check` loads each artifact
+with the driver-only runtime, runs it on fresh random inputs (outputs
+poisoned with NaN first) and compares with a float64 torch reference: the
+error must be at most 2x torch's own error in the same dtype, plus a small
+absolute floor. Exits non-zero on any failure.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+
+import gpu_cases  # noqa: E402
+
+
+def build(out, chip, compiler, which):
+    cases = gpu_cases.correctness_cases() if which == "check" else gpu_cases.bench_cases()
+    os.makedirs(out, exist_ok=True)
+    for name, ir, *_ in cases:
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "source.mlir")
+        with open(src, "w") as f:
+            f.write(ir)
+        cmd = compiler + [src, "--target=cuda:" + chip, "-o", d]
+        t0 = time.time()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print("BUILD FAIL %s\n%s%s" % (name, r.stdout, r.stderr))
+            sys.exit(1)
+        print("built %-45s %6.0f ms" % (name, 1000 * (time.time() - t0)))
+
+
+def check(out, seed):
+    import torch
+    import sinter.cuda as sc
+    dev = torch.device("cuda")
+    failures = 0
+    print("seed %d, %s, torch %s" % (seed, torch.cuda.get_device_name(),
+                                      torch.__version__))
+    for name, ir, make, ref, same in gpu_cases.correctness_cases():
+        gen = torch.Generator(device=dev).manual_seed(seed)
+        prog = sc.CudaProgram(os.path.join(out, name))
+        fn = prog["main"]
+        ins = make(torch, dev, gen)
+        outs = [torch.full(tuple(o["shape"]), float("nan"),
+                           dtype=getattr(torch, o["dtype"]), device=dev)
+                for o in fn.outputs]
+        fn(*ins, out=outs)
+        torch.cuda.synchronize()
+        refs = ref(torch, *ins)
+        theirs = same(torch, *ins)
+        ok = True
+        notes = []
+        for k, (o, r) in enumerate(zip(outs, refs)):
+            err = (o.double() - r).abs().nan_to_num(float("inf")).max().item()
+            if k < len(theirs):
+                terr = (theirs[k].double() - r).abs().max().item()
+            else:  # statistics outputs: f32 on both sides
+                terr = (r.float().double() - r).abs().max().item()
+            bound = 2 * terr + 1e-5 * (1 + r.abs().max().item())
+            notes.append("out%d err %.2e (torch %.2e)" % (k, err, terr))
+            if not err <= bound:
+                ok = False
+        failures += not ok
+        print("%s %-45s %s" % ("PASS" if ok else "FAIL", name, ", ".join(notes)))
+    print("%d failures" % failures)
+    return failures
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("mode", choices=["build", "check", "build-bench"])
+    p.add_argument("out")
+    p.add_argument("--chip", default="sm_90a")
+    p.add_argument("--compiler", default="sinterc",
+                   help="compiler command (default: sinterc on PATH)")
+    p.add_argument("--seed", type=int,
+                   default=int(os.environ.get("SINTER_TEST_SEED",
+                                              int(time.time()) % 100000)))
+    a = p.parse_args()
+    if a.mode == "build":
+        build(a.out, a.chip, a.compiler.split(), "check")
+    elif a.mode == "build-bench":
+        build(a.out, a.chip, a.compiler.split(), "bench")
+    else:
+        sys.exit(1 if check(a.out, a.seed) else 0)
+
+
+if __name__ == "__main__":
+    main()
