@@ -40,7 +40,8 @@ llvm_config.with_environment("SINTER_LIB_DIR", config.sinter_libs_dir)
 tool_dirs = [config.sinter_tools_dir, config.llvm_tools_dir]
 tools = ["sinter-opt", "sinter-lsp-server", "mlir-opt", "mlir-runner",
          ToolSubst("sinterc", unresolved="ignore"),
-         ToolSubst("SinterUnitTests", unresolved="ignore")]
+         ToolSubst("SinterUnitTests", unresolved="ignore"),
+         ToolSubst("SinterRuntimeTests", unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 

@@ -51,6 +51,7 @@ namespace {
 struct BufferInfo {
   std::string name;
   std::string role; // input, output or temp
+  std::string aliasOf; // an output written in place into this input
   std::string dtype;
   SmallVector<int64_t> shape;
   bool scalar = false;
@@ -122,10 +123,23 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
   // Which allocations are returned: those become the outputs.
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   llvm::DenseMap<Value, unsigned> returnedAlloc;
+  SmallVector<BufferInfo> outputs(ret.getNumOperands());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
     auto alloc = toTensor ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
                           : memref::AllocOp();
+    // Updated in place (AdamW): the result is an input's buffer.
+    auto toBuffer =
+        toTensor ? toTensor.getBuffer().getDefiningOp<bufferization::ToBufferOp>()
+                 : bufferization::ToBufferOp();
+    auto arg = toBuffer ? dyn_cast<BlockArgument>(toBuffer.getTensor())
+                        : BlockArgument();
+    if (arg && arg.getOwner() == &func.getBody().front()) {
+      outputs[i] = describe("result" + std::to_string(i), "output",
+                            toBuffer.getType());
+      outputs[i].aliasOf = "arg" + std::to_string(arg.getArgNumber());
+      continue;
+    }
     if (!alloc)
       return ret.emitError("result #")
              << i << " is not computed by a kernel; the CUDA target cannot "
@@ -135,7 +149,6 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
              << i << " returns the same buffer as an earlier result";
     returnedAlloc[alloc] = i;
   }
-  SmallVector<BufferInfo> outputs(ret.getNumOperands());
   for (auto [alloc, i] : returnedAlloc) {
     outputs[i] = describe("result" + std::to_string(i), "output",
                           alloc.getType());
@@ -228,6 +241,8 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
       json.attribute("index", index);
     json.attribute("name", b.name);
     json.attribute("role", b.role);
+    if (!b.aliasOf.empty())
+      json.attribute("alias_of", b.aliasOf);
     json.attribute("kind", b.scalar ? "scalar" : "buffer");
     json.attribute("dtype", b.dtype);
     json.attributeArray("shape", [&] {

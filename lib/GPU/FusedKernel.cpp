@@ -14,6 +14,8 @@
 #include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -76,12 +78,23 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   while (width > 1 && inner % width != 0)
     width /= 2;
 
+  // Each thread owns `unroll` vectors, `threads` apart, and issues all their
+  // loads before any arithmetic so that enough bytes are in flight.
+  int64_t nvec = total / width;
+  int64_t unroll = nvec >= 4096 ? 2 : 1;
+  int64_t threads = llvm::divideCeil(nvec, unroll);
   KernelLaunch launch;
-  int64_t threads = total / width;
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
   launch.grid = llvm::divideCeil(threads, launch.block);
   launch.operands.append(op.getInputs().begin(), op.getInputs().end());
   launch.results.append(op.getResults().begin(), op.getResults().end());
+
+  // When every result is bf16 (8 significant bits), tanh may use the
+  // hardware approximation (relative error below 2^-10.9): the rounding to
+  // bf16 dominates. Other result types keep the accurate libdevice tanh.
+  bool fastTanh = llvm::all_of(op.getResults(), [](Value r) {
+    return cast<RankedTensorType>(r.getType()).getElementType().isBF16();
+  });
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =
@@ -93,97 +106,130 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
-  Value first = arith::MulIOp::create(b, tid, kb.idx(width));
-  // Coordinates of the thread's first element.
-  SmallVector<Value> coords(rank);
-  Value rem = first;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
-    rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
-  }
-
-  // Everything below runs only for threads inside the iteration space.
-  Block *bodyBlock = &func.getBody().front();
-  if (threads % launch.block != 0) {
-    Value inside =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, kb.idx(threads));
-    auto ifOp = scf::IfOp::create(b, inside, [&](OpBuilder &ob, Location loc) {
-      scf::YieldOp::create(ob, loc);
-    });
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  }
-  (void)bodyBlock;
-
-  // Per input: `width` scalars in its element type.
-  SmallVector<SmallVector<Value>> lanes;
+  int64_t maxTid = launch.grid * launch.block - 1;
   ArrayRef<Attribute> maps = op.getIndexingMaps().getValue();
-  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
-    Value arg = func.getArgument(i);
-    auto tensorType = dyn_cast<RankedTensorType>(input.getType());
-    SmallVector<Value> vals;
-    if (!tensorType) {
-      vals.assign(width, arg);
-      lanes.push_back(vals);
-      continue;
+
+  struct Slot {
+    Value valid; // null when always in bounds
+    Value first; // linear index of the slot's first element
+    SmallVector<SmallVector<Value>> lanes; // per input: `width` scalars
+  };
+  SmallVector<Slot> slots(unroll);
+  for (int64_t u = 0; u < unroll; ++u) {
+    Slot &slot = slots[u];
+    Value v = arith::AddIOp::create(b, tid, kb.idx(u * threads));
+    if (maxTid + u * threads >= nvec) {
+      slot.valid =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, kb.idx(nvec));
+      // Out-of-range slots load from element 0 (always in bounds) and
+      // store nothing: no branches around the loads.
+      v = arith::SelectOp::create(b, slot.valid, v, kb.idx(0));
     }
-    AffineMap map = cast<AffineMapAttr>(maps[i]).getValue();
-    SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
-    Value flat = kb.flatten(arg);
-    Value index = kb.idx(0);
-    int64_t innerStride = 0; // element stride along the innermost iter dim
-    for (auto [k, expr] : llvm::enumerate(map.getResults())) {
-      auto dim = dyn_cast<AffineDimExpr>(expr);
-      if (!dim)
-        continue; // constant 0 on a size-1 dimension
-      unsigned p = dim.getPosition();
-      if (static_cast<int64_t>(p) == rank - 1)
-        innerStride = strides[k];
-      index = arith::AddIOp::create(
-          b, index, arith::MulIOp::create(b, coords[p], kb.idx(strides[k])));
+    slot.first = arith::MulIOp::create(b, v, kb.idx(width));
+    SmallVector<Value> coords(rank);
+    Value rem = slot.first;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
+      rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
     }
-    Type elt = tensorType.getElementType();
-    if (innerStride == 1 && width > 1) {
-      auto load = vector::LoadOp::create(b, VectorType::get({width}, elt), flat,
-                                         index);
-      load.setAlignment(
-          std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
-      for (int64_t j = 0; j < width; ++j)
-        vals.push_back(vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
-    } else if (innerStride == 0) {
-      Value v = memref::LoadOp::create(b, flat, ValueRange{index});
-      vals.assign(width, v);
-    } else {
-      for (int64_t j = 0; j < width; ++j) {
-        Value at =
-            arith::AddIOp::create(b, index, kb.idx(j * innerStride));
-        vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
+    for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+      Value arg = func.getArgument(i);
+      auto tensorType = dyn_cast<RankedTensorType>(input.getType());
+      SmallVector<Value> vals;
+      if (!tensorType) {
+        vals.assign(width, arg);
+        slot.lanes.push_back(vals);
+        continue;
       }
+      AffineMap map = cast<AffineMapAttr>(maps[i]).getValue();
+      SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
+      Value flat = kb.flatten(arg);
+      Value index = kb.idx(0);
+      int64_t innerStride = 0; // element stride along the innermost iter dim
+      for (auto [k, expr] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        if (!dim)
+          continue; // constant 0 on a size-1 dimension
+        unsigned p = dim.getPosition();
+        if (static_cast<int64_t>(p) == rank - 1)
+          innerStride = strides[k];
+        index = arith::AddIOp::create(
+            b, index, arith::MulIOp::create(b, coords[p], kb.idx(strides[k])));
+      }
+      Type elt = tensorType.getElementType();
+      if (innerStride == 1 && width > 1) {
+        auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
+                                           flat, index);
+        load.setAlignment(
+            std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+        for (int64_t j = 0; j < width; ++j)
+          vals.push_back(
+              vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
+      } else if (innerStride == 0) {
+        Value val = memref::LoadOp::create(b, flat, ValueRange{index});
+        vals.assign(width, val);
+      } else {
+        for (int64_t j = 0; j < width; ++j) {
+          Value at = arith::AddIOp::create(b, index, kb.idx(j * innerStride));
+          vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
+        }
+      }
+      slot.lanes.push_back(vals);
     }
-    lanes.push_back(vals);
   }
 
-  // The body, once per element.
+  // The body, once per element, then one vector store per result.
   Block &body = op.getBody().front();
   auto yield = cast<YieldOp>(body.getTerminator());
-  SmallVector<SmallVector<Value>> outs(op.getNumResults());
-  for (int64_t j = 0; j < width; ++j) {
-    IRMapping mapping;
-    for (auto [arg, vals] : llvm::zip(body.getArguments(), lanes))
-      mapping.map(arg, vals[j]);
-    for (Operation &bodyOp : body.without_terminator())
-      b.clone(bodyOp, mapping);
-    for (auto [r, v] : llvm::enumerate(yield.getValues()))
-      outs[r].push_back(mapping.lookupOrDefault(v));
-  }
   unsigned firstResultArg = op.getInputs().size();
-  for (auto [r, vals] : llvm::enumerate(outs)) {
-    Value flat = kb.flatten(func.getArgument(firstResultArg + r));
-    Type elt = cast<MemRefType>(flat.getType()).getElementType();
-    Value vec = vector::FromElementsOp::create(
-        b, VectorType::get({width}, elt), vals);
-    auto store = vector::StoreOp::create(b, vec, flat, first);
-    store.setAlignment(
-        std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+  for (Slot &slot : slots) {
+    SmallVector<SmallVector<Value>> outs(op.getNumResults());
+    for (int64_t j = 0; j < width; ++j) {
+      IRMapping mapping;
+      for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
+        mapping.map(arg, vals[j]);
+      for (Operation &bodyOp : body.without_terminator()) {
+        auto tanh = dyn_cast<math::TanhOp>(bodyOp);
+        if (fastTanh && tanh && tanh.getType().isF32()) {
+          Value x = mapping.lookup(tanh.getOperand());
+          // llvm.tanh with `afn` selects PTX tanh.approx.f32.
+          auto approx = LLVM::TanhOp::create(
+              b, x, LLVM::FastmathFlagsAttr::get(b.getContext(),
+                                                 LLVM::FastmathFlags::afn));
+          mapping.map(tanh.getResult(), approx.getResult());
+          continue;
+        }
+        b.clone(bodyOp, mapping);
+      }
+      for (auto [r, v] : llvm::enumerate(yield.getValues()))
+        outs[r].push_back(mapping.lookupOrDefault(v));
+    }
+    auto storeAll = [&](OpBuilder &ob, Location loc) {
+      for (auto [r, vals] : llvm::enumerate(outs)) {
+        Value flat = func.getArgument(firstResultArg + r);
+        auto memType = cast<MemRefType>(flat.getType());
+        if (memType.getRank() != 1) {
+          SmallVector<ReassociationIndices> all(1);
+          for (int64_t d = 0; d < memType.getRank(); ++d)
+            all[0].push_back(d);
+          flat = memref::CollapseShapeOp::create(ob, loc, flat, all);
+        }
+        Type elt = memType.getElementType();
+        Value vec = vector::FromElementsOp::create(
+            ob, loc, VectorType::get({width}, elt), vals);
+        auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);
+        store.setAlignment(
+            std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+      }
+    };
+    if (!slot.valid) {
+      storeAll(b, b.getLoc());
+      continue;
+    }
+    scf::IfOp::create(b, slot.valid, [&](OpBuilder &ob, Location loc) {
+      storeAll(ob, loc);
+      scf::YieldOp::create(ob, loc);
+    });
   }
   return launch;
 }

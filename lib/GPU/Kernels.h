@@ -17,13 +17,20 @@ namespace sinter::gpu_kernels {
 
 /// A generated kernel and how to launch it: the kernel's arguments are the
 /// buffers (or scalars) of `operands`, then fresh buffers for `results`.
+/// `inPlace` lists results that the kernel writes into the buffer of one of
+/// its operands (by kernel argument index) instead of a fresh buffer.
 struct KernelLaunch {
   mlir::gpu::GPUFuncOp kernel;
   int64_t grid = 1;
   int64_t block = 1;
   llvm::SmallVector<mlir::Value> operands;
   llvm::SmallVector<mlir::Value> results;
+  llvm::SmallVector<std::pair<mlir::Value, unsigned>> inPlace;
 };
+
+/// Most tensors one AdamW launch updates (4 pointers each must fit the
+/// kernel parameter space).
+constexpr unsigned kTensorsPerLaunch = 32;
 
 /// Kernel argument types of `launch`: tensors become identity-layout
 /// memrefs, scalars stay scalars.
@@ -48,6 +55,9 @@ mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name);
+mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
+buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
+                  llvm::StringRef baseName);
 mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
                                                mlir::gpu::GPUModuleOp module,
                                                llvm::StringRef name);

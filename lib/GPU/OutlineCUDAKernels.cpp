@@ -9,12 +9,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "sinter/GPU/Passes.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace sinter {
 #define GEN_PASS_DEF_OUTLINECUDAKERNELS
@@ -27,16 +29,26 @@ using namespace sinter::gpu_kernels;
 
 static constexpr StringLiteral kKernelModuleName = "sinter_kernels";
 
-/// Dispatches to the kernel generator of `op`'s family.
-static FailureOr<KernelLaunch> buildKernel(Operation *op,
-                                           gpu::GPUModuleOp module,
-                                           StringRef name) {
+/// Dispatches to the kernel generator of `op`'s family; most ops are one
+/// launch.
+static FailureOr<SmallVector<KernelLaunch>>
+buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name) {
+  auto one = [](FailureOr<KernelLaunch> l)
+      -> FailureOr<SmallVector<KernelLaunch>> {
+    if (failed(l))
+      return failure();
+    SmallVector<KernelLaunch> v;
+    v.push_back(std::move(*l));
+    return v;
+  };
   if (isa<LayerNormOp, RMSNormOp>(op))
-    return buildNormKernel(op, module, name);
+    return one(buildNormKernel(op, module, name));
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return buildSoftmaxKernel(softmax, module, name);
+    return one(buildSoftmaxKernel(softmax, module, name));
   if (auto fused = dyn_cast<FusedOp>(op))
-    return buildFusedKernel(fused, module, name);
+    return one(buildFusedKernel(fused, module, name));
+  if (auto adamw = dyn_cast<AdamWOp>(op))
+    return buildAdamWKernels(adamw, module, name);
   return op->emitOpError("is not supported by the CUDA backend yet");
 }
 
@@ -79,23 +91,29 @@ struct OutlineCUDAKernelsPass
       std::string name = (op->getName().stripDialect() + "_" +
                           std::to_string(counter++))
                              .str();
-      FailureOr<KernelLaunch> launch = buildKernel(op, kernels, name);
-      if (failed(launch))
+      FailureOr<SmallVector<KernelLaunch>> launches =
+          buildKernels(op, kernels, name);
+      if (failed(launches))
         return signalPassFailure();
-      rewriteHost(op, *launch);
+      OpBuilder b(op);
+      for (const KernelLaunch &launch : *launches)
+        emitLaunch(b, op->getLoc(), launch);
+      op->erase();
     }
   }
 
-  /// Replaces `op` by buffers for its operands and results and a launch.
-  void rewriteHost(Operation *op, const KernelLaunch &launch) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
+  /// Emits buffers for the operands and results of `launch`, the launch
+  /// itself, and replaces the results' uses by the written buffers.
+  void emitLaunch(OpBuilder &b, Location loc, const KernelLaunch &launch) {
+    llvm::SmallDenseSet<unsigned> written;
+    for (auto &[result, index] : launch.inPlace)
+      written.insert(index);
     SmallVector<Value> args;
-    for (Value v : launch.operands) {
+    for (auto [i, v] : llvm::enumerate(launch.operands)) {
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
         args.push_back(bufferization::ToBufferOp::create(
             b, loc, MemRefType::get(t.getShape(), t.getElementType()), v,
-            /*read_only=*/true));
+            /*read_only=*/!written.contains(i)));
       else
         args.push_back(v);
     }
@@ -114,12 +132,15 @@ struct OutlineCUDAKernelsPass
                               gpu::KernelDim3{grid, one, one},
                               gpu::KernelDim3{block, one, one},
                               /*dynamicSharedMemorySize=*/Value(), args);
-    for (auto [r, buf] : llvm::zip(launch.results, resultBuffers)) {
+    auto replace = [&](Value r, Value buf) {
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);
-      Value(r).replaceAllUsesWith(t);
-    }
-    op->erase();
+      r.replaceAllUsesWith(t);
+    };
+    for (auto [r, buf] : llvm::zip(launch.results, resultBuffers))
+      replace(r, buf);
+    for (auto &[r, index] : launch.inPlace)
+      replace(r, args[index]);
   }
 };
 } // namespace

@@ -148,7 +148,9 @@ class CudaFunction:
             raise ArgumentError("%s: data must be %d-byte aligned"
                                 % (where, _ALIGNMENT))
 
-    def __call__(self, *args, out=None, stream=None):
+    def _prepare(self, args, out):
+        """Validates the arguments; returns (pointer list, kept objects,
+        output tensors, device, scalar slots)."""
         torch = _torch()
         if len(args) != len(self.inputs):
             raise ArgumentError("%s takes %d inputs (%s), got %d" % (
@@ -156,11 +158,13 @@ class CudaFunction:
                 ", ".join(a["name"] for a in self.inputs), len(args)))
         pointers = []
         keep = []
+        scalars = []
         device = None
         for i, (spec, value) in enumerate(zip(self.inputs, args)):
             if spec["kind"] == "scalar":
                 c = _SCALAR_CTYPES[spec["dtype"]](value)
                 keep.append(c)
+                scalars.append(c)
                 pointers.append(ctypes.cast(ctypes.pointer(c), ctypes.c_void_p))
                 continue
             t = _as_tensor(value)
@@ -170,8 +174,12 @@ class CudaFunction:
             pointers.append(ctypes.c_void_p(t.data_ptr()))
         if device is None:
             device = torch.device("cuda", torch.cuda.current_device())
+        by_name = {spec["name"]: t for spec, t in zip(self.inputs, keep)
+                   if spec["kind"] != "scalar"}
         if out is None:
-            outs = [torch.empty(tuple(s["shape"]),
+            # Outputs updated in place (AdamW) are their input tensors.
+            outs = [by_name[s["alias_of"]] if "alias_of" in s else
+                    torch.empty(tuple(s["shape"]),
                                 dtype=getattr(torch, s["dtype"]),
                                 device=device) for s in self.outputs]
         else:
@@ -180,16 +188,64 @@ class CudaFunction:
                 raise ArgumentError("%s has %d outputs, got %d in out=" % (
                     self.name, len(self.outputs), len(outs)))
             for j, (spec, t) in enumerate(zip(self.outputs, outs)):
+                if "alias_of" in spec:
+                    # Updated in place: the output is the input tensor.
+                    if t is not None and t is not by_name[spec["alias_of"]]:
+                        raise ArgumentError(
+                            "%s: output %d is written in place into input %r;"
+                            " pass None (or that tensor) for it" % (
+                                self.name, j, spec["alias_of"]))
+                    outs[j] = by_name[spec["alias_of"]]
+                    continue
                 self._check_tensor(len(self.inputs) + j, spec, t, device)
         pointers += [ctypes.c_void_p(t.data_ptr()) for t in outs]
+        array = (ctypes.c_void_p * len(pointers))(*pointers)
+        return array, keep, outs, device, scalars
+
+    def _launch(self, array, device, stream):
+        torch = _torch()
         if stream is None:
             stream = torch.cuda.current_stream(device).cuda_stream
-        array = (ctypes.c_void_p * len(pointers))(*pointers)
         with torch.cuda.device(device):
             _check(runtime_library().sinter_rt_run(
                 self._program._handle, self.name.encode(), array,
-                len(pointers), ctypes.c_void_p(stream)))
+                len(array), ctypes.c_void_p(stream)))
+
+    def __call__(self, *args, out=None, stream=None):
+        array, keep, outs, device, _ = self._prepare(args, out)
+        self._launch(array, device, stream)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def bind(self, *args, out=None):
+        """Validates `args` once and returns a BoundCall that reruns the
+        function on the same tensors with no per-call checks -- for a
+        training loop, where an optimizer step sees the same parameter
+        tensors every time (like a CUDA graph's static inputs)."""
+        return BoundCall(self, *self._prepare(args, out))
+
+
+class BoundCall:
+    """A function bound to fixed tensors; scalars may change per call."""
+
+    def __init__(self, function, array, keep, outs, device, scalars):
+        self._function = function
+        self._array = array
+        self._keep = keep
+        self._device = device
+        self._scalars = scalars
+        self.outputs = outs[0] if len(outs) == 1 else tuple(outs)
+
+    def __call__(self, *scalars, stream=None):
+        """Runs again; `scalars`, when given, replace the scalar inputs in
+        order (e.g. the learning rate and step of an optimizer)."""
+        if scalars:
+            if len(scalars) != len(self._scalars):
+                raise ArgumentError("%s has %d scalar inputs, got %d" % (
+                    self._function.name, len(self._scalars), len(scalars)))
+            for slot, value in zip(self._scalars, scalars):
+                slot.value = value
+        self._function._launch(self._array, self._device, stream)
+        return self.outputs
 
 
 class CudaProgram:

@@ -194,6 +194,68 @@ def bias_gelu_case(rows, cols, t="bf16", form="tanh"):
     return name, ir, make, ref, torch_same_dtype
 
 
+def adamw_case(shapes, lr=1e-3, step=5.0, beta1=0.9, beta2=0.999, eps=1e-8,
+               wd=0.01, name=None):
+    """One sinter.adamw over tensors of `shapes` (f32 params and state);
+    lr and step are runtime scalars."""
+    n = len(shapes)
+    ts = [_tt(s, "f32") for s in shapes]
+    args = []
+    for role in ("p", "g", "m", "v"):
+        args += ["%%%s%d: %s" % (role, i, t) for i, t in enumerate(ts)]
+    lists = []
+    for key, role in (("params", "p"), ("grads", "g"), ("exp_avgs", "m"),
+                      ("exp_avg_sqs", "v")):
+        lists.append("%s(%s : %s)" % (key, ", ".join("%%%s%d" % (role, i)
+                                                     for i in range(n)),
+                                      ", ".join(ts)))
+    outs = ts * 3
+    ir = """func.func @main(%s, %%lr: f32, %%t: f32) -> (%s) {
+  %%r:%d = sinter.adamw %s lr(%%lr) step(%%t) {beta1 = %e : f64, beta2 = %e : f64, eps = %e : f64, weight_decay = %e : f64}
+  return %s : %s
+}
+""" % (", ".join(args), ", ".join(outs), 3 * n, " ".join(lists), beta1, beta2,
+       eps, wd, ", ".join("%%r#%d" % i for i in range(3 * n)), ", ".join(outs))
+
+    def make(torch, dev, gen):
+        ins = {}
+        for role in ("p", "g", "m", "v"):
+            ins[role] = [torch.randn(*s, generator=gen, device=dev)
+                         for s in shapes]
+        ins["v"] = [v.abs() * 1e-2 for v in ins["v"]]
+        ins["m"] = [m * 1e-1 for m in ins["m"]]
+        return ins["p"] + ins["g"] + ins["m"] + ins["v"] + [lr, step]
+
+    def split(xs):
+        return xs[:n], xs[n:2 * n], xs[2 * n:3 * n], xs[3 * n:4 * n]
+
+    def ref(torch, *xs):
+        ps, gs, ms, vs = split(xs)
+        outp, outm, outv = [], [], []
+        for p, g, m, v in zip(ps, gs, ms, vs):
+            p, g, m, v = p.double(), g.double(), m.double(), v.double()
+            p = p * (1 - lr * wd)
+            m = beta1 * m + (1 - beta1) * g
+            v = beta2 * v + (1 - beta2) * g * g
+            bc1 = 1 - beta1 ** step
+            bc2 = 1 - beta2 ** step
+            p = p - (lr / bc1) * m / (v.sqrt() / math.sqrt(bc2) + eps)
+            outp.append(p)
+            outm.append(m)
+            outv.append(v)
+        return outp + outm + outv
+
+    def torch_same_dtype(torch, *xs):
+        ps, gs, ms, vs = [[t.clone() for t in l] for l in split(xs)]
+        torch._fused_adamw_(ps, gs, ms, vs, [], [torch.tensor(step, device=ps[0].device)] * n,
+                            lr=lr, beta1=beta1, beta2=beta2, weight_decay=wd,
+                            eps=eps, amsgrad=False, maximize=False)
+        return ps + ms + vs
+
+    name = name or "adamw_%d_tensors" % n
+    return name, ir, make, ref, torch_same_dtype
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -213,6 +275,9 @@ def correctness_cases():
         cases.append(bias_gelu_case(113, 768, "bf16", form))
         cases.append(bias_gelu_case(64, 100, "f32", form))
     cases.append(bias_gelu_case(17, 3072, "f16", "tanh"))
+    cases.append(adamw_case([[1000], [16, 16], [12293], [70000]]))
+    cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
+                            name="adamw_40_tensors_two_launches"))
     return cases
 
 
@@ -220,4 +285,5 @@ def bench_cases():
     """The memory-bound shapes of BENCHMARKS.md."""
     return [rms_norm_case(16384, 4096, "bf16"),
             layer_norm_case(16384, 4096, "bf16"),
-            bias_gelu_case(16384, 8192, "bf16", "tanh")]
+            bias_gelu_case(16384, 8192, "bf16", "tanh"),
+            adamw_case([[1 << 20]] * 300, name="adamw_300x1M")]

@@ -1,0 +1,90 @@
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels --split-input-file | FileCheck %s
+
+// A norm becomes buffers, one launch and a kernel that reads the row with
+// 16-byte vector loads and reduces across the row with shuffles.
+// CHECK-LABEL: func.func @rms
+// CHECK-SAME: (%[[X:.*]]: tensor<16x4096xbf16>, %[[W:.*]]: tensor<4096xbf16>)
+// CHECK-DAG: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only
+// CHECK-DAG: %[[WB:.*]] = bufferization.to_buffer %[[W]] read_only
+// CHECK-DAG: %[[Y:.*]] = memref.alloc() : memref<16x4096xbf16>
+// CHECK-DAG: %[[R:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[BLOCK:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch_func @sinter_kernels::@rms_norm_0 blocks in (%[[GRID]], %{{.*}}, %{{.*}}) threads in (%[[BLOCK]], %{{.*}}, %{{.*}}) args(%[[XB]] : memref<16x4096xbf16>, %[[WB]] : memref<4096xbf16>, %[[Y]] : memref<16x4096xbf16>, %[[R]] : memref<16xf32>)
+// CHECK: %[[YT:.*]] = bufferization.to_tensor %[[Y]] restrict writable
+// CHECK: %[[RT:.*]] = bufferization.to_tensor %[[R]] restrict writable
+// CHECK: return %[[YT]], %[[RT]]
+// CHECK: gpu.module @sinter_kernels
+// CHECK: gpu.func @rms_norm_0({{.*}}) workgroup({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-COUNT-4: vector.load {{.*}} {alignment = 16 : i64} : memref<65536xbf16>, vector<8xbf16>
+// CHECK: gpu.shuffle xor
+// CHECK: math.rsqrt
+// CHECK-COUNT-4: vector.store {{.*}} {alignment = 16 : i64} : memref<65536xbf16>, vector<8xbf16>
+func.func @rms(%x: tensor<16x4096xbf16>, %w: tensor<4096xbf16>) -> (tensor<16x4096xbf16>, tensor<16xf32>) {
+  %y, %r = sinter.rms_norm %x weight(%w : tensor<4096xbf16>) : tensor<16x4096xbf16> -> tensor<16x4096xbf16> rstd(tensor<16xf32>)
+  return %y, %r : tensor<16x4096xbf16>, tensor<16xf32>
+}
+
+// -----
+
+// Rows longer than one warp's share reduce across warps in shared memory;
+// a ragged row (3000 = 375 x 8 over 128 lanes) masks the last vector of each thread.
+// CHECK-LABEL: func.func @layer_norm_ragged
+// CHECK: gpu.func @layer_norm_0
+// CHECK-SAME: workgroup(%[[S0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK: arith.cmpi ult, %{{.*}}, %c375
+// CHECK: scf.if
+// CHECK: vector.load
+// CHECK: memref.store %{{.*}}, %[[S0]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[S1]]
+// CHECK: gpu.barrier
+func.func @layer_norm_ragged(%x: tensor<7x3000xbf16>, %w: tensor<3000xbf16>, %b: tensor<3000xbf16>) -> tensor<7x3000xbf16> {
+  %y = sinter.layer_norm %x weight(%w : tensor<3000xbf16>) bias(%b : tensor<3000xbf16>) : tensor<7x3000xbf16> -> tensor<7x3000xbf16>
+  return %y : tensor<7x3000xbf16>
+}
+
+// -----
+
+// A fused chain: the bias is broadcast along rows (one vector load at the
+// column), the body runs once per element, the result is one vector store.
+// bf16 results allow the hardware tanh approximation.
+// CHECK-LABEL: func.func @bias_tanh
+// CHECK: gpu.launch_func @sinter_kernels::@fused_0
+// CHECK: gpu.func @fused_0
+// CHECK: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<16384xbf16>, vector<8xbf16>
+// CHECK: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<256xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: llvm.intr.tanh
+// CHECK: vector.from_elements
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<16384xbf16>, vector<8xbf16>
+// CHECK-NOT: math.tanh
+func.func @bias_tanh(%x: tensor<64x256xbf16>, %b: tensor<256xbf16>) -> tensor<64x256xbf16> {
+  %y = sinter.fused ins(%x, %b : tensor<64x256xbf16>, tensor<256xbf16>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {
+  ^bb0(%xv: bf16, %bv: bf16):
+    %a = arith.extf %xv : bf16 to f32
+    %c = arith.extf %bv : bf16 to f32
+    %s = arith.addf %a, %c : f32
+    %g = math.tanh %s : f32
+    %r = arith.truncf %g : f32 to bf16
+    sinter.yield %r : bf16
+  } -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+// f32 results keep the accurate tanh; a transposed operand is gathered.
+// CHECK-LABEL: func.func @transposed_f32
+// CHECK: gpu.func @fused_0
+// CHECK-COUNT-4: memref.load
+// CHECK: math.tanh
+// CHECK-NOT: llvm.intr.tanh
+func.func @transposed_f32(%x: tensor<8x16xf32>, %t: tensor<16x8xf32>) -> tensor<8x16xf32> {
+  %y = sinter.fused ins(%x, %t : tensor<8x16xf32>, tensor<16x8xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>] {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    %g = math.tanh %s : f32
+    sinter.yield %g : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
