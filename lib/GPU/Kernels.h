@@ -55,6 +55,9 @@ mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name);
+mlir::FailureOr<KernelLaunch>
+buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
+                     llvm::StringRef name);
 mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName);

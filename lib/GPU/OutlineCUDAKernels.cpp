@@ -47,6 +47,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name) {
     return one(buildSoftmaxKernel(softmax, module, name));
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name));
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return one(buildAttentionKernel(attention, module, name));
   if (auto adamw = dyn_cast<AdamWOp>(op))
     return buildAdamWKernels(adamw, module, name);
   return op->emitOpError("is not supported by the CUDA backend yet");

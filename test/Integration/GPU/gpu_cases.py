@@ -256,6 +256,80 @@ def adamw_case(shapes, lr=1e-3, step=5.0, beta1=0.9, beta2=0.999, eps=1e-8,
     return name, ir, make, ref, torch_same_dtype
 
 
+def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
+                   mask_shape=None, lse=False, scale=None, Dv=None):
+    Dv = Dv or D
+    q, k = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t)
+    v, o = _tt([B, Hkv, Skv, Dv], t), _tt([B, Hq, Sq, Dv], t)
+    lt = _tt([B, Hq, Sq], "f32")
+    args = "%%q: %s, %%k: %s, %%v: %s" % (q, k, v)
+    opnd = ""
+    if mask_shape is not None:
+        m = _tt(mask_shape, "f32")
+        args += ", %%m: %s" % m
+        opnd = " mask(%%m : %s)" % m
+    attrs = []
+    if causal:
+        attrs.append("causal")
+    if scale is not None:
+        attrs.append("scale = %e : f32" % scale)
+    res = "%o, %l" if lse else "%o"
+    outs = [o, lt] if lse else [o]
+    ir = """func.func @main(%s) -> (%s) {
+  %s = sinter.attention %%q, %%k, %%v%s%s : %s, %s, %s -> %s
+  return %s : %s
+}
+""" % (args, ", ".join(outs), res, opnd,
+       (" {%s}" % ", ".join(attrs)) if attrs else "", q, k, v,
+       ", ".join(outs), res, ", ".join(outs))
+    sc = scale if scale is not None else 1.0 / math.sqrt(D)
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(B, Hq, Sq, D, generator=gen, device=dev).to(dt),
+               torch.randn(B, Hkv, Skv, D, generator=gen, device=dev).to(dt),
+               torch.randn(B, Hkv, Skv, Dv, generator=gen, device=dev).to(dt)]
+        if mask_shape is not None:
+            ins.append(torch.randn(*mask_shape, generator=gen, device=dev))
+        return ins
+
+    def scores_mask(torch, dev):
+        i = torch.arange(Sq, device=dev)[:, None]
+        j = torch.arange(Skv, device=dev)[None, :]
+        return j <= i + (Skv - Sq)  # bottom-right aligned
+
+    def expand(torch, x):
+        return x.repeat_interleave(Hq // Hkv, dim=1)
+
+    def ref(torch, qq, kk, vv, mm=None):
+        s = (qq.double() @ expand(torch, kk).double().transpose(-1, -2)) * sc
+        if mm is not None:
+            s = s + mm.double()
+        if causal:
+            s = s.masked_fill(~scores_mask(torch, qq.device), -math.inf)
+        lse_ = torch.logsumexp(s, -1)
+        p = torch.softmax(s, -1).nan_to_num(0.0)
+        out = [p @ expand(torch, vv).double()]
+        return out + ([lse_] if lse else [])
+
+    def torch_same_dtype(torch, qq, kk, vv, mm=None):
+        am = None
+        if mm is not None:
+            am = mm.to(qq.dtype).expand(B, Hq, Sq, Skv)
+        if causal:
+            bias = torch.zeros(Sq, Skv, device=qq.device, dtype=qq.dtype)
+            bias = bias.masked_fill(~scores_mask(torch, qq.device), -math.inf)
+            am = bias if am is None else am + bias
+        return [torch.nn.functional.scaled_dot_product_attention(
+            qq, expand(torch, kk), expand(torch, vv), attn_mask=am,
+            scale=sc)]
+
+    name = "attention_b%dh%dkv%d_q%dk%dd%d_%s%s%s%s" % (
+        B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
+        "_mask" if mask_shape else "", "_lse" if lse else "")
+    return name, ir, make, ref, torch_same_dtype
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -276,6 +350,17 @@ def correctness_cases():
         cases.append(bias_gelu_case(64, 100, "f32", form))
     cases.append(bias_gelu_case(17, 3072, "f16", "tanh"))
     cases.append(adamw_case([[1000], [16, 16], [12293], [70000]]))
+    cases += [
+        attention_case(1, 2, 2, 1, 1, 64),
+        attention_case(2, 4, 2, 17, 17, 64, causal=True, lse=True),
+        attention_case(1, 2, 2, 113, 127, 128, causal=True),
+        attention_case(1, 2, 1, 127, 113, 64, causal=True, lse=True),
+        attention_case(2, 2, 2, 257, 257, 128, mask_shape=[1, 1, 257, 257]),
+        attention_case(1, 4, 4, 128, 128, 64, "f16", causal=True),
+        attention_case(1, 3, 1, 65, 200, 32, "f32", mask_shape=[200],
+                       lse=True, scale=0.3),
+        attention_case(2, 8, 2, 1023, 1023, 128, causal=True),
+    ]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
     return cases
