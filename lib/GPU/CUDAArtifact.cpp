@@ -265,11 +265,12 @@ static LogicalResult writeFile(Operation *anchor, StringRef dir,
   return success();
 }
 
-static FailureOr<std::string> lower(ModuleOp module, StringRef chip,
-                                    StringRef format) {
+static FailureOr<std::string>
+lower(ModuleOp module, const sinter::NVVMPipelineOptions &base,
+      StringRef format) {
   PassManager pm(module.getContext());
   sinter::NVVMPipelineOptions options;
-  options.chip = chip.str();
+  options.copyOptionValuesFrom(base);
   options.format = format.str();
   sinter::buildNVVMPipeline(pm, options);
   if (failed(pm.run(module)))
@@ -282,18 +283,20 @@ static FailureOr<std::string> lower(ModuleOp module, StringRef chip,
   return object;
 }
 
-FailureOr<std::string> sinter::compileCUDAToPTX(ModuleOp module,
-                                                StringRef chip) {
-  return lower(module, chip, "isa");
+FailureOr<std::string>
+sinter::compileCUDAToPTX(ModuleOp module, const NVVMPipelineOptions &options) {
+  return lower(module, options, "isa");
 }
 
-LogicalResult sinter::compileCUDAArtifact(ModuleOp module, StringRef chip,
+LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
+                                          const NVVMPipelineOptions &options,
                                           StringRef outDir) {
+  std::string chip = options.chip;
   OwningOpRef<ModuleOp> ptxModule = module.clone();
-  FailureOr<std::string> ptx = lower(*ptxModule, chip, "isa");
+  FailureOr<std::string> ptx = lower(*ptxModule, options, "isa");
   if (failed(ptx))
     return failure();
-  FailureOr<std::string> cubin = lower(module, chip, "bin");
+  FailureOr<std::string> cubin = lower(module, options, "bin");
   if (failed(cubin))
     return failure();
 
@@ -315,7 +318,7 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module, StringRef chip,
     llvm::json::OStream json(os, /*IndentSize=*/2);
     json.object([&] {
       json.attribute("format_version", kCUDAManifestFormatVersion);
-      json.attribute("target", ("cuda:" + chip).str());
+      json.attribute("target", "cuda:" + chip);
       json.attribute("cubin", "kernels.cubin");
       json.attribute("ptx", "kernels.ptx");
       json.attribute("calling_convention",

@@ -49,7 +49,7 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
-                                      StringRef name) {
+                                      StringRef name, const Tuning &tuning) {
   ArrayRef<int64_t> iter = op.getIterationShape();
   int64_t rank = iter.size();
   int64_t total = 1;
@@ -81,7 +81,8 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   // Each thread owns `unroll` vectors, `threads` apart, and issues all their
   // loads before any arithmetic so that enough bytes are in flight.
   int64_t nvec = total / width;
-  int64_t unroll = nvec >= 4096 ? 2 : 1;
+  int64_t unroll =
+      nvec >= 2048 * tuning.fusedVectors ? std::max<int64_t>(1, tuning.fusedVectors) : 1;
   int64_t threads = llvm::divideCeil(nvec, unroll);
   KernelLaunch launch;
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));

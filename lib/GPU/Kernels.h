@@ -36,6 +36,12 @@ constexpr unsigned kTensorsPerLaunch = 32;
 /// memrefs, scalars stay scalars.
 llvm::SmallVector<mlir::Type> bufferTypes(const KernelLaunch &launch);
 
+/// Tile parameters of the generated kernels (pass options).
+struct Tuning {
+  int64_t rowVectors = 4;   // 16-byte vectors per thread in row kernels
+  int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
+};
+
 /// How a row kernel maps rows of `cols` elements onto threads.
 struct RowConfig {
   int64_t rows, cols;
@@ -47,14 +53,17 @@ struct RowConfig {
   int64_t block, grid;
 };
 mlir::FailureOr<RowConfig> chooseRowConfig(mlir::Operation *op, int64_t rows,
-                                           int64_t cols, mlir::Type elt);
+                                           int64_t cols, mlir::Type elt,
+                                           const Tuning &tuning);
 
 mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
                                               mlir::gpu::GPUModuleOp module,
-                                              llvm::StringRef name);
+                                              llvm::StringRef name,
+                                              const Tuning &tuning);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
-                                                 llvm::StringRef name);
+                                                 llvm::StringRef name,
+                                                 const Tuning &tuning);
 mlir::FailureOr<KernelLaunch>
 buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                      llvm::StringRef name);
@@ -63,7 +72,8 @@ buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName);
 mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
                                                mlir::gpu::GPUModuleOp module,
-                                               llvm::StringRef name);
+                                               llvm::StringRef name,
+                                               const Tuning &tuning);
 
 } // namespace sinter::gpu_kernels
 

@@ -30,7 +30,10 @@ std::string sinter::ptxFeaturesForChip(StringRef chip) {
 void sinter::buildNVVMPipeline(OpPassManager &pm,
                                const NVVMPipelineOptions &options) {
   // One kernel per sinter op, launched from the host functions.
-  pm.addPass(createOutlineCUDAKernels());
+  OutlineCUDAKernelsOptions outline;
+  outline.rowVectors = options.rowVectors;
+  outline.fusedVectors = options.fusedVectors;
+  pm.addPass(createOutlineCUDAKernels(outline));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;

@@ -32,7 +32,8 @@ static constexpr StringLiteral kKernelModuleName = "sinter_kernels";
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
 /// launch.
 static FailureOr<SmallVector<KernelLaunch>>
-buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name) {
+buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
+             const Tuning &tuning) {
   auto one = [](FailureOr<KernelLaunch> l)
       -> FailureOr<SmallVector<KernelLaunch>> {
     if (failed(l))
@@ -42,11 +43,11 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name) {
     return v;
   };
   if (isa<LayerNormOp, RMSNormOp>(op))
-    return one(buildNormKernel(op, module, name));
+    return one(buildNormKernel(op, module, name, tuning));
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return one(buildSoftmaxKernel(softmax, module, name));
+    return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (auto fused = dyn_cast<FusedOp>(op))
-    return one(buildFusedKernel(fused, module, name));
+    return one(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op))
     return one(buildAttentionKernel(attention, module, name));
   if (auto adamw = dyn_cast<AdamWOp>(op))
@@ -66,7 +67,16 @@ static LogicalResult checkStatic(Operation *op) {
 namespace {
 struct OutlineCUDAKernelsPass
     : public sinter::impl::OutlineCUDAKernelsBase<OutlineCUDAKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (rowVectors < 1 || fusedVectors < 1) {
+      getOperation().emitError(
+          "sinter-outline-cuda-kernels: row-vectors and fused-vectors must "
+          "be at least 1");
+      return signalPassFailure();
+    }
+    Tuning tuning{rowVectors, fusedVectors};
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
@@ -94,7 +104,7 @@ struct OutlineCUDAKernelsPass
                           std::to_string(counter++))
                              .str();
       FailureOr<SmallVector<KernelLaunch>> launches =
-          buildKernels(op, kernels, name);
+          buildKernels(op, kernels, name, tuning);
       if (failed(launches))
         return signalPassFailure();
       OpBuilder b(op);

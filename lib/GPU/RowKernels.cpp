@@ -29,7 +29,8 @@ using namespace sinter::gpu_kernels;
 FailureOr<RowConfig> sinter::gpu_kernels::chooseRowConfig(Operation *op,
                                                           int64_t rows,
                                                           int64_t cols,
-                                                          Type elt) {
+                                                          Type elt,
+                                                          const Tuning &tuning) {
   RowConfig c;
   c.rows = rows;
   c.cols = cols;
@@ -38,9 +39,11 @@ FailureOr<RowConfig> sinter::gpu_kernels::chooseRowConfig(Operation *op,
   while (c.vec > 1 && cols % c.vec != 0)
     c.vec /= 2;
   c.nvec = cols / c.vec;
-  // Aim for four 16-byte vectors in flight per thread.
+  // Aim for `rowVectors` 16-byte vectors in flight per thread.
   c.threadsPerRow = std::min<int64_t>(
-      1024, llvm::PowerOf2Ceil(std::max<int64_t>(1, llvm::divideCeil(c.nvec, 4))));
+      1024, llvm::PowerOf2Ceil(std::max<int64_t>(
+                1, llvm::divideCeil(c.nvec, std::max<int64_t>(
+                                                1, tuning.rowVectors)))));
   c.perThread = llvm::divideCeil(c.nvec, c.threadsPerRow);
   if (c.perThread > 32)
     return op->emitOpError("rows of ")
@@ -123,7 +126,7 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
 
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
-                                     StringRef name) {
+                                     StringRef name, const Tuning &tuning) {
   auto ln = dyn_cast<LayerNormOp>(op);
   auto rms = dyn_cast<RMSNormOp>(op);
   Value input = ln ? ln.getInput() : rms.getInput();
@@ -133,7 +136,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   for (auto [i, d] : llvm::enumerate(inType.getShape()))
     (static_cast<int64_t>(i) >= inType.getRank() - nrank ? cols : rows) *= d;
   FailureOr<RowConfig> cfg =
-      chooseRowConfig(op, rows, cols, inType.getElementType());
+      chooseRowConfig(op, rows, cols, inType.getElementType(), tuning);
   if (failed(cfg))
     return failure();
   const RowConfig &c = *cfg;
@@ -222,7 +225,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
 
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
-                                        StringRef name) {
+                                        StringRef name, const Tuning &tuning) {
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   ArrayRef<int64_t> shape = inType.getShape();
   int64_t rank = inType.getRank();
@@ -233,7 +236,7 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   int64_t cols = shape.back();
   int64_t rows = inType.getNumElements() / std::max<int64_t>(cols, 1);
   FailureOr<RowConfig> cfg =
-      chooseRowConfig(op, rows, cols, inType.getElementType());
+      chooseRowConfig(op, rows, cols, inType.getElementType(), tuning);
   if (failed(cfg))
     return failure();
   const RowConfig &c = *cfg;

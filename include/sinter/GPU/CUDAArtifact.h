@@ -18,6 +18,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "sinter/GPU/Passes.h"
 
 namespace sinter {
 
@@ -29,12 +30,13 @@ constexpr int64_t kCUDAManifestFormatVersion = 1;
 /// must exist. `module` is lowered in place. Errors are emitted as
 /// diagnostics at the offending op.
 mlir::LogicalResult compileCUDAArtifact(mlir::ModuleOp module,
-                                        llvm::StringRef chip,
+                                        const NVVMPipelineOptions &options,
                                         llvm::StringRef outDir);
 
-/// Lowers `module` for `chip` and returns the kernels' PTX (`--emit=ptx`).
-mlir::FailureOr<std::string> compileCUDAToPTX(mlir::ModuleOp module,
-                                              llvm::StringRef chip);
+/// Lowers `module` for `options.chip` and returns the kernels' PTX
+/// (`--emit=ptx`).
+mlir::FailureOr<std::string>
+compileCUDAToPTX(mlir::ModuleOp module, const NVVMPipelineOptions &options);
 
 } // namespace sinter
 

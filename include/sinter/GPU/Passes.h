@@ -36,6 +36,14 @@ struct NVVMPipelineOptions
   Option<unsigned> optLevel{*this, "O",
                             llvm::cl::desc("NVPTX optimisation level"),
                             llvm::cl::init(3)};
+  Option<int64_t> rowVectors{
+      *this, "row-vectors",
+      llvm::cl::desc("16-byte vectors per thread in softmax/norm kernels"),
+      llvm::cl::init(4)};
+  Option<int64_t> fusedVectors{
+      *this, "fused-vectors",
+      llvm::cl::desc("16-byte vectors per thread in sinter.fused kernels"),
+      llvm::cl::init(2)};
 };
 
 /// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).

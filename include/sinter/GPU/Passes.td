@@ -44,6 +44,13 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Shapes must be static. An op the backend cannot run yet is reported as
     an error at its location.
   }];
+  let options = [
+    Option<"rowVectors", "row-vectors", "int64_t", /*default=*/"4",
+           "16-byte vectors each thread of a softmax/norm kernel keeps in "
+           "flight (sets the lanes per row)">,
+    Option<"fusedVectors", "fused-vectors", "int64_t", /*default=*/"2",
+           "16-byte vectors per thread in a sinter.fused kernel">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",

@@ -366,6 +366,13 @@ def correctness_cases():
     return cases
 
 
+def attention_bench_cases():
+    """The attention shapes of BENCHMARKS.md (bf16 forward)."""
+    return [attention_case(2, 16, 16, 4096, 4096, 128),
+            attention_case(2, 16, 16, 4096, 4096, 128, causal=True),
+            attention_case(2, 16, 16, 4096, 4096, 64)]
+
+
 def bench_cases():
     """The memory-bound shapes of BENCHMARKS.md."""
     return [rms_norm_case(16384, 4096, "bf16"),

@@ -27,7 +27,9 @@ import gpu_cases  # noqa: E402
 
 
 def build(out, chip, compiler, which):
-    cases = gpu_cases.correctness_cases() if which == "check" else gpu_cases.bench_cases()
+    cases = {"check": gpu_cases.correctness_cases,
+             "bench": gpu_cases.bench_cases,
+             "bench-attention": gpu_cases.attention_bench_cases}[which]()
     os.makedirs(out, exist_ok=True)
     for name, ir, *_ in cases:
         d = os.path.join(out, name)
@@ -104,7 +106,8 @@ def check(out, seed):
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("mode", choices=["build", "check", "build-bench"])
+    p.add_argument("mode", choices=["build", "check", "build-bench",
+                                    "build-bench-attention"])
     p.add_argument("out")
     p.add_argument("--chip", default="sm_90a")
     p.add_argument("--compiler", default="sinterc",
@@ -117,6 +120,8 @@ def main():
         build(a.out, a.chip, a.compiler.split(), "check")
     elif a.mode == "build-bench":
         build(a.out, a.chip, a.compiler.split(), "bench")
+    elif a.mode == "build-bench-attention":
+        build(a.out, a.chip, a.compiler.split(), "bench-attention")
     else:
         sys.exit(1 if check(a.out, a.seed) else 0)
 

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# Part of the Sinter project.
+"""Attention forward beside the SDPA backends, in one process on the GPU.
+
+    python3 test/Integration/GPU/gpu_checks.py build-bench-attention ART  # here
+    python3 bench/bench_attention.py ART [--json F]                       # GPU
+
+FLOPs = 4*B*H*S*S*D (halved when causal). Peers: SDPA's flash
+(FlashAttention-2), cuDNN, memory-efficient and math backends, timed with
+triton.testing.do_bench (median) on the same inputs.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "Integration", "GPU"))
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+from triton.testing import do_bench  # noqa: E402
+
+import gpu_cases  # noqa: E402
+import sinter.cuda as sc  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("artifacts")
+    p.add_argument("--json", default=os.path.join(HERE, "results",
+                                                  "attention.json"))
+    a = p.parse_args()
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(0)
+    rows = []
+    print("%s, torch %s, %s" % (torch.cuda.get_device_name(),
+                                torch.__version__, time.strftime("%Y-%m-%d")))
+    for name, ir, make, ref, same in gpu_cases.attention_bench_cases():
+        prog = sc.CudaProgram(os.path.join(a.artifacts, name))
+        fn = prog["main"]
+        q, k, v = make(torch, dev, gen)
+        B, H, S, D = q.shape
+        causal = "causal" in name
+        flops = 4 * B * H * S * S * D / (2 if causal else 1)
+        out = torch.empty_like(q)
+        fn(q, k, v, out=out)
+        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        err = (out.float() - want.float()).abs().max().item()
+        cands = {"sinter": lambda: fn(q, k, v, out=out)}
+        for label, bk in (("SDPA flash (FA2)", SDPBackend.FLASH_ATTENTION),
+                          ("SDPA cuDNN", SDPBackend.CUDNN_ATTENTION),
+                          ("SDPA efficient", SDPBackend.EFFICIENT_ATTENTION)):
+            def run(bk=bk):
+                with sdpa_kernel(bk):
+                    return F.scaled_dot_product_attention(q, k, v,
+                                                          is_causal=causal)
+            cands[label] = run
+        res = {}
+        for label, f in cands.items():
+            try:
+                f()
+                res[label] = do_bench(f, warmup=25, rep=100,
+                                      return_mode="median")
+            except Exception as e:  # a backend may not support the shape
+                print("  %s: %s" % (label, str(e)[:100]))
+        print("\n%s (max |sinter - SDPA| %.2e)" % (name, err))
+        for label, ms in res.items():
+            tf = flops / ms / 1e9
+            rows.append({"case": name, "backend": label, "ms": ms,
+                         "TFLOPs": tf})
+            print("  %-18s %8.3f ms %7.1f TFLOP/s  sinter/peer %5.2fx" % (
+                label, ms, tf, ms / res["sinter"]))
+    os.makedirs(os.path.dirname(a.json), exist_ok=True)
+    with open(a.json, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The whole GPU check in two steps: compile here, run on the GPU machine.
+#
+#   test/Integration/GPU/run_gpu_suite.sh build DIR   # needs sinterc (this repo's build)
+#   test/Integration/GPU/run_gpu_suite.sh run DIR     # needs torch, triton, a GPU;
+#                                                     # no MLIR, no compiler
+#
+# `build` compiles every correctness case and every benchmark case of
+# gpu_cases.py with `sinterc --target=cuda:$CHIP` (default sm_90a) into DIR,
+# and copies libSinterRuntime.so there. `run` executes, from the repository
+# root: the correctness checks (each case against a float64 torch reference,
+# error <= 2x torch's own same-dtype error), compute-sanitizer memcheck and
+# racecheck on Sinter's kernels, and the benchmarks beside their peers.
+# Exits non-zero when a check or a sanitizer fails.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+mode=${1:?usage: run_gpu_suite.sh build|run DIR}
+dir=${2:?usage: run_gpu_suite.sh build|run DIR}
+chip=${CHIP:-sm_90a}
+sinterc=${SINTERC:-$root/build/bin/sinterc}
+
+case "$mode" in
+build)
+  mkdir -p "$dir/lib"
+  cp "$root/build/lib/libSinterRuntime.so" "$dir/lib/"
+  for what in build:check build-bench:bench build-bench-attention:attention; do
+    python3 "$here/gpu_checks.py" "${what%%:*}" "$dir/${what##*:}" \
+      --chip "$chip" --compiler "$sinterc"
+  done
+  ;;
+run)
+  export SINTER_LIB_DIR="$dir/lib"
+  kernels='regex:^(rms_norm|layer_norm|softmax|fused|adamw|attention)_'
+  status=0
+  python3 "$here/gpu_checks.py" check "$dir/check" || status=1
+  for tool in memcheck racecheck; do
+    log=$(mktemp)
+    compute-sanitizer --tool "$tool" --kernel-name "$kernels" \
+      --error-exitcode 99 python3 "$here/gpu_checks.py" check "$dir/check" \
+      >"$log" 2>&1 || { echo "compute-sanitizer $tool FAILED"; tail -40 "$log"; status=1; }
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | sed "s/^/$tool: /" || true
+    rm -f "$log"
+  done
+  python3 "$root/bench/bench_membound.py" "$dir/bench" \
+    --json "${OUT:-$root/bench/results}/membound.json" \
+    --png "${OUT:-$root/bench/results}/membound.png"
+  python3 "$root/bench/bench_attention.py" "$dir/attention" \
+    --json "${OUT:-$root/bench/results}/attention.json"
+  exit $status
+  ;;
+*)
+  echo "usage: run_gpu_suite.sh build|run DIR" >&2
+  exit 2
+  ;;
+esac
