@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "sinter/GPU/Passes.h"
@@ -124,7 +125,12 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   llvm::DenseMap<Value, unsigned> returnedAlloc;
   SmallVector<BufferInfo> outputs(ret.getNumOperands());
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+    // Reshapes are views: the buffer behind them is the output.
+    Value v = result;
+    while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+        v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
     auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
     auto alloc = toTensor ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
                           : memref::AllocOp();
@@ -136,7 +142,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
                         : BlockArgument();
     if (arg && arg.getOwner() == &func.getBody().front()) {
       outputs[i] = describe("result" + std::to_string(i), "output",
-                            toBuffer.getType());
+                            result.getType());
       outputs[i].aliasOf = "arg" + std::to_string(arg.getArgNumber());
       continue;
     }
@@ -150,8 +156,9 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
     returnedAlloc[alloc] = i;
   }
   for (auto [alloc, i] : returnedAlloc) {
+    // The output has the returned (possibly reshaped) tensor's shape.
     outputs[i] = describe("result" + std::to_string(i), "output",
-                          alloc.getType());
+                          ret.getOperand(i).getType());
     names[alloc] = outputs[i].name;
   }
   plan.arguments.append(outputs.begin(), outputs.end());
@@ -166,10 +173,23 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
       plan.temps.push_back(info);
       continue;
     }
+    if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(op)) {
+      auto it = names.find(toTensor.getBuffer());
+      if (it != names.end())
+        names[toTensor] = it->second;
+      continue;
+    }
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
+      // A reshape of a contiguous buffer is the same memory.
+      auto it = names.find(op.getOperand(0));
+      if (it == names.end())
+        return op.emitError("reshape of a value the CUDA target did not "
+                            "place in a buffer");
+      names[op.getResult(0)] = it->second;
+      continue;
+    }
     if (auto toBuffer = dyn_cast<bufferization::ToBufferOp>(op)) {
       Value src = toBuffer.getTensor();
-      if (auto toTensor = src.getDefiningOp<bufferization::ToTensorOp>())
-        src = toTensor.getBuffer();
       auto it = names.find(src);
       if (it == names.end())
         return op.emitError("the CUDA target cannot run the computation of "
@@ -223,8 +243,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
       plan.launches.push_back(info);
       continue;
     }
-    if (isa<bufferization::ToTensorOp, func::ReturnOp>(op) ||
-        matchPattern(&op, m_Constant()))
+    if (isa<func::ReturnOp>(op) || matchPattern(&op, m_Constant()))
       continue;
     return op.emitError("'")
            << op.getName()

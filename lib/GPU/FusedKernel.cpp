@@ -50,17 +50,36 @@ static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
                                       StringRef name, const Tuning &tuning) {
-  ArrayRef<int64_t> iter = op.getIterationShape();
+  SmallVector<AffineMap> maps;
+  for (Attribute a : op.getIndexingMaps())
+    maps.push_back(cast<AffineMapAttr>(a).getValue());
+  return buildElementwiseKernel(op, op.getInputs(), maps,
+                                op.getBody().front(), op.getResults(), module,
+                                name, tuning);
+}
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
+    Operation *op, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    Block &body, ValueRange results, gpu::GPUModuleOp module, StringRef name,
+    const Tuning &tuning) {
+  ArrayRef<int64_t> iter =
+      cast<RankedTensorType>(results.front().getType()).getShape();
   int64_t rank = iter.size();
   int64_t total = 1;
   for (int64_t d : iter)
     total *= d;
   int64_t inner = rank ? iter.back() : 1;
-  for (Operation &bodyOp : op.getBody().front().without_terminator())
+  for (Operation &bodyOp : body.without_terminator()) {
     if (isa<DropoutOp>(bodyOp))
       return bodyOp.emitOpError(
           "is not supported by the CUDA backend yet (needs the Philox "
           "builder)");
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            bodyOp.getDialect()))
+      return bodyOp.emitOpError(
+          "cannot run inside an elementwise CUDA kernel (only arith and "
+          "math ops can)");
+  }
 
   // The vector width: one 16-byte access for the narrowest element type,
   // dividing the innermost extent.
@@ -70,9 +89,9 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
       minBytes = std::min<int64_t>(
           minBytes, rt.getElementType().getIntOrFloatBitWidth() / 8);
   };
-  for (Value v : op.getInputs())
+  for (Value v : inputs)
     considerType(v.getType());
-  for (Value v : op.getResults())
+  for (Value v : results)
     considerType(v.getType());
   int64_t width = 16 / std::max<int64_t>(minBytes, 1);
   while (width > 1 && inner % width != 0)
@@ -87,17 +106,17 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   KernelLaunch launch;
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
   launch.grid = llvm::divideCeil(threads, launch.block);
-  launch.operands.append(op.getInputs().begin(), op.getInputs().end());
-  launch.results.append(op.getResults().begin(), op.getResults().end());
+  launch.operands.append(inputs.begin(), inputs.end());
+  launch.results.append(results.begin(), results.end());
 
   // When every result is bf16 (8 significant bits), tanh may use the
   // hardware approximation (relative error below 2^-10.9): the rounding to
   // bf16 dominates. Other result types keep the accurate libdevice tanh.
-  bool fastTanh = llvm::all_of(op.getResults(), [](Value r) {
+  bool fastTanh = llvm::all_of(results, [](Value r) {
     return cast<RankedTensorType>(r.getType()).getElementType().isBF16();
   });
 
-  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
@@ -108,7 +127,6 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
   int64_t maxTid = launch.grid * launch.block - 1;
-  ArrayRef<Attribute> maps = op.getIndexingMaps().getValue();
 
   struct Slot {
     Value valid; // null when always in bounds
@@ -133,7 +151,7 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
       coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
       rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
     }
-    for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    for (auto [i, input] : llvm::enumerate(inputs)) {
       Value arg = func.getArgument(i);
       auto tensorType = dyn_cast<RankedTensorType>(input.getType());
       SmallVector<Value> vals;
@@ -142,7 +160,7 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
         slot.lanes.push_back(vals);
         continue;
       }
-      AffineMap map = cast<AffineMapAttr>(maps[i]).getValue();
+      AffineMap map = inputMaps[i];
       SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
       Value flat = kb.flatten(arg);
       Value index = kb.idx(0);
@@ -180,11 +198,10 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   }
 
   // The body, once per element, then one vector store per result.
-  Block &body = op.getBody().front();
-  auto yield = cast<YieldOp>(body.getTerminator());
-  unsigned firstResultArg = op.getInputs().size();
+  Operation *yield = body.getTerminator();
+  unsigned firstResultArg = inputs.size();
   for (Slot &slot : slots) {
-    SmallVector<SmallVector<Value>> outs(op.getNumResults());
+    SmallVector<SmallVector<Value>> outs(results.size());
     for (int64_t j = 0; j < width; ++j) {
       IRMapping mapping;
       for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
@@ -202,7 +219,7 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
         }
         b.clone(bodyOp, mapping);
       }
-      for (auto [r, v] : llvm::enumerate(yield.getValues()))
+      for (auto [r, v] : llvm::enumerate(yield->getOperands()))
         outs[r].push_back(mapping.lookupOrDefault(v));
     }
     auto storeAll = [&](OpBuilder &ob, Location loc) {

@@ -10,6 +10,7 @@
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
@@ -70,6 +71,21 @@ buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
 mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName);
+/// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
+/// accumulation, 64x64 tiles through shared memory).
+mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,
+                                                mlir::gpu::GPUModuleOp module,
+                                                llvm::StringRef name);
+
+/// One pass over the iteration space of `results` (all of one shape): the
+/// body's arguments are the elements of `inputs` (by `inputMaps`, projected
+/// permutations), its terminator's operands the elements of `results`.
+/// Serves sinter.fused and unfused elementwise linalg.generic ops.
+mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
+    mlir::Operation *op, mlir::ValueRange inputs,
+    llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::Block &body,
+    mlir::ValueRange results, mlir::gpu::GPUModuleOp module,
+    llvm::StringRef name, const Tuning &tuning);
 mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
                                                mlir::gpu::GPUModuleOp module,
                                                llvm::StringRef name,

@@ -8,8 +8,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -52,7 +57,47 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildAttentionKernel(attention, module, name));
   if (auto adamw = dyn_cast<AdamWOp>(op))
     return buildAdamWKernels(adamw, module, name);
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+    return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name));
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    // Inputs, plus the inits whose values the body reads.
+    SmallVector<Value> inputs(generic.getDpsInputs());
+    SmallVector<AffineMap> maps;
+    for (OpOperand *in : generic.getDpsInputOperands())
+      maps.push_back(generic.getMatchingIndexingMap(in));
+    Block &body = generic.getRegion().front();
+    for (OpOperand &init : generic.getDpsInitsMutable()) {
+      if (body.getArgument(init.getOperandNumber()).use_empty())
+        continue;
+      if (init.getOperandNumber() != inputs.size())
+        return generic.emitOpError(
+            "reads an init while an earlier one is unread; not supported by "
+            "the CUDA backend yet");
+      inputs.push_back(init.get());
+      maps.push_back(generic.getMatchingIndexingMap(&init));
+    }
+    return one(buildElementwiseKernel(generic, inputs, maps, body,
+                                      generic->getResults(), module, name,
+                                      tuning));
+  }
   return op->emitOpError("is not supported by the CUDA backend yet");
+}
+
+/// An elementwise linalg op the elementwise kernel runs: all loops
+/// parallel, inputs read through projected permutations, results written
+/// through identity maps, all results of one shape.
+static bool isElementwiseGeneric(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops() || op->getNumResults() == 0)
+    return false;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
+            /*allowZeroInResults=*/true))
+      return false;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isIdentity())
+      return false;
+  return true;
 }
 
 /// Checks that every tensor `op` touches has a static shape.
@@ -78,10 +123,41 @@ struct OutlineCUDAKernelsPass
     }
     Tuning tuning{rowVectors, fusedVectors};
     ModuleOp module = getOperation();
+    // Unfused elementwise named ops (add, transpose, fill, broadcast...)
+    // become generics, which the elementwise kernel runs.
+    IRRewriter rewriter(module.getContext());
+    SmallVector<linalg::LinalgOp> named;
+    auto feedsOnlyMatmuls = [](Operation *op) {
+      return llvm::all_of(op->getUsers(), [](Operation *user) {
+        return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user);
+      });
+    };
+    module.walk([&](linalg::LinalgOp op) {
+      // A fill that only initializes matmuls folds into their kernels.
+      if (isa<linalg::FillOp>(op.getOperation()) && feedsOnlyMatmuls(op))
+        return;
+      if (!isa<linalg::GenericOp, linalg::MatmulOp, linalg::BatchMatmulOp>(
+              op.getOperation()) &&
+          op.hasPureTensorSemantics() &&
+          op.getNumParallelLoops() == op.getNumLoops() &&
+          !op->getParentOfType<gpu::GPUModuleOp>())
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>())
+        return;
       if (isa<SinterDialect>(op->getDialect()) &&
           !isa<YieldOp, DropoutOp>(op) && !op->getParentOfType<FusedOp>())
+        ops.push_back(op);
+      else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        ops.push_back(op);
+      else if (auto g = dyn_cast<linalg::GenericOp>(op);
+               g && isElementwiseGeneric(g))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -112,6 +188,12 @@ struct OutlineCUDAKernelsPass
         emitLaunch(b, op->getLoc(), launch);
       op->erase();
     }
+    // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
+    for (auto func : module.getOps<func::FuncOp>())
+      for (Block &block : func.getBody())
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isOpTriviallyDead(&op))
+            op.erase();
   }
 
   /// Emits buffers for the operands and results of `launch`, the launch

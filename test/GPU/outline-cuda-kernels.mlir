@@ -88,3 +88,41 @@ func.func @transposed_f32(%x: tensor<8x16xf32>, %t: tensor<16x8xf32>) -> tensor<
   } -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// Unfused leftovers run too: the matmul (whose zero fill folds into its
+// kernel), then the bias+tanh generic and the transpose as elementwise
+// kernels; the fill and the empties disappear.
+// CHECK-LABEL: func.func @unfused
+// CHECK-NOT: linalg.
+// CHECK: gpu.launch_func @sinter_kernels::@matmul_0
+// CHECK: gpu.launch_func @sinter_kernels::@generic_1
+// CHECK: gpu.launch_func @sinter_kernels::@generic_2
+// CHECK-NOT: linalg.
+// CHECK: tensor.expand_shape
+// CHECK: gpu.func @matmul_0({{.*}}) workgroup(%{{.*}} : memref<64x16xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: math.fma
+// CHECK: gpu.func @generic_1
+// CHECK: math.tanh
+// CHECK: gpu.func @generic_2
+// CHECK-COUNT-4: memref.load
+func.func @unfused(%x: tensor<100x96xf32>, %w: tensor<96x200xf32>, %b: tensor<200xf32>) -> tensor<200x2x50xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x200xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<100x200xf32>) -> tensor<100x200xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<100x96xf32>, tensor<96x200xf32>) outs(%z : tensor<100x200xf32>) -> tensor<100x200xf32>
+  %e2 = tensor.empty() : tensor<100x200xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %b : tensor<100x200xf32>, tensor<200xf32>) outs(%e2 : tensor<100x200xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %g = math.tanh %s : f32
+    linalg.yield %g : f32
+  } -> tensor<100x200xf32>
+  %e3 = tensor.empty() : tensor<200x100xf32>
+  %tr = linalg.transpose ins(%h : tensor<100x200xf32>) outs(%e3 : tensor<200x100xf32>) permutation = [1, 0]
+  %r = tensor.expand_shape %tr [[0], [1, 2]] output_shape [200, 2, 50] : tensor<200x100xf32> into tensor<200x2x50xf32>
+  return %r : tensor<200x2x50xf32>
+}

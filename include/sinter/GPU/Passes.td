@@ -41,6 +41,13 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     %y = bufferization.to_tensor %yb restrict writable : ...
     ```
 
+    Ops that no fusion pattern absorbed run too: linalg.matmul and
+    linalg.batch_matmul through a simple shared-memory-tiled kernel on CUDA
+    cores (f32 accumulation), and elementwise linalg ops (generics with
+    parallel loops, and named ops such as add, transpose, fill and broadcast,
+    which are generalized first) through the same one-pass kernel as
+    sinter.fused.
+
     Shapes must be static. An op the backend cannot run yet is reported as
     an error at its location.
   }];
@@ -53,7 +60,8 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
-    "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",
+    "mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect"
   ];

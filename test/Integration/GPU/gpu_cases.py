@@ -330,6 +330,48 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
     return name, ir, make, ref, torch_same_dtype
 
 
+def unfused_mlp_case(M=100, K=96, N=200, t="f32"):
+    """Unfused linalg as torch-mlir emits it: matmul into a zero fill, a
+    broadcast bias add generic, tanh, a transpose and a reshape; runs through
+    the matmul kernel and elementwise kernels."""
+    ir = """#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @main(%%x: tensor<%(M)dx%(K)dx%(t)s>, %%w: tensor<%(K)dx%(N)dx%(t)s>, %%b: tensor<%(N)dx%(t)s>) -> tensor<%(N)dx2x%(H)dx%(t)s> {
+  %%zero = arith.constant 0.0 : %(t)s
+  %%e = tensor.empty() : tensor<%(M)dx%(N)dx%(t)s>
+  %%z = linalg.fill ins(%%zero : %(t)s) outs(%%e : tensor<%(M)dx%(N)dx%(t)s>) -> tensor<%(M)dx%(N)dx%(t)s>
+  %%mm = linalg.matmul ins(%%x, %%w : tensor<%(M)dx%(K)dx%(t)s>, tensor<%(K)dx%(N)dx%(t)s>) outs(%%z : tensor<%(M)dx%(N)dx%(t)s>) -> tensor<%(M)dx%(N)dx%(t)s>
+  %%e2 = tensor.empty() : tensor<%(M)dx%(N)dx%(t)s>
+  %%h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%%mm, %%b : tensor<%(M)dx%(N)dx%(t)s>, tensor<%(N)dx%(t)s>) outs(%%e2 : tensor<%(M)dx%(N)dx%(t)s>) {
+  ^bb0(%%a: %(t)s, %%c: %(t)s, %%o: %(t)s):
+    %%s = arith.addf %%a, %%c : %(t)s
+    %%g = math.tanh %%s : %(t)s
+    linalg.yield %%g : %(t)s
+  } -> tensor<%(M)dx%(N)dx%(t)s>
+  %%e3 = tensor.empty() : tensor<%(N)dx%(M)dx%(t)s>
+  %%tr = linalg.transpose ins(%%h : tensor<%(M)dx%(N)dx%(t)s>) outs(%%e3 : tensor<%(N)dx%(M)dx%(t)s>) permutation = [1, 0]
+  %%r = tensor.expand_shape %%tr [[0], [1, 2]] output_shape [%(N)d, 2, %(H)d] : tensor<%(N)dx%(M)dx%(t)s> into tensor<%(N)dx2x%(H)dx%(t)s>
+  return %%r : tensor<%(N)dx2x%(H)dx%(t)s>
+}
+""" % {"M": M, "K": K, "N": N, "H": M // 2, "t": t}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(M, K, generator=gen, device=dev).to(dt),
+                (torch.randn(K, N, generator=gen, device=dev) / K ** 0.5).to(dt),
+                torch.randn(N, generator=gen, device=dev).to(dt)]
+
+    def ref(torch, x, w, b):
+        y = torch.tanh(x.double() @ w.double() + b.double())
+        return [y.t().reshape(N, 2, M // 2)]
+
+    def torch_same_dtype(torch, x, w, b):
+        return [torch.tanh(x @ w + b).t().reshape(N, 2, M // 2)]
+
+    return ("unfused_mlp_%dx%dx%d_%s" % (M, K, N, t), ir, make, ref,
+            torch_same_dtype)
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -350,6 +392,8 @@ def correctness_cases():
         cases.append(bias_gelu_case(64, 100, "f32", form))
     cases.append(bias_gelu_case(17, 3072, "f16", "tanh"))
     cases.append(adamw_case([[1000], [16, 16], [12293], [70000]]))
+    cases.append(unfused_mlp_case())
+    cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
     cases += [
         attention_case(1, 2, 2, 1, 1, 64),
         attention_case(2, 4, 2, 17, 17, 64, causal=True, lse=True),
