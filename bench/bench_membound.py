@@ -80,6 +80,14 @@ def peers_for(name, ins):
             opt.step()
             out[label] = opt.step
         return out
+    if name.startswith("dropout_residual"):
+        h, res = ins[0], ins[1]
+
+        def drop_res(h, res):
+            return res + F.dropout(h, p=0.1, training=True)
+        comp = torch.compile(drop_res)
+        return {"eager composed": lambda: drop_res(h, res),
+                "torch.compile": lambda: comp(h, res)}
     if name.startswith("bias_gelu"):
         h, bias = ins
 

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "sinter/Conversion/Philox.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -59,9 +60,7 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   int64_t Hkv = kType.getDimSize(1), Skv = kType.getDimSize(2),
           Dv = vType.getDimSize(3);
   Type elt = qType.getElementType();
-  if (op.getDropoutP().convertToDouble() > 0.0)
-    return op.emitOpError("attention dropout is not supported by the CUDA "
-                          "backend yet");
+  double dropP = op.getDropoutP().convertToDouble();
   if (D % kLanesPerRow != 0 || Dv % kLanesPerRow != 0)
     return op.emitOpError("the CUDA attention kernel needs head dimensions "
                           "divisible by ")
@@ -112,9 +111,13 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   Value q = kb.flatten(func.getArgument(a++));
   Value k = kb.flatten(func.getArgument(a++));
   Value v = kb.flatten(func.getArgument(a++));
-  Value mask = op.getMask() ? kb.flatten(func.getArgument(a++)) : Value();
-  Value out = kb.flatten(func.getArgument(a++));
-  Value lseOut = op.getLse() ? kb.flatten(func.getArgument(a++)) : Value();
+  // Arguments: q, k, v[, mask][, seed], then output[, lse].
+  Value mask = op.getMask() ? kb.flatten(func.getArgument(a)) : Value();
+  unsigned numInputs = op->getNumOperands();
+  Value seed = op.getSeed() ? func.getArgument(numInputs - 1) : Value();
+  Value out = kb.flatten(func.getArgument(numInputs));
+  Value lseOut =
+      op.getLse() ? kb.flatten(func.getArgument(numInputs + 1)) : Value();
 
   // Program coordinates.
   Value bid = kb.blockId();
@@ -335,8 +338,29 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
           b, arith::MulIOp::create(b, j, kb.idx(Dv)),
           arith::MulIOp::create(b, lane, kb.idx(dv)));
       Value vvec = kb.loadF32(vTile, vidx, dv, nullptr, 0.0, false);
+      // l sums the undropped probabilities; dropout applies to P V only,
+      // with the mask of element ((b*Hq + h)*Sq + i)*Skv + j.
       Value lNext = arith::AddFOp::create(b, pv.getRegionIterArgs()[0], p);
-      Value accNext = vector::FMAOp::create(b, kb.splat(p, dv), vvec,
+      Value pv_p = p;
+      if (dropP > 0.0) {
+        Value key = arith::AddIOp::create(b, kv0, j);
+        Value offset = arith::AddIOp::create(
+            b,
+            arith::MulIOp::create(
+                b,
+                arith::AddIOp::create(
+                    b, arith::MulIOp::create(b, bhq, kb.idx(Sq)), safeRow),
+                kb.idx(Skv)),
+            key);
+        Value keep = buildPhiloxKeep(
+            b, b.getLoc(),
+            arith::IndexCastOp::create(b, b.getI64Type(), offset), seed,
+            dropP);
+        pv_p = arith::SelectOp::create(
+            b, keep, arith::MulFOp::create(b, p, kb.f32(1.0 / (1.0 - dropP))),
+            kb.f32(0.0));
+      }
+      Value accNext = vector::FMAOp::create(b, kb.splat(pv_p, dv), vvec,
                                             pv.getRegionIterArgs()[1]);
       scf::YieldOp::create(b, ValueRange{lNext, accNext});
     }

@@ -7,7 +7,8 @@
 // narrowest type), loads each input once -- a vector when the input runs
 // along the innermost dimension, one scalar when it is broadcast along it,
 // `width` scalars when it is transposed -- evaluates the body per element in
-// registers and stores each result once with a vector store.
+// registers and stores each result once with a vector store. sinter.dropout
+// draws its mask from Philox, one call per four elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "sinter/Conversion/Philox.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -71,9 +74,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   int64_t inner = rank ? iter.back() : 1;
   for (Operation &bodyOp : body.without_terminator()) {
     if (isa<DropoutOp>(bodyOp))
-      return bodyOp.emitOpError(
-          "is not supported by the CUDA backend yet (needs the Philox "
-          "builder)");
+      continue;
     if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
             bodyOp.getDialect()))
       return bodyOp.emitOpError(
@@ -202,11 +203,54 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   unsigned firstResultArg = inputs.size();
   for (Slot &slot : slots) {
     SmallVector<SmallVector<Value>> outs(results.size());
+    // Dropout words of this slot's elements, per seed: one Philox call
+    // draws four consecutive elements (the slot's first element is a
+    // multiple of `width`, so groups of four align with Philox counters).
+    llvm::DenseMap<Value, SmallVector<Value>> wordsBySeed;
+    Value firstI64 = arith::IndexCastOp::create(b, b.getI64Type(), slot.first);
+    auto wordOf = [&](Value seed, int64_t j) -> Value {
+      SmallVector<Value> &words = wordsBySeed[seed];
+      if (words.empty()) {
+        if (width % 4 == 0) {
+          Value c0 = arith::ShRUIOp::create(
+              b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), 2));
+          for (int64_t c = 0; c < width / 4; ++c) {
+            Value ctr = arith::AddIOp::create(
+                b, c0, arith::ConstantIntOp::create(b, b.getI64Type(), c));
+            std::array<Value, 4> w = buildPhilox4x32(b, b.getLoc(), ctr, seed);
+            words.append(w.begin(), w.end());
+          }
+        } else {
+          for (int64_t e = 0; e < width; ++e)
+            words.push_back(buildPhiloxWord(
+                b, b.getLoc(),
+                arith::AddIOp::create(
+                    b, firstI64,
+                    arith::ConstantIntOp::create(b, b.getI64Type(), e)),
+                seed));
+        }
+      }
+      return words[j];
+    };
     for (int64_t j = 0; j < width; ++j) {
       IRMapping mapping;
       for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
         mapping.map(arg, vals[j]);
       for (Operation &bodyOp : body.without_terminator()) {
+        if (auto drop = dyn_cast<DropoutOp>(bodyOp)) {
+          // Kept elements are scaled by 1/(1-p), dropped ones are zero.
+          double p = drop.getP().convertToDouble();
+          Value x = mapping.lookup(drop.getInput());
+          Value keep = buildPhiloxKeepWord(
+              b, b.getLoc(), wordOf(mapping.lookup(drop.getSeed()), j), p);
+          Type t = x.getType();
+          Value scaled = arith::MulFOp::create(
+              b, x, arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
+          Value zero = arith::ConstantOp::create(b, b.getFloatAttr(t, 0.0));
+          mapping.map(drop.getResult(),
+                      arith::SelectOp::create(b, keep, scaled, zero));
+          continue;
+        }
         auto tanh = dyn_cast<math::TanhOp>(bodyOp);
         if (fastTanh && tanh && tanh.getType().isF32()) {
           Value x = mapping.lookup(tanh.getOperand());

@@ -60,7 +60,6 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   Value init = op.getDpsInits()[0];
   auto aType = cast<RankedTensorType>(a.getType());
   auto bType = cast<RankedTensorType>(bm.getType());
-  auto cType = cast<RankedTensorType>(init.getType());
   int64_t batch = batched ? aType.getDimSize(0) : 1;
   int64_t M = aType.getDimSize(batched ? 1 : 0);
   int64_t K = aType.getDimSize(batched ? 2 : 1);

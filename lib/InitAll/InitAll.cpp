@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "sinter/Conversion/Passes.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "sinter/GPU/Passes.h"
 
@@ -24,6 +25,7 @@ void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void sinter::registerAllPasses() {
+  registerSinterConversionPasses();
   registerSinterGPUPasses();
   registerSinterGPUPipelines();
 }

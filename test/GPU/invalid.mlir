@@ -29,15 +29,3 @@ func.func @transposed_matmul(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tenso
   %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<8x4xf32>, tensor<8x4xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
-
-// -----
-
-func.func @reduction_body(%x: tensor<8xf32>, %seed: i64) -> tensor<8xf32> {
-  %r = sinter.fused ins(%x, %seed : tensor<8xf32>, i64) maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>] {
-  ^bb0(%a: f32, %s: i64):
-    // expected-error @+1 {{is not supported by the CUDA backend yet (needs the Philox builder)}}
-    %d = sinter.dropout %a, %s p = 0.5 : f32
-    sinter.yield %d : f32
-  } -> tensor<8xf32>
-  return %r : tensor<8xf32>
-}

@@ -126,3 +126,26 @@ func.func @unfused(%x: tensor<100x96xf32>, %w: tensor<96x200xf32>, %b: tensor<20
   %r = tensor.expand_shape %tr [[0], [1, 2]] output_shape [200, 2, 50] : tensor<200x100xf32> into tensor<200x2x50xf32>
   return %r : tensor<200x2x50xf32>
 }
+
+// -----
+
+// Dropout inside a fused chain: one Philox4x32-10 call (10 rounds of two
+// 32x32->64 multiplies) per four elements, keep = word >= floor(p * 2^32).
+// CHECK-LABEL: func.func @dropout_residual
+// CHECK: gpu.func @fused_0
+// CHECK: arith.shrui
+// CHECK-COUNT-20: arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi uge, %{{.*}}, %c429496729_i32 : i32
+// CHECK: arith.select
+func.func @dropout_residual(%x: tensor<64x256xbf16>, %r: tensor<64x256xbf16>, %seed: i64) -> tensor<64x256xbf16> {
+  %y = sinter.fused ins(%x, %r, %seed : tensor<64x256xbf16>, tensor<64x256xbf16>, i64) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>] {
+  ^bb0(%xv: bf16, %rv: bf16, %s: i64):
+    %a = arith.extf %xv : bf16 to f32
+    %c = arith.extf %rv : bf16 to f32
+    %d = sinter.dropout %a, %s p = 0.1 : f32
+    %o = arith.addf %d, %c : f32
+    %t = arith.truncf %o : f32 to bf16
+    sinter.yield %t : bf16
+  } -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}

@@ -7,6 +7,12 @@ reference(torch, *inputs) -> list of float32/float64 tensors).
 """
 
 import math
+import os
+import sys
+
+# The numpy Philox reference shared with the CPU tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "CPU"))
 
 TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
@@ -257,7 +263,8 @@ def adamw_case(shapes, lr=1e-3, step=5.0, beta1=0.9, beta2=0.999, eps=1e-8,
 
 
 def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
-                   mask_shape=None, lse=False, scale=None, Dv=None):
+                   mask_shape=None, lse=False, scale=None, Dv=None,
+                   dropout_p=0.0, seed=42):
     Dv = Dv or D
     q, k = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t)
     v, o = _tt([B, Hkv, Skv, Dv], t), _tt([B, Hq, Sq, Dv], t)
@@ -273,6 +280,10 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         attrs.append("causal")
     if scale is not None:
         attrs.append("scale = %e : f32" % scale)
+    if dropout_p:
+        attrs.append("dropout_p = %e : f64" % dropout_p)
+        args += ", %seed: i64"
+        opnd += " seed(%seed)"
     res = "%o, %l" if lse else "%o"
     outs = [o, lt] if lse else [o]
     ir = """func.func @main(%s) -> (%s) {
@@ -291,6 +302,8 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                torch.randn(B, Hkv, Skv, Dv, generator=gen, device=dev).to(dt)]
         if mask_shape is not None:
             ins.append(torch.randn(*mask_shape, generator=gen, device=dev))
+        if dropout_p:
+            ins.append(seed)
         return ins
 
     def scores_mask(torch, dev):
@@ -301,7 +314,18 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
     def expand(torch, x):
         return x.repeat_interleave(Hq // Hkv, dim=1)
 
-    def ref(torch, qq, kk, vv, mm=None):
+    def ref(torch, qq, kk, vv, mm=None, *rest):
+        if mask_shape is None:
+            mm = None  # the optional slot holds the seed
+        if dropout_p:
+            import refs
+            o, l = refs.attention(
+                qq.float().cpu().numpy(), kk.float().cpu().numpy(),
+                vv.float().cpu().numpy(), scale=sc, causal=causal,
+                mask=None if mm is None else mm.cpu().numpy(),
+                dropout_p=dropout_p, seed=seed)
+            out = [torch.from_numpy(o).to(qq.device)]
+            return out + ([torch.from_numpy(l).to(qq.device)] if lse else [])
         s = (qq.double() @ expand(torch, kk).double().transpose(-1, -2)) * sc
         if mm is not None:
             s = s + mm.double()
@@ -312,7 +336,22 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         out = [p @ expand(torch, vv).double()]
         return out + ([lse_] if lse else [])
 
-    def torch_same_dtype(torch, qq, kk, vv, mm=None):
+    def torch_same_dtype(torch, qq, kk, vv, mm=None, *rest):
+        if mask_shape is None:
+            mm = None
+        if dropout_p:
+            # The naive computation in the storage dtype, same mask.
+            import refs
+            s_ = (qq @ expand(torch, kk).transpose(-1, -2)) * sc
+            if mm is not None:
+                s_ = s_ + mm.to(qq.dtype)
+            if causal:
+                s_ = s_.masked_fill(~scores_mask(torch, qq.device), -math.inf)
+            p_ = torch.softmax(s_.float(), -1).nan_to_num(0.0).to(qq.dtype)
+            keep = torch.from_numpy(refs.dropout_keep(
+                (B, Hq, Sq, Skv), seed, dropout_p)).to(qq.device)
+            p_ = torch.where(keep, p_ / (1 - dropout_p), torch.zeros_like(p_))
+            return [p_ @ expand(torch, vv)]
         am = None
         if mm is not None:
             am = mm.to(qq.dtype).expand(B, Hq, Sq, Skv)
@@ -324,9 +363,10 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
             qq, expand(torch, kk), expand(torch, vv), attn_mask=am,
             scale=sc)]
 
-    name = "attention_b%dh%dkv%d_q%dk%dd%d_%s%s%s%s" % (
+    name = "attention_b%dh%dkv%d_q%dk%dd%d_%s%s%s%s%s" % (
         B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
-        "_mask" if mask_shape else "", "_lse" if lse else "")
+        "_mask" if mask_shape else "", "_lse" if lse else "",
+        "_dropout" if dropout_p else "")
     return name, ir, make, ref, torch_same_dtype
 
 
@@ -372,6 +412,53 @@ func.func @main(%%x: tensor<%(M)dx%(K)dx%(t)s>, %%w: tensor<%(K)dx%(N)dx%(t)s>, 
             torch_same_dtype)
 
 
+def dropout_residual_case(rows, cols, t="bf16", p=0.1, seed=1234567890123):
+    """y = residual + dropout(x, p): the mask must be exactly the Philox
+    stream of the element's row-major offset."""
+    x = _tt([rows, cols], t)
+    ext = "arith.extf %%%s : %s to f32" if t != "f32" else None
+    body_in = ("%%a = arith.extf %%xv : %s to f32\n    %%c = arith.extf %%rv : "
+               "%s to f32" % (t, t)) if t != "f32" else (
+        "%a = arith.addf %xv, %z : f32\n    %c = arith.addf %rv, %z : f32")
+    body_out = ("%%o = arith.truncf %%s : f32 to %s" % t) if t != "f32" else (
+        "%o = arith.addf %s, %z : f32")
+    del ext
+    ir = """func.func @main(%%x: %s, %%r: %s, %%seed: i64) -> %s {
+  %%y = sinter.fused ins(%%x, %%r, %%seed : %s, %s, i64) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>] {
+  ^bb0(%%xv: %s, %%rv: %s, %%sv: i64):
+    %%z = arith.constant 0.0 : f32
+    %s
+    %%d = sinter.dropout %%a, %%sv p = %e : f32
+    %%s = arith.addf %%d, %%c : f32
+    %s
+    sinter.yield %%o : %s
+  } -> %s
+  return %%y : %s
+}
+""" % (x, x, x, x, x, t, t, body_in, p, body_out, t, x, x)
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                seed]
+
+    def keep_mask(torch, dev):
+        import refs
+        return torch.from_numpy(refs.dropout_keep((rows, cols), seed, p)).to(dev)
+
+    def ref(torch, xx, rr, _seed):
+        keep = keep_mask(torch, xx.device)
+        return [rr.double() + torch.where(keep, xx.double() / (1 - p), 0.0)]
+
+    def torch_same_dtype(torch, xx, rr, _seed):
+        keep = keep_mask(torch, xx.device)
+        return [rr + torch.where(keep, xx / (1 - p), torch.zeros_like(xx))]
+
+    return ("dropout_residual_%dx%d_%s_p%g" % (rows, cols, t, p), ir, make,
+            ref, torch_same_dtype)
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -392,6 +479,9 @@ def correctness_cases():
         cases.append(bias_gelu_case(64, 100, "f32", form))
     cases.append(bias_gelu_case(17, 3072, "f16", "tanh"))
     cases.append(adamw_case([[1000], [16, 16], [12293], [70000]]))
+    cases.append(dropout_residual_case(113, 768))
+    cases.append(dropout_residual_case(7, 100, "f32", p=0.5))
+    cases.append(dropout_residual_case(64, 4096, "f16", p=0.25))
     cases.append(unfused_mlp_case())
     cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
     cases += [
@@ -404,6 +494,8 @@ def correctness_cases():
         attention_case(1, 3, 1, 65, 200, 32, "f32", mask_shape=[200],
                        lse=True, scale=0.3),
         attention_case(2, 8, 2, 1023, 1023, 128, causal=True),
+        attention_case(1, 4, 2, 77, 130, 64, causal=True, lse=True,
+                       dropout_p=0.2),
     ]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
@@ -422,4 +514,5 @@ def bench_cases():
     return [rms_norm_case(16384, 4096, "bf16"),
             layer_norm_case(16384, 4096, "bf16"),
             bias_gelu_case(16384, 8192, "bf16", "tanh"),
+            dropout_residual_case(16384, 8192, "bf16", p=0.1),
             adamw_case([[1 << 20]] * 300, name="adamw_300x1M")]
