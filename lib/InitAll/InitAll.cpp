@@ -15,6 +15,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "sinter/Conversion/Passes.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
+#include "sinter/Dialect/Sinter/Transforms/Passes.h"
+#include "sinter/Pipelines/Pipelines.h"
+#include "sinter/Target/CPU/CPUPipeline.h"
 #include "sinter/GPU/Passes.h"
 
 void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -26,6 +29,9 @@ void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void sinter::registerAllPasses() {
   registerSinterConversionPasses();
+  sinter::registerCPUPipeline();
   registerSinterGPUPasses();
   registerSinterGPUPipelines();
+  registerSinterTransformsPasses();
+  sinter::registerSinterPipelines();
 }

@@ -1,0 +1,348 @@
+//===- Passes.td - Sinter raising and fusion passes --------*- tablegen -*-===//
+//
+// Part of the Sinter project.
+//
+// Every raising pass emits a remark for each fusion and each near miss (see
+// FusionReport.h) and records the fused op's figures in a `sinter.fusion`
+// attribute that `sinter-fusion-report` collects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_DIALECT_SINTER_TRANSFORMS_PASSES_TD
+#define SINTER_DIALECT_SINTER_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// RaiseAttention
+//===----------------------------------------------------------------------===//
+
+def RaiseAttention : Pass<"sinter-raise-attention"> {
+  let summary = "Raise scaled dot-product attention subgraphs to sinter.attention";
+  let description = [{
+    Finds `softmax(scale * Q K^T + mask) V` as frontends emit it in
+    linalg-on-tensors and replaces the whole chain with one
+    `sinter.attention`. Recognised forms:
+
+    * the two products as `linalg.batch_matmul`, `linalg.matmul`,
+      `linalg.batch_matmul` with a transposed-B indexing map, or a
+      contraction `linalg.generic`; K^T as `linalg.transpose`, a permuting
+      `linalg.generic` or folded into the first product's map;
+    * heads merged or split with `tensor.collapse_shape`/`expand_shape`
+      (`[B,H,S,D] <-> [B*H,S,D]`);
+    * the scale as a uniform scalar multiply or divide on Q or on the scores
+      (several factors are multiplied together);
+    * the softmax as the decomposed max/sub/exp/sum/div chain (divide or
+      reciprocal-multiply), as `linalg.softmax` or as an already raised
+      `sinter.softmax` over the trailing axis with no scale or mask;
+    * a causal mask as an additive constant (`-inf` or a large negative
+      value above the bottom-right aligned diagonal, zero elsewhere) or as an
+      `arith.select` over a `linalg.index` comparison `j > i + (Skv - Sq)`:
+      it becomes the `causal` attribute; any other additive tensor becomes
+      the `mask` operand;
+    * GQA: K/V heads repeated in place (HF's `repeat_kv`: `expand_shape`
+      to `[B, Hkv, 1, S, D]`, a broadcasting copy generic to
+      `[B, Hkv, R, S, D]`, `collapse_shape`) become `Hkv < Hq` operands
+      read without the copy;
+    * an f32 softmax between f16/bf16 products (`arith.extf`/`truncf`
+      around it); a TOSA splat-tensor scale counts as a uniform scalar.
+
+    Not recognised yet (the chain stays upstream linalg): contraction
+    `linalg.generic`s for the products, dropout on the probabilities,
+    dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
+
+    The rewritten operands are reshaped to `[B, H, S, D]` (`B = 1` when the
+    products are not split into heads); a causal fill that is finite
+    (`<= -1e9`) is only treated as `causal` when no query row is fully
+    masked. Every fusion reports the bytes of S and P (and the other
+    intermediates between them) no longer written.
+
+    The pass runs before `sinter-raise-softmax` (the documented order): it
+    matches the raw chain, so softmaxes that belong to an attention are
+    never raised on their own. Intermediates (scores, probabilities) with
+    another user, a non-uniform scale, a softmax over another axis or shapes
+    that do not line up reject the match with a near-miss remark.
+
+    Before:
+
+    ```mlir
+    %kt = linalg.transpose ins(%k : tensor<8x64x32xf32>) outs(%e0 : tensor<8x32x64xf32>) permutation = [0, 2, 1]
+    %s  = linalg.batch_matmul ins(%q, %kt : ...) outs(%z : tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+    // ... scale, max, sub, exp, sum, div ...
+    %o  = linalg.batch_matmul ins(%p, %v : ...) outs(%z2 : tensor<8x64x32xf32>) -> tensor<8x64x32xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %q4 = tensor.expand_shape %q [[0, 1], [2], [3]] output_shape [1, 8, 64, 32] : ...
+    // likewise %k4, %v4
+    %a  = sinter.attention %q4, %k4, %v4 {scale = 0.176776692 : f32}
+        : tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>, tensor<1x8x64x32xf32>
+        -> tensor<1x8x64x32xf32>
+    %o  = tensor.collapse_shape %a [[0, 1], [2], [3]] : ...
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect", "mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// RaiseSoftmax
+//===----------------------------------------------------------------------===//
+
+def RaiseSoftmax : Pass<"sinter-raise-softmax"> {
+  let summary = "Raise decomposed softmax and linalg.softmax to sinter.softmax";
+  let description = [{
+    Replaces a numerically stable softmax along one axis with
+    `sinter.softmax`:
+
+    * `linalg.softmax` (any dimension);
+    * the decomposed chain a frontend emits: a max reduction (initialised to
+      `-inf` or the lowest finite value) along axis `d`, a subtraction of
+      that row max (broadcast back along `d`), `exp`, a sum reduction along
+      the same axis, and a division by the sum (or a multiply by its
+      reciprocal); a uniform scalar multiply of the input applied before the
+      max (on the same tensor the max and subtraction read) becomes `scale`.
+
+    Element types: the matched chain must run in the input's element type;
+    `arith.extf`/`truncf` around an f32 chain stay outside the op.
+
+    Not fused (near-miss remark): an intermediate (max, shifted input, exp,
+    sum) with a user outside the chain, max and sum over different axes, a
+    subtraction of anything but the row max of the same tensor.
+
+    Before:
+
+    ```mlir
+    %m = linalg.generic {..., iterator_types = ["parallel", "reduction"]}
+        ins(%x) outs(%neg_inf_filled) { arith.maximumf }
+    // sub (broadcast %m), exp, sum reduction, divf
+    ```
+
+    After:
+
+    ```mlir
+    %p = sinter.softmax %x dim 1 : tensor<4x128xf32>
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// FusionReport
+//===----------------------------------------------------------------------===//
+
+def FusionReport : Pass<"sinter-fusion-report", "mlir::ModuleOp"> {
+  let summary = "Summarise the fusions recorded by the raising passes";
+  let description = [{
+    Collects every op carrying a `sinter.fusion` attribute (set by
+    `sinter::reportFusion`, see FusionReport.h), and writes a JSON summary
+    to `file`:
+
+    ```json
+    {
+      "patterns": {"attention": 1, "layer_norm": 2},
+      "total_bytes_avoided": 1234,
+      "fusions": [
+        {"pattern": "attention", "op": "sinter.attention",
+         "location": "gpt_block.mlir:40:10", "bytes_avoided": 1048576}
+      ]
+    }
+    ```
+
+    With `summary` (or when neither `file` nor `summary` is given) it prints
+    one line per pattern to stderr
+    (`sinter-fusion-report: attention: 1 fused, 1048576 bytes avoided`).
+    The `sinter.fusion` attributes are removed unless `keep-attrs` is set.
+    The IR is otherwise unchanged.
+
+    The option string may also be a bare file name, so the pass flag itself
+    reads as the report flag: `--sinter-fusion-report=out.json` is
+    `--sinter-fusion-report="file=out.json"`. Given after the pipeline on
+    the command line, it runs after it:
+    `sinter-opt --sinter-fusion-pipeline --sinter-fusion-report=out.json`.
+    `sinter-fusion-pipeline` also appends this pass itself when its
+    `report=FILE` or `report-summary` option (`FusionOptions::reportFile`,
+    `reportSummary`) is set.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", /*default=*/"\"\"",
+           "Write the JSON report to this file ('-' for stdout)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Print a one-line-per-pattern summary to stderr">,
+    Option<"keepAttrs", "keep-attrs", "bool", /*default=*/"false",
+           "Keep the sinter.fusion attributes on the fused ops">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// RaiseNorms
+//===----------------------------------------------------------------------===//
+
+def RaiseNorms : Pass<"sinter-raise-norms"> {
+  let summary = "Raise decomposed LayerNorm and RMSNorm into sinter.layer_norm "
+                "and sinter.rms_norm";
+  let description = [{
+    Recognises a normalization over trailing dimensions however the frontend
+    split it into ops (torch-mlir: one `linalg.generic` per aten op; TOSA after
+    tosa-to-linalg: `linalg.reduce` + `tensor.expand_shape` + broadcasting
+    generics; or already-fused generics) by matching on element views that
+    look through elementwise ops, reductions and unit-dim reshapes:
+
+    * LayerNorm: `mean = sum(x) / N` (or `* 1/N`), variance as the mean of
+      `(x - mean)^2` or as `E[x^2] - mean^2`, `+ eps`, `rsqrt` or `1 / sqrt`,
+      `(x - mean) * rstd`, optional `* weight`, optional `+ bias`.
+    * RMSNorm: `x * rsqrt(mean(x^2) + eps)`, optional `* weight`.
+    * f16/bf16 inputs upcast with `arith.extf` and the result truncated with
+      `arith.truncf`: the arithmetic must be f32, as the ops compute.
+
+    `normalized_rank` is the number of reduced trailing dims, `epsilon` the
+    added constant. The mean and rstd tensors of a LayerNorm (and the rstd of
+    an RMSNorm) may have other users: they become the op's `mean`/`rstd`
+    results (reshaped back to the keepdim shape). Not raised, with a
+    near-miss remark: epsilon added after the square root, any other
+    intermediate with an outside user, a reduction over a non-trailing axis,
+    a divisor that is not the reduced size. A multiplier or addend that is
+    not of the normalized shape is left outside the raised op. Every raise
+    emits a remark with the bytes of the intermediate tensors it removes.
+
+    Before (torch-mlir, abridged):
+
+    ```mlir
+    %sum  = linalg.generic {... "reduction"} ins(%x) outs(%zero)  // sum(x)
+    %mean = linalg.generic ins(%sum) ...                          // / 768
+    %xc   = linalg.generic ins(%x, %mean) ...                     // x - mean
+    %var  = ... sum(xc * xc) / 768 ...
+    %rstd = linalg.generic ins(%var) ...                          // rsqrt(+eps)
+    %y    = ... %xc * %rstd * %w + %b ...
+    ```
+
+    After:
+
+    ```mlir
+    %y = sinter.layer_norm %x weight(%w : tensor<768xf32>)
+        bias(%b : tensor<768xf32>) : tensor<8x1024x768xf32> -> tensor<8x1024x768xf32>
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// RaiseAdamW
+//===----------------------------------------------------------------------===//
+
+def RaiseAdamW : Pass<"sinter-raise-adamw"> {
+  let summary = "Raise per-parameter AdamW updates into multi-tensor "
+                "sinter.adamw ops";
+  let description = [{
+    Recognises the per-parameter update of a functional AdamW step
+    (`torch.optim._functional.adamw(..., foreach=False)` with the
+    hyperparameters and the step folded into constants):
+
+    ```
+    p  = p * (1 - lr * wd)            (or p - lr * wd * p)
+    m  = beta1 * m + (1 - beta1) * g  (or torch's lerp m + (1 - beta1) * (g - m))
+    v  = beta2 * v + (1 - beta2) * g * g
+    p  = p - (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps)
+    ```
+
+    and groups the updates of all parameters with the same hyperparameters
+    (in one block) into one `sinter.adamw`; `lr` and `step` become
+    `arith.constant` f32 operands. The hyperparameters are recovered from the
+    constants: betas from the moment updates, eps from the denominator, the
+    step t from sqrt(1 - beta2^t), lr from lr / (1 - beta1^t) and the weight
+    decay from 1 - lr * wd; each is the shortest decimal that reproduces every
+    constant in f32, so results agree up to f32 rounding. Only f32 tensors.
+    Not raised, with a near-miss remark: eps inside the square root, bias
+    corrections that match no integer step, an intermediate (such as
+    `beta2 * v`) with an outside user; different betas go to different ops.
+
+    Before (per parameter, abridged):
+
+    ```mlir
+    %pd = linalg.generic ins(%p) ...       // p * 0.99994
+    %mn = linalg.generic ins(%m, %g) ...   // m + 0.1 * (g - m)
+    %vn = ... v * 0.95 + g * g * 0.05 ...
+    %pn = ... %pd + (-0.000922) * %mn / (sqrt(%vn) / 0.634 + 1e-8) ...
+    ```
+
+    After:
+
+    ```mlir
+    %lr = arith.constant 6.000000e-04 : f32
+    %t = arith.constant 1.000000e+01 : f32
+    %r:6 = sinter.adamw params(%p0, %p1 : ...) grads(%g0, %g1 : ...)
+        exp_avgs(%m0, %m1 : ...) exp_avg_sqs(%v0, %v1 : ...) lr(%lr) step(%t)
+        {beta2 = 0.95 : f64, weight_decay = 1.000000e-01 : f64}
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// FuseElementwise
+//===----------------------------------------------------------------------===//
+
+def FuseElementwise : Pass<"sinter-fuse-elementwise"> {
+  let summary = "Fuse chains of elementwise ops into sinter.fused";
+  let description = [{
+    Groups maximal producer-consumer chains of elementwise ops -- all-parallel
+    `linalg.generic` and named linalg ops (`linalg.add`, `linalg.exp`,
+    `linalg.elementwise`, `linalg.transpose`, ...) with scalar `arith`/`math`
+    bodies, and `arith`/`math` ops on tensors -- into one `sinter.fused` each.
+    Rules:
+
+    * A group has one iteration space (its result shape). Inputs keep their
+      indexing maps, so broadcasts (a bias `[N]` read as `(d0, d1) -> (d1)`)
+      and transposes fuse; an edge between two members must read the same
+      element, otherwise (a producer read through a broadcast or transpose)
+      the ops stay in separate groups.
+    * Groups are convex: a reduction, a matmul or any other non-elementwise
+      op is never fused across or into.
+    * Multi-result policy: an intermediate with users outside the group is an
+      additional result of the fused op, when all those users come after the
+      group; otherwise the chain is cut there.
+    * Splat constants and fills of constants become `arith.constant` in the
+      body; `linalg.fill` is never a member (it initialises accumulators).
+    * Single-op policy: an isolated elementwise op with arithmetic (a matmul's
+      bias add) also becomes a `sinter.fused` (`fuse-single-ops=false` leaves
+      it); groups of pure data movement (a lone transpose) are left alone.
+    * Residual add before a norm: run after the raising passes, the add stays
+      a separate `sinter.fused` before the `sinter.layer_norm`/`rms_norm`
+      rather than becoming a prologue of the norm: the residual sum is the
+      residual stream, needed again by the next residual add, so it is
+      written once either way and the norm reads it once.
+
+    Every fused op gets a remark with the bytes of intermediates no longer
+    written; every refused merge a near-miss remark with its reason.
+
+    Before:
+
+    ```mlir
+    %h = linalg.generic {maps = [id, (d0, d1) -> (d1), id]} ins(%x, %b)  // x + b
+    %g = linalg.generic ins(%h) ...                                  // gelu(h)
+    ```
+
+    After:
+
+    ```mlir
+    %g = sinter.fused ins(%x, %b : tensor<16x64xf32>, tensor<64xf32>)
+        maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {
+    ^bb0(%xv: f32, %bv: f32):
+      %s = arith.addf %xv, %bv : f32
+      ...
+      sinter.yield %r : f32
+    } -> tensor<16x64xf32>
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect",
+                           "mlir::arith::ArithDialect"];
+  let options = [
+    Option<"fuseSingleOps", "fuse-single-ops", "bool", /*default=*/"true",
+           "Also wrap an isolated elementwise op into a sinter.fused">,
+  ];
+}
+
+#endif // SINTER_DIALECT_SINTER_TRANSFORMS_PASSES_TD

@@ -1,0 +1,82 @@
+//===- Compiler.h - Source-to-artifact compilation driver -------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// What `sinterc` and the C API run: parse model IR, fuse (the fusion
+// pipeline, when this build has it), lower for a target and write an
+// artifact directory. Diagnostics go to the context's handler, located in
+// the source buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_TARGET_COMPILER_H
+#define SINTER_TARGET_COMPILER_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+} // namespace mlir
+
+namespace sinter {
+
+/// What a compilation writes into the output directory.
+enum class EmitKind {
+  /// kernels.so and manifest.json.
+  Artifact,
+  /// kernels.mlir: the module lowered to the LLVM dialect.
+  MLIR,
+  /// kernels.ll: the optimized LLVM IR.
+  LLVMIR,
+  /// kernels.ptx: the kernels of a CUDA target as PTX.
+  PTX,
+};
+
+struct CompileOptions {
+  /// "cpu" or "cuda:sm_<arch>" (when the build has the CUDA backend).
+  std::string target = "cpu";
+  /// Run the fusion pipeline before lowering (when it is built).
+  bool fusion = true;
+  EmitKind emit = EmitKind::Artifact;
+  /// Called after each stage ("parsing", "fusion", "lowering", "codegen",
+  /// "link") with its wall time and a note ("skipped: ..." or empty).
+  std::function<void(llvm::StringRef stage, double milliseconds,
+                     llvm::StringRef note)>
+      onStage;
+};
+
+/// Adds every dialect, interface model and LLVM IR translation that
+/// compilation needs to `registry`.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// True when this build contains the fusion pipeline
+/// (sinter::buildFusionPipeline).
+bool hasFusionPipeline();
+
+/// True when this build can compile for cuda:sm_<arch> targets.
+bool hasCUDATarget();
+
+/// Checks a target name; returns false with a message for unknown targets
+/// and for targets that this build cannot produce yet.
+bool checkTarget(llvm::StringRef target, std::string &error);
+
+/// Compiles the main buffer of `sourceMgr` into `outDir` (created when
+/// missing; "-" writes an --emit=mlir/llvm result to stdout). Errors are
+/// reported through the diagnostics of `context`.
+mlir::LogicalResult compileSource(llvm::SourceMgr &sourceMgr,
+                                  mlir::MLIRContext &context,
+                                  llvm::StringRef outDir,
+                                  const CompileOptions &options);
+
+} // namespace sinter
+
+#endif // SINTER_TARGET_COMPILER_H

@@ -1,0 +1,328 @@
+//===- Compiler.cpp - Source-to-artifact compilation driver ---------------===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sinter/Target/Compiler.h"
+
+#include "sinter/Dialect/Sinter/IR/SinterDialect.h"
+#include "sinter/InitAll.h"
+#include "sinter/Target/CPU/CPUPipeline.h"
+#include "sinter/Target/CPU/CPUTarget.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+#ifdef SINTER_HAVE_FUSION_PIPELINE
+#include "sinter/Pipelines/Pipelines.h"
+#endif
+#ifdef SINTER_HAVE_CUDA_TARGET
+#include "sinter/GPU/CUDAArtifact.h"
+#include "sinter/GPU/Passes.h"
+#endif
+
+using namespace mlir;
+
+void sinter::registerCompilerDialects(DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  sinter::registerAllDialects(registry);
+}
+
+bool sinter::hasFusionPipeline() {
+#ifdef SINTER_HAVE_FUSION_PIPELINE
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool sinter::hasCUDATarget() {
+#ifdef SINTER_HAVE_CUDA_TARGET
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// "sm_90a" for "cuda:sm_90a"; "" when `target` is not a CUDA target.
+static StringRef getCUDAChip(StringRef target) {
+  return target.starts_with("cuda:") ? target.drop_front(5) : StringRef();
+}
+
+bool sinter::checkTarget(StringRef target, std::string &error) {
+  if (target == "cpu")
+    return true;
+  if (target.starts_with("cuda:sm_") || target == "cuda") {
+    if (!hasCUDATarget()) {
+      error = "target '" + target.str() +
+              "' is not built yet: this build compiles for 'cpu' only (the "
+              "CUDA backend is a separate component)";
+      return false;
+    }
+    StringRef arch = getCUDAChip(target).drop_front(3);
+    if (arch.size() < 2 || !llvm::isDigit(arch[0]) || !llvm::isDigit(arch[1])) {
+      error = "malformed CUDA target '" + target.str() +
+              "'; expected cuda:sm_<arch>, for example cuda:sm_90a";
+      return false;
+    }
+    return true;
+  }
+  error = "unknown target '" + target.str() +
+          "'; expected 'cpu' or 'cuda:sm_<arch>' (for example cuda:sm_90a)";
+  return false;
+}
+
+namespace {
+/// Times one stage and reports it through CompileOptions::onStage.
+class StageTimer {
+public:
+  StageTimer(const sinter::CompileOptions &options, StringRef stage)
+      : options(options), stage(stage),
+        start(std::chrono::steady_clock::now()) {}
+  void done(StringRef note = "") {
+    if (!options.onStage)
+      return;
+    std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    options.onStage(stage, elapsed.count(), note);
+  }
+
+private:
+  const sinter::CompileOptions &options;
+  StringRef stage;
+  std::chrono::steady_clock::time_point start;
+};
+} // namespace
+
+/// Records the source names of the entry-block arguments of every function
+/// (`%k` gives "k").
+static sinter::ArgumentNameMap collectArgumentNames(ModuleOp module,
+                                                    AsmParserState &state) {
+  sinter::ArgumentNameMap names;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    const AsmParserState::BlockDefinition *def =
+        state.getBlockDef(&func.front());
+    if (!def)
+      return;
+    SmallVector<std::string> &funcNames = names[func.getSymName()];
+    for (const AsmParserState::SMDefinition &arg : def->arguments) {
+      StringRef text(arg.loc.Start.getPointer(),
+                     arg.loc.End.getPointer() - arg.loc.Start.getPointer());
+      funcNames.push_back(text.ltrim('%').str());
+    }
+  });
+  return names;
+}
+
+/// Writes `emit` into `<outDir>/<fileName>`, or to stdout for "-".
+static LogicalResult writeOutput(ModuleOp module, StringRef outDir,
+                                 StringRef fileName,
+                                 function_ref<void(raw_ostream &)> emit) {
+  SmallString<128> path("-");
+  if (outDir != "-") {
+    path = outDir;
+    llvm::sys::path::append(path, fileName);
+  }
+  std::string error;
+  auto file = openOutputFile(path, &error);
+  if (!file)
+    return module.emitError() << error;
+  emit(file->os());
+  file->keep();
+  return success();
+}
+
+/// The CUDA backend (lib/GPU) writes its own artifact: manifest.json with
+/// the kernel launches, kernels.cubin and kernels.ptx.
+static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
+                                    StringRef outDir,
+                                    const sinter::CompileOptions &options,
+                                    Location fileLoc) {
+#ifdef SINTER_HAVE_CUDA_TARGET
+  if (options.emit == sinter::EmitKind::MLIR ||
+      options.emit == sinter::EmitKind::LLVMIR)
+    return emitError(fileLoc) << "--emit=mlir and --emit=llvm are CPU "
+                                 "outputs; use --emit=ptx for CUDA targets";
+  if (outDir != "-") {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+      return emitError(fileLoc) << "cannot create the output directory '"
+                                << outDir << "': " << ec.message();
+  }
+  sinter::NVVMPipelineOptions nvvm;
+  nvvm.chip = chip.str();
+  StageTimer codegen(options, "codegen");
+  if (options.emit == sinter::EmitKind::PTX) {
+    FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);
+    if (failed(ptx))
+      return failure();
+    codegen.done();
+    return writeOutput(module, outDir, "kernels.ptx",
+                       [&](raw_ostream &os) { os << *ptx; });
+  }
+  if (outDir == "-")
+    return emitError(fileLoc) << "an artifact is a directory: give -o <dir> "
+                                 "(or --emit=ptx to write to stdout)";
+  if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir)))
+    return failure();
+  codegen.done();
+  return success();
+#else
+  return emitError(fileLoc) << "this build has no CUDA backend";
+#endif
+}
+
+LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
+                                    MLIRContext &context, StringRef outDir,
+                                    const CompileOptions &options) {
+  Location fileLoc = UnknownLoc::get(&context);
+  if (const llvm::MemoryBuffer *buffer =
+          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()))
+    fileLoc =
+        FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 0, 0);
+  std::string targetError;
+  if (!checkTarget(options.target, targetError))
+    return emitError(fileLoc) << targetError;
+
+  // Parsing.
+  StageTimer parsing(options, "parsing");
+  Block parsedBlock;
+  AsmParserState parserState;
+  ParserConfig config(&context);
+  if (failed(parseAsmSourceFile(sourceMgr, &parsedBlock, config, &parserState)))
+    return failure();
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsedBlock, &context, fileLoc);
+  if (!module)
+    return failure();
+  ArgumentNameMap names = collectArgumentNames(*module, parserState);
+  if (failed(verify(*module)))
+    return failure();
+  parsing.done();
+
+  // Fusion.
+  StageTimer fusion(options, "fusion");
+  if (!options.fusion) {
+    fusion.done("skipped: --no-fusion");
+  } else if (!hasFusionPipeline()) {
+    fusion.done("skipped: this build has no fusion pipeline");
+  } else {
+#ifdef SINTER_HAVE_FUSION_PIPELINE
+    PassManager pm(&context);
+    sinter::buildFusionPipeline(pm, sinter::FusionOptions());
+    if (failed(pm.run(*module)))
+      return failure();
+#endif
+    fusion.done();
+  }
+
+  if (!getCUDAChip(options.target).empty())
+    return compileForCUDA(*module, getCUDAChip(options.target), outDir, options,
+                          fileLoc);
+  if (options.emit == EmitKind::PTX)
+    return emitError(fileLoc)
+           << "--emit=ptx needs a CUDA target (--target=cuda:sm_<arch>)";
+
+  // Lowering. The manifest describes the tensor-level signatures, so it is
+  // computed before they become memrefs.
+  StageTimer lowering(options, "lowering");
+  FailureOr<SmallVector<FunctionInfo>> functions =
+      describeFunctions(*module, names);
+  if (failed(functions))
+    return failure();
+  if (!cpuPipelineLowersSinterOps()) {
+    WalkResult walk = module->walk([](Operation *op) {
+      if (!isa<sinter::SinterDialect>(op->getDialect()))
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' cannot be lowered to the CPU: this build has no "
+                         "sinter-lower-to-loops conversion (compile with "
+                         "--no-fusion to keep the program unfused)";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  // Inputs are read-only in the calling convention (callers may pass arrays
+  // they still use): bufferization copies instead of writing into them.
+  for (auto func : module->getOps<func::FuncOp>())
+    for (BlockArgument arg : func.getArguments())
+      if (isa<TensorType>(arg.getType()))
+        func.setArgAttr(arg.getArgNumber(),
+                        bufferization::BufferizationDialect::kWritableAttrName,
+                        BoolAttr::get(&context, false));
+  {
+    PassManager pm(&context);
+    buildCPUPipeline(pm, CPUPipelineOptions());
+    if (failed(pm.run(*module)))
+      return failure();
+  }
+  lowering.done();
+
+  if (outDir != "-") {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+      return emitError(fileLoc) << "cannot create the output directory '"
+                                << outDir << "': " << ec.message();
+  }
+  if (options.emit == EmitKind::MLIR)
+    return writeOutput(*module, outDir, "kernels.mlir",
+                       [&](raw_ostream &os) { module->print(os); });
+
+  // Code generation.
+  StageTimer codegen(options, "codegen");
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateForHost(*module, llvmContext);
+  if (!llvmModule)
+    return failure();
+  if (options.emit == EmitKind::LLVMIR)
+    return writeOutput(*module, outDir, "kernels.ll", [&](raw_ostream &os) {
+      llvmModule->print(os, nullptr);
+    });
+  codegen.done();
+
+  // Link, then the manifest (last, so that a directory with a manifest
+  // always holds a complete artifact).
+  if (outDir == "-")
+    return emitError(fileLoc)
+           << "an artifact is a directory: give -o <dir> (or --emit=mlir, "
+              "--emit=llvm to write to stdout)";
+  StageTimer link(options, "link");
+  std::string linkError;
+  if (!linkHostSharedObject(*llvmModule, outDir, linkError))
+    return emitError(fileLoc) << "linking kernels.so: " << linkError;
+  if (failed(
+          writeOutput(*module, outDir, "manifest.json",
+                      [&](raw_ostream &os) { writeManifest(*functions, os); })))
+    return failure();
+  link.done();
+  return success();
+}

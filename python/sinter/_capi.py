@@ -1,0 +1,100 @@
+# Part of the Sinter project.
+"""Loading of libSinterCAPI.so (the compiler's C API) through ctypes.
+
+Only compiling needs this library; running an artifact does not.
+"""
+
+import ctypes
+import os
+import threading
+
+from .errors import CompileError, SinterError
+
+_LIB_NAME = "libSinterCAPI.so"
+_lock = threading.Lock()
+_lib = None
+
+
+def _candidate_dirs():
+    env = os.environ.get("SINTER_LIB_DIR")
+    if env:
+        yield env
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    yield os.path.join(repo, "build", "lib")
+
+
+def library_path():
+    """The path of the libSinterCAPI.so that compile() uses."""
+    tried = []
+    for directory in _candidate_dirs():
+        path = os.path.join(directory, _LIB_NAME)
+        if os.path.exists(path):
+            return path
+        tried.append(path)
+    raise SinterError(
+        "cannot find %s (looked at: %s); build Sinter (`make build`) or set "
+        "$SINTER_LIB_DIR to the directory holding it"
+        % (_LIB_NAME, ", ".join(tried)))
+
+
+def capi():
+    """The loaded C API, with its function prototypes declared."""
+    global _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        path = library_path()
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise SinterError("cannot load %s: %s" % (path, e)) from None
+        char_pp = ctypes.POINTER(ctypes.c_void_p)
+        lib.sinter_compile_to_dir_named.argtypes = [
+            ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, char_pp]
+        lib.sinter_compile_to_dir_named.restype = ctypes.c_int
+        lib.sinter_free_string.argtypes = [ctypes.c_void_p]
+        lib.sinter_free_string.restype = None
+        lib.sinter_version.argtypes = []
+        lib.sinter_version.restype = ctypes.c_char_p
+        lib.sinter_has_fusion_pipeline.restype = ctypes.c_int
+        lib.sinter_cpu_lowers_sinter_ops.restype = ctypes.c_int
+        _lib = lib
+        return lib
+
+
+def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>"):
+    """Compiles MLIR text into the artifact directory `out_dir`."""
+    if isinstance(ir_text, str):
+        ir = ir_text.encode("utf-8")
+    elif isinstance(ir_text, (bytes, bytearray)):
+        ir = bytes(ir_text)
+    else:
+        raise TypeError("ir_text must be str or bytes, not %s"
+                        % type(ir_text).__name__)
+    lib = capi()
+    error = ctypes.c_void_p()
+    rc = lib.sinter_compile_to_dir_named(
+        ir, len(ir), source_name.encode("utf-8"), target.encode("utf-8"),
+        os.fsencode(out_dir), 1 if fusion else 0, ctypes.byref(error))
+    if rc != 0:
+        message = "compilation failed"
+        if error.value:
+            message = ctypes.string_at(error.value).decode("utf-8", "replace")
+            lib.sinter_free_string(error)
+        raise CompileError(message)
+
+
+def version():
+    """The version string of the compiler library."""
+    return capi().sinter_version().decode()
+
+
+def has_fusion_pipeline():
+    return bool(capi().sinter_has_fusion_pipeline())
+
+
+def lowers_sinter_ops():
+    """True when the compiler lowers sinter ops to the CPU."""
+    return bool(capi().sinter_cpu_lowers_sinter_ops())
