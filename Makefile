@@ -27,9 +27,11 @@ deps:
 	    || { $(SUDO) apt-get update && \
 	         $(SUDO) apt-get install -y --no-install-recommends $$missing; }; \
 	else echo "deps: all system packages present"; fi
-	@$(PYTHON) -c "import numpy" 2>/dev/null || { \
-	  echo "deps: installing numpy (PyPI)"; \
-	  $(PYTHON) -m pip install --quiet numpy ml_dtypes; }
+	@for m in numpy ml_dtypes; do \
+	  $(PYTHON) -c "import $$m" 2>/dev/null || { \
+	    echo "deps: installing $$m (PyPI)"; \
+	    $(PYTHON) -m pip install --quiet $$m || exit 1; }; \
+	done
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -G Ninja -S . -B $(BUILD_DIR) \

@@ -3,6 +3,7 @@
 
 import ctypes
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -64,8 +65,12 @@ def _cuda_device_visible():
 if _cuda_device_visible():
     config.available_features.add("cuda")
 
+# Tests that run Python say `REQUIRES: numpy`; they run under %python (the
+# interpreter CMake found), which need not be the one running lit, so ask it.
 try:
-    import numpy  # noqa: F401
-    config.available_features.add("numpy")
-except ImportError:
+    if subprocess.call([config.python_executable or "python3", "-c",
+                        "import numpy"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL) == 0:
+        config.available_features.add("numpy")
+except OSError:
     pass

@@ -67,6 +67,11 @@ int sinter_compile_to_dir_named(const char *ir, size_t len,
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context,
                                            diagnosticStream);
+  // Fusion remarks are not errors: keep them out of the error text.
+  context.getDiagEngine().registerHandler([](mlir::Diagnostic &d) {
+    return mlir::success(d.getSeverity() ==
+                         mlir::DiagnosticSeverity::Remark);
+  });
 
   sinter::CompileOptions options;
   options.target = target && *target ? target : "cpu";

@@ -247,8 +247,9 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
       continue;
     return op.emitError("'")
            << op.getName()
-           << "' is not supported on the CUDA target yet (only sinter ops "
-              "run on the GPU in this version)";
+           << "' is not supported on the CUDA target yet (sinter ops, "
+              "matmuls, elementwise linalg ops, slices and reshapes run on "
+              "the GPU)";
   }
   return plan;
 }

@@ -64,7 +64,7 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     Operation *op, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
     Block &body, ValueRange results, gpu::GPUModuleOp module, StringRef name,
-    const Tuning &tuning) {
+    const Tuning &tuning, ArrayRef<SmallVector<int64_t>> inputOffsets) {
   ArrayRef<int64_t> iter =
       cast<RankedTensorType>(results.front().getType()).getShape();
   int64_t rank = iter.size();
@@ -164,7 +164,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
       AffineMap map = inputMaps[i];
       SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
       Value flat = kb.flatten(arg);
-      Value index = kb.idx(0);
+      // A constant start (a slice's offsets) shifts the whole access.
+      int64_t start = 0;
+      if (i < inputOffsets.size())
+        for (auto [k, off] : llvm::enumerate(inputOffsets[i]))
+          start += off * strides[k];
+      Value index = kb.idx(start);
       int64_t innerStride = 0; // element stride along the innermost iter dim
       for (auto [k, expr] : llvm::enumerate(map.getResults())) {
         auto dim = dyn_cast<AffineDimExpr>(expr);

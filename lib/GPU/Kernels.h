@@ -80,12 +80,15 @@ mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,
 /// One pass over the iteration space of `results` (all of one shape): the
 /// body's arguments are the elements of `inputs` (by `inputMaps`, projected
 /// permutations), its terminator's operands the elements of `results`.
-/// Serves sinter.fused and unfused elementwise linalg.generic ops.
+/// Serves sinter.fused, unfused elementwise linalg.generic ops and slices:
+/// `inputOffsets[i]`, when given, is a constant start added to input i's
+/// indices (tensor.extract_slice).
 mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
     mlir::Operation *op, mlir::ValueRange inputs,
     llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::Block &body,
     mlir::ValueRange results, mlir::gpu::GPUModuleOp module,
-    llvm::StringRef name, const Tuning &tuning);
+    llvm::StringRef name, const Tuning &tuning,
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {});
 mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
                                                mlir::gpu::GPUModuleOp module,
                                                llvm::StringRef name,

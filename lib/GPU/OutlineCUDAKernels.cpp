@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "sinter/GPU/Passes.h"
@@ -79,6 +80,31 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildElementwiseKernel(generic, inputs, maps, body,
                                       generic->getResults(), module, name,
                                       tuning));
+  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    // A strided copy: out[x] = in[offsets + x], as an elementwise kernel
+    // whose body yields its input.
+    auto srcType = slice.getSourceType();
+    if (slice.getType().getRank() != srcType.getRank() ||
+        !slice.hasUnitStride() || ShapedType::isDynamicShape(
+                                      slice.getStaticOffsets()))
+      return op->emitOpError("the CUDA backend copies slices with static "
+                             "offsets, unit strides and no rank reduction "
+                             "only");
+    OpBuilder b(op->getContext());
+    Block body;
+    Value arg = body.addArgument(srcType.getElementType(), op->getLoc());
+    b.setInsertionPointToEnd(&body);
+    YieldOp::create(b, op->getLoc(), ValueRange{arg});
+    SmallVector<SmallVector<int64_t>> offsets = {
+        SmallVector<int64_t>(slice.getStaticOffsets())};
+    auto launch = buildElementwiseKernel(
+        op, ValueRange{slice.getSource()},
+        {AffineMap::getMultiDimIdentityMap(srcType.getRank(),
+                                           op->getContext())},
+        body, op->getResults(), module, name, tuning, offsets);
+    body.clear();
+    return one(std::move(launch));
   }
   return op->emitOpError("is not supported by the CUDA backend yet");
 }
@@ -158,6 +184,9 @@ struct OutlineCUDAKernelsPass
         ops.push_back(op);
       else if (auto g = dyn_cast<linalg::GenericOp>(op);
                g && isElementwiseGeneric(g))
+        ops.push_back(op);
+      else if (isa<tensor::ExtractSliceOp>(op) &&
+               !op->getParentOfType<FusedOp>())
         ops.push_back(op);
     });
     if (ops.empty())

@@ -34,6 +34,9 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
 #include <chrono>
 
 #ifdef SINTER_HAVE_FUSION_PIPELINE
@@ -49,8 +52,10 @@ using namespace mlir;
 void sinter::registerCompilerDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  // Every LLVM IR translation (builtin, LLVM, GPU, NVVM ...) and the NVVM
+  // target attribute's serialization, which the CUDA backend needs.
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   sinter::registerAllDialects(registry);
 }
 

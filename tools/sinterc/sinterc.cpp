@@ -65,6 +65,12 @@ static cl::opt<sinter::EmitKind>
                                "kernels.ptx: the kernels of a CUDA target")),
          cl::init(sinter::EmitKind::Artifact), cl::cat(category));
 
+static cl::opt<bool> showRemarks(
+    "remarks",
+    cl::desc("Print the fusion remarks: every fusion and every near miss, "
+             "with its reason, at its source location"),
+    cl::init(false), cl::cat(category));
+
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the stage timings"),
                            cl::init(false), cl::cat(category));
 
@@ -112,6 +118,12 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // Fusion remarks (one per fusion and near miss) only when asked for;
+  // handlers registered later run first.
+  context.getDiagEngine().registerHandler([](mlir::Diagnostic &d) {
+    return mlir::success(d.getSeverity() == mlir::DiagnosticSeverity::Remark &&
+                         !showRemarks);
+  });
 
   sinter::CompileOptions options;
   options.target = target;

@@ -459,6 +459,52 @@ def dropout_residual_case(rows, cols, t="bf16", p=0.1, seed=1234567890123):
             ref, torch_same_dtype)
 
 
+def gpt_block_case():
+    """examples/gpt_block.mlir end to end (fused by sinterc's pipeline):
+    two LayerNorms, causal attention, projections, GELU MLP, residuals."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "..", "examples", "gpt_block.mlir")
+    with open(path) as f:
+        ir = f.read()
+    B, T, C, H = 2, 64, 128, 4
+    shapes = [(B, T, C), (C,), (C,), (C, 3 * C), (3 * C,), (C, C), (C,),
+              (C,), (C,), (C, 4 * C), (4 * C,), (4 * C, C), (C,)]
+
+    def make(torch, dev, gen):
+        ins = []
+        for i, shp in enumerate(shapes):
+            t = torch.randn(*shp, generator=gen, device=dev)
+            if len(shp) == 2:
+                t = t / shp[0] ** 0.5  # weights
+            elif i in (1, 7):
+                t = 1 + 0.1 * t  # LayerNorm weights
+            else:
+                t = 0.1 * t if i else t
+            ins.append(t)
+        return ins
+
+    def block(torch, x, ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w,
+              ln2_b, fc_w, fc_b, mproj_w, mproj_b):
+        F = torch.nn.functional
+        h = F.layer_norm(x, (C,), ln1_w, ln1_b, 1e-5)
+        q, k, v = (h @ attn_w + attn_b).split(C, -1)
+        heads = [t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v)]
+        y = F.scaled_dot_product_attention(*heads, is_causal=True)
+        y = y.transpose(1, 2).reshape(B, T, C)
+        x = x + y @ proj_w + proj_b
+        h = F.layer_norm(x, (C,), ln2_w, ln2_b, 1e-5)
+        h = F.gelu(h @ fc_w + fc_b, approximate="tanh")
+        return x + h @ mproj_w + mproj_b
+
+    def ref(torch, *ins):
+        return [block(torch, *[t.double() for t in ins])]
+
+    def torch_same_dtype(torch, *ins):
+        return [block(torch, *ins)]
+
+    return "gpt_block_f32", ir, make, ref, torch_same_dtype
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -482,6 +528,7 @@ def correctness_cases():
     cases.append(dropout_residual_case(113, 768))
     cases.append(dropout_residual_case(7, 100, "f32", p=0.5))
     cases.append(dropout_residual_case(64, 4096, "f16", p=0.25))
+    cases.append(gpt_block_case())
     cases.append(unfused_mlp_case())
     cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
     cases += [
