@@ -65,6 +65,15 @@ def _cuda_device_visible():
 if _cuda_device_visible():
     config.available_features.add("cuda")
 
+for module in ("torch",):
+    try:
+        if subprocess.call([config.python_executable or "python3", "-c",
+                            "import " + module], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL) == 0:
+            config.available_features.add(module)
+    except OSError:
+        pass
+
 # Tests that run Python say `REQUIRES: numpy`; they run under %python (the
 # interpreter CMake found), which need not be the one running lit, so ask it.
 try:

@@ -12,7 +12,12 @@
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "sinter/GPU/Passes.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -27,8 +32,22 @@ std::string sinter::ptxFeaturesForChip(StringRef chip) {
       .Default("+ptx80");
 }
 
+std::string sinter::findCUDAToolkit() {
+  for (const char *var : {"SINTER_CUDA_PATH", "CUDA_HOME", "CUDA_PATH",
+                          "CUDA_ROOT"})
+    if (const char *dir = std::getenv(var); dir && *dir &&
+                                            llvm::sys::fs::is_directory(dir))
+      return dir;
+  if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda";
+  return "";
+}
+
 void sinter::buildNVVMPipeline(OpPassManager &pm,
                                const NVVMPipelineOptions &options) {
+  // The CUDA toolkit provides ptxas and libdevice (math functions); find it
+  // here rather than rely on the environment of whoever runs the compiler.
+  std::string toolkit = findCUDAToolkit();
   // One kernel per sinter op, launched from the host functions.
   OutlineCUDAKernelsOptions outline;
   outline.rowVectors = options.rowVectors;
@@ -39,6 +58,12 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = ptxFeaturesForChip(options.chip);
   target.optLevel = options.optLevel;
+  if (!toolkit.empty()) {
+    SmallString<256> libdevice(toolkit);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+    if (llvm::sys::fs::exists(libdevice))
+      target.linkLibs.push_back(libdevice.str().str());
+  }
   pm.addPass(createGpuNVVMAttachTarget(target));
   // Device side: memref views to pointer arithmetic, structured control flow
   // to branches, then gpu/arith/math/vector to NVVM. Kernels take bare
@@ -58,6 +83,7 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   // Serialize through ptxas (bin) or stop at PTX (isa).
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  binary.toolkitPath = toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

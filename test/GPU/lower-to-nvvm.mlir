@@ -3,7 +3,7 @@
 // RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
 // RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_89 format=isa" | FileCheck %s --check-prefix=SM89
 
-// SM90: gpu.binary @sinter_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
+// SM90: gpu.binary @sinter_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80"
 // SM90-SAME: .target sm_90a
 // SM90-SAME: .entry rms_norm_0
 // SM90-SAME: ld.global.v4.b32

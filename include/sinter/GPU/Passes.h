@@ -46,6 +46,10 @@ struct NVVMPipelineOptions
       llvm::cl::init(2)};
 };
 
+/// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,
+/// $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, else /usr/local/cuda; "" if none.
+std::string findCUDAToolkit();
+
 /// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).
 std::string ptxFeaturesForChip(llvm::StringRef chip);
 
