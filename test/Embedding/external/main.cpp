@@ -6,9 +6,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/InitAll.h"
+#include "sinter/Pipelines/Pipelines.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main() {
@@ -21,7 +21,10 @@ int main() {
     func.func @block(%x: tensor<4x64xf32>, %w: tensor<64xf32>) -> tensor<4x64xf32> {
       %y = sinter.rms_norm %x weight(%w : tensor<64xf32>)
           : tensor<4x64xf32> -> tensor<4x64xf32>
-      return %y : tensor<4x64xf32>
+      %e = tensor.empty() : tensor<4x64xf32>
+      %s = linalg.softmax dimension(1) ins(%y : tensor<4x64xf32>)
+          outs(%e : tensor<4x64xf32>) -> tensor<4x64xf32>
+      return %s : tensor<4x64xf32>
     })mlir";
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(ir, &context);
@@ -33,8 +36,9 @@ int main() {
   module->walk([&](sinter::RMSNormOp) { ++count; });
   llvm::outs() << "parsed " << count << " sinter.rms_norm\n";
 
+  // The fusion pipeline as a C++ function: linalg.softmax is raised.
   mlir::PassManager pm(&context);
-  pm.addPass(mlir::createCanonicalizerPass());
+  sinter::buildFusionPipeline(pm, sinter::FusionOptions());
   if (mlir::failed(pm.run(*module)))
     return 1;
   module->print(llvm::outs());
