@@ -53,9 +53,16 @@ run: build
 test: build
 	cmake --build $(BUILD_DIR) --target check-sinter
 
+# Refresh the committed references generated from the ODS (test/Docs fails
+# when they are stale).
 docs: configure
 	cmake --build $(BUILD_DIR) --target mlir-doc
 	cp $(BUILD_DIR)/docs/Sinter/SinterDialect.md docs/Dialect/SinterDialect.md
+	mkdir -p docs/Passes
+	cp $(BUILD_DIR)/docs/Sinter/SinterTransformsPasses.md \
+	   $(BUILD_DIR)/docs/Sinter/SinterConversionPasses.md \
+	   $(BUILD_DIR)/docs/Sinter/SinterGPUPasses.md \
+	   $(BUILD_DIR)/docs/Sinter/SinterCPUPasses.md docs/Passes/
 
 install: build
 	cmake --install $(BUILD_DIR)

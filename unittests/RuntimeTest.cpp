@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Runtime/Json.h"
 #include "sinter-c/Runtime.h"
+#include "../lib/Runtime/Json.h"
 
 #include <gtest/gtest.h>
 

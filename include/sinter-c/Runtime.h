@@ -32,9 +32,9 @@ typedef struct sinter_rt_program sinter_rt_program;
 /// Status codes: 0 is success.
 enum {
   SINTER_RT_OK = 0,
-  SINTER_RT_ERROR_ARTIFACT = 1,   /* missing or malformed artifact */
-  SINTER_RT_ERROR_DRIVER = 2,     /* libcuda missing or a CUDA call failed */
-  SINTER_RT_ERROR_ARGUMENT = 3,   /* wrong function name or arguments */
+  SINTER_RT_ERROR_ARTIFACT = 1, /* missing or malformed artifact */
+  SINTER_RT_ERROR_DRIVER = 2,   /* libcuda missing or a CUDA call failed */
+  SINTER_RT_ERROR_ARGUMENT = 3, /* wrong function name or arguments */
 };
 
 /// Message of the calling thread's last failure ("" when none).
@@ -46,7 +46,8 @@ SINTER_RT_EXPORT int sinter_rt_cuda_available(void);
 /// Parses `<dir>/manifest.json` and loads `<dir>/kernels.cubin` into the
 /// current context of `device` (the device's primary context is retained
 /// and made current).
-SINTER_RT_EXPORT int sinter_rt_load(const char *dir, int device, sinter_rt_program **out);
+SINTER_RT_EXPORT int sinter_rt_load(const char *dir, int device,
+                                    sinter_rt_program **out);
 
 SINTER_RT_EXPORT void sinter_rt_unload(sinter_rt_program *program);
 
@@ -56,8 +57,9 @@ SINTER_RT_EXPORT void sinter_rt_unload(sinter_rt_program *program);
 /// default stream). Launches are asynchronous unless SINTER_CUDA_SYNC=1 is
 /// set in the environment, which synchronizes after each launch so that a
 /// fault is reported with the kernel that caused it.
-SINTER_RT_EXPORT int sinter_rt_run(sinter_rt_program *program, const char *function,
-                  void *const *args, size_t num_args, void *stream);
+SINTER_RT_EXPORT int sinter_rt_run(sinter_rt_program *program,
+                                   const char *function, void *const *args,
+                                   size_t num_args, void *stream);
 
 /// Synchronizes `stream`, reporting asynchronous kernel errors.
 SINTER_RT_EXPORT int sinter_rt_synchronize(void *stream);

@@ -69,8 +69,7 @@ int sinter_compile_to_dir_named(const char *ir, size_t len,
                                            diagnosticStream);
   // Fusion remarks are not errors: keep them out of the error text.
   context.getDiagEngine().registerHandler([](mlir::Diagnostic &d) {
-    return mlir::success(d.getSeverity() ==
-                         mlir::DiagnosticSeverity::Remark);
+    return mlir::success(d.getSeverity() == mlir::DiagnosticSeverity::Remark);
   });
 
   sinter::CompileOptions options;

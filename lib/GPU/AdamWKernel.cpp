@@ -104,8 +104,8 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         b, one, math::PowFOp::create(b, kb.f32(beta2), step));
     Value stepSize = arith::DivFOp::create(b, lr, bc1);
     Value bc2Sqrt = math::SqrtOp::create(b, bc2);
-    Value decay = arith::SubFOp::create(
-        b, one, arith::MulFOp::create(b, lr, kb.f32(wd)));
+    Value decay =
+        arith::SubFOp::create(b, one, arith::MulFOp::create(b, lr, kb.f32(wd)));
 
     Value tid = kb.threadId();
     // Tensors of one shape share one code path: chunk c of the group works
@@ -158,8 +158,8 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         SmallVector<int64_t> cases;
         for (unsigned i = 1; i < group.size(); ++i)
           cases.push_back(i);
-        auto sw = scf::IndexSwitchOp::create(b, types, which, cases,
-                                             cases.size());
+        auto sw =
+            scf::IndexSwitchOp::create(b, types, which, cases, cases.size());
         auto yieldTensor = [&](Region &r, unsigned t) {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(&r.emplaceBlock());

@@ -48,10 +48,8 @@ static constexpr int64_t kBlockN = 32;
 static constexpr int64_t kLanesPerRow = 4;
 static constexpr int64_t kThreads = kBlockM * kLanesPerRow;
 
-FailureOr<KernelLaunch>
-sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
-                                          gpu::GPUModuleOp module,
-                                          StringRef name) {
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
+    AttentionOp op, gpu::GPUModuleOp module, StringRef name) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   auto vType = cast<RankedTensorType>(op.getValue().getType());
@@ -73,8 +71,7 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
                           "of ")
            << vecElems << " for " << elt << ", got " << D << " and " << Dv;
   int64_t dq = D / kLanesPerRow, dv = Dv / kLanesPerRow;
-  int64_t smemBytes =
-      kBlockN * (D + Dv) * eltBytes + kBlockM * kBlockN * 4;
+  int64_t smemBytes = kBlockN * (D + Dv) * eltBytes + kBlockM * kBlockN * 4;
   if (smemBytes > 48 * 1024)
     return op.emitOpError("head dimensions ")
            << D << "/" << Dv << " need " << smemBytes
@@ -92,8 +89,8 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  auto ws = gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value kTile = func.addWorkgroupAttribution(
       MemRefType::get({kBlockN * D}, elt, MemRefLayoutAttrInterface(), ws),
       op.getLoc());
@@ -134,13 +131,14 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   Value rowValid =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, kb.idx(Sq));
   Value safeRow = arith::SelectOp::create(b, rowValid, row, kb.idx(0));
-  Value bhq = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, batch, kb.idx(Hq)), h);
-  Value bhkv = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, batch, kb.idx(Hkv)), g);
+  Value bhq =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, batch, kb.idx(Hq)), h);
+  Value bhkv =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, batch, kb.idx(Hkv)), g);
   Value qRowBase = arith::MulIOp::create(
-      b, arith::AddIOp::create(b, arith::MulIOp::create(b, bhq, kb.idx(Sq)),
-                               safeRow),
+      b,
+      arith::AddIOp::create(b, arith::MulIOp::create(b, bhq, kb.idx(Sq)),
+                            safeRow),
       kb.idx(D));
 
   // This lane's slice of q, scaled so that scores are in log2 units.
@@ -157,12 +155,12 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   Value tileEnd = kb.idx(nTiles);
   if (op.getCausal()) {
     // Last visible key + 1 for the block's last row, clamped to [0, Skv].
-    Value lastRow = arith::AddIOp::create(b, q0, kb.idx(kBlockM - 1 + Skv - Sq + 1));
+    Value lastRow =
+        arith::AddIOp::create(b, q0, kb.idx(kBlockM - 1 + Skv - Sq + 1));
     Value lim = arith::MinSIOp::create(b, lastRow, kb.idx(Skv));
     lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
     tileEnd = arith::DivUIOp::create(
-        b, arith::AddIOp::create(b, lim, kb.idx(kBlockN - 1)),
-        kb.idx(kBlockN));
+        b, arith::AddIOp::create(b, lim, kb.idx(kBlockN - 1)), kb.idx(kBlockN));
   }
 
   // Mask strides (numpy broadcast to [B, Hq, Sq, Skv]; 0 where size 1).
@@ -189,14 +187,14 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
   double ninf = -std::numeric_limits<double>::infinity();
   auto f32v = [&](int64_t n) { return VectorType::get({n}, b.getF32Type()); };
   Value acc0 = arith::ConstantOp::create(
-      b, f32v(dv), DenseElementsAttr::get(f32v(dv), b.getF32FloatAttr(0.0).getValue()));
+      b, f32v(dv),
+      DenseElementsAttr::get(f32v(dv), b.getF32FloatAttr(0.0).getValue()));
   Value kvBase = arith::MulIOp::create(b, bhkv, kb.idx(Skv));
   Value smemRow = arith::MulIOp::create(b, rowInBlock, kb.idx(kBlockN));
   int64_t causalOffset = Skv - Sq;
 
-  auto tiles = scf::ForOp::create(
-      b, kb.idx(0), tileEnd, kb.idx(1),
-      ValueRange{kb.f32(ninf), kb.f32(0.0), acc0});
+  auto tiles = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1),
+                                  ValueRange{kb.f32(ninf), kb.f32(0.0), acc0});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(tiles.getBody());
@@ -220,8 +218,8 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
             b, arith::RemUIOp::create(b, vi, kb.idx(vecsPerRow)),
             kb.idx(vecElems));
         Value kvRow = arith::AddIOp::create(b, kv0, r);
-        Value inSeq = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                            kvRow, kb.idx(Skv));
+        Value inSeq = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, kvRow,
+                                            kb.idx(Skv));
         Value ok = arith::AndIOp::create(b, inTile, inSeq);
         Value gidx = arith::AddIOp::create(
             b,
@@ -245,8 +243,8 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
         Value sidx = arith::AddIOp::create(
             b, arith::MulIOp::create(b, r, kb.idx(width)), c);
         scf::IfOp::create(b, inTile, [&](OpBuilder &ob, Location loc) {
-          auto st = vector::StoreOp::create(ob, loc, ld.getResult(0), dst,
-                                            sidx);
+          auto st =
+              vector::StoreOp::create(ob, loc, ld.getResult(0), dst, sidx);
           st.setAlignment(16);
           scf::YieldOp::create(ob, loc);
         });
@@ -264,12 +262,12 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
       b.setInsertionPointToStart(scores.getBody());
       Value j = scores.getInductionVar();
       Value tileMax = scores.getRegionIterArgs()[0];
-      Value kidx = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, j, kb.idx(D)),
-          arith::MulIOp::create(b, lane, kb.idx(dq)));
+      Value kidx =
+          arith::AddIOp::create(b, arith::MulIOp::create(b, j, kb.idx(D)),
+                                arith::MulIOp::create(b, lane, kb.idx(dq)));
       Value kvec = kb.loadF32(kTile, kidx, dq, nullptr, 0.0, false);
-      Value s = kb.reduceVector(ReduceKind::Sum,
-                                arith::MulFOp::create(b, qv, kvec));
+      Value s =
+          kb.reduceVector(ReduceKind::Sum, arith::MulFOp::create(b, qv, kvec));
       s = kb.groupReduce(s, ReduceKind::Sum, kLanesPerRow, lane, rowInBlock,
                          Value());
       Value key = arith::AddIOp::create(b, kv0, j);
@@ -291,8 +289,8 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
                                   arith::MulFOp::create(b, mv, kb.f32(log2e)));
       }
       // Invisible keys: past Skv, or (causal) past the diagonal.
-      Value visible = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, key,
-                                            kb.idx(Skv));
+      Value visible =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, key, kb.idx(Skv));
       if (op.getCausal()) {
         // j <= i + Skv - Sq  <=>  j + Sq <= i + Skv.
         Value lhs = arith::AddIOp::create(b, key, kb.idx(Sq));
@@ -312,13 +310,14 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
                 ValueRange{arith::AddIOp::create(ob, loc, smemRow, j)});
             scf::YieldOp::create(ob, loc);
           });
-      scf::YieldOp::create(b, ValueRange{arith::MaximumFOp::create(b, tileMax, s)});
+      scf::YieldOp::create(
+          b, ValueRange{arith::MaximumFOp::create(b, tileMax, s)});
     }
     // Online softmax update. A row that has seen only -inf keeps m = -inf:
     // use 0 as the reference so exp2 gives 0, not NaN.
     Value mNew = arith::MaximumFOp::create(b, m, scores.getResult(0));
-    Value mNewFinite = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
-                                             mNew, kb.f32(ninf));
+    Value mNewFinite =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, kb.f32(ninf));
     Value mRef = arith::SelectOp::create(b, mNewFinite, kb.f32(0.0), mNew);
     Value alpha = math::Exp2Op::create(b, arith::SubFOp::create(b, m, mRef));
     Value lScaled = arith::MulFOp::create(b, l, alpha);
@@ -334,9 +333,9 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
       Value s = memref::LoadOp::create(
           b, sTile, ValueRange{arith::AddIOp::create(b, smemRow, j)});
       Value p = math::Exp2Op::create(b, arith::SubFOp::create(b, s, mRef));
-      Value vidx = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, j, kb.idx(Dv)),
-          arith::MulIOp::create(b, lane, kb.idx(dv)));
+      Value vidx =
+          arith::AddIOp::create(b, arith::MulIOp::create(b, j, kb.idx(Dv)),
+                                arith::MulIOp::create(b, lane, kb.idx(dv)));
       Value vvec = kb.loadF32(vTile, vidx, dv, nullptr, 0.0, false);
       // l sums the undropped probabilities; dropout applies to P V only,
       // with the mask of element ((b*Hq + h)*Sq + i)*Skv + j.
@@ -354,8 +353,7 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
             key);
         Value keep = buildPhiloxKeep(
             b, b.getLoc(),
-            arith::IndexCastOp::create(b, b.getI64Type(), offset), seed,
-            dropP);
+            arith::IndexCastOp::create(b, b.getI64Type(), offset), seed, dropP);
         pv_p = arith::SelectOp::create(
             b, keep, arith::MulFOp::create(b, p, kb.f32(1.0 / (1.0 - dropP))),
             kb.f32(0.0));
@@ -366,7 +364,8 @@ sinter::gpu_kernels::buildAttentionKernel(AttentionOp op,
     }
     scf::YieldOp::create(b, ValueRange{mNew, pv.getResult(0), pv.getResult(1)});
   }
-  Value m = tiles.getResult(0), l = tiles.getResult(1), acc = tiles.getResult(2);
+  Value m = tiles.getResult(0), l = tiles.getResult(1),
+        acc = tiles.getResult(2);
   Value positive =
       arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, kb.f32(0.0));
   Value inv = arith::SelectOp::create(

@@ -51,7 +51,7 @@ static std::string dtypeName(Type t) {
 namespace {
 struct BufferInfo {
   std::string name;
-  std::string role; // input, output or temp
+  std::string role;    // input, output or temp
   std::string aliasOf; // an output written in place into this input
   std::string dtype;
   SmallVector<int64_t> shape;
@@ -60,8 +60,8 @@ struct BufferInfo {
 };
 
 struct LaunchArg {
-  std::string buffer;        // a buffer or scalar argument name, or
-  std::string constantType;  // "i64"/"i32"/"f32"/"f64" for a constant
+  std::string buffer;       // a buffer or scalar argument name, or
+  std::string constantType; // "i64"/"i32"/"f32"/"f64" for a constant
   double floatValue = 0;
   int64_t intValue = 0;
 };
@@ -132,17 +132,19 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
         v.getDefiningOp()))
       v = v.getDefiningOp()->getOperand(0);
     auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
-    auto alloc = toTensor ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
-                          : memref::AllocOp();
+    auto alloc = toTensor
+                     ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
+                     : memref::AllocOp();
     // Updated in place (AdamW): the result is an input's buffer.
     auto toBuffer =
-        toTensor ? toTensor.getBuffer().getDefiningOp<bufferization::ToBufferOp>()
-                 : bufferization::ToBufferOp();
+        toTensor
+            ? toTensor.getBuffer().getDefiningOp<bufferization::ToBufferOp>()
+            : bufferization::ToBufferOp();
     auto arg = toBuffer ? dyn_cast<BlockArgument>(toBuffer.getTensor())
                         : BlockArgument();
     if (arg && arg.getOwner() == &func.getBody().front()) {
-      outputs[i] = describe("result" + std::to_string(i), "output",
-                            result.getType());
+      outputs[i] =
+          describe("result" + std::to_string(i), "output", result.getType());
       outputs[i].aliasOf = "arg" + std::to_string(arg.getArgNumber());
       continue;
     }
@@ -228,8 +230,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
             la.constantType = f.getType().isF64() ? "f64" : "f32";
             la.floatValue = f.getValueAsDouble();
           } else if (auto n = dyn_cast<IntegerAttr>(c)) {
-            la.constantType =
-                n.getType().isInteger(32) ? "i32" : "i64";
+            la.constantType = n.getType().isInteger(32) ? "i32" : "i64";
             la.intValue = n.getInt();
           } else {
             return op.emitError("unsupported constant kernel argument");
@@ -273,8 +274,8 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
   });
 }
 
-static LogicalResult writeFile(Operation *anchor, StringRef dir,
-                               StringRef name, StringRef data) {
+static LogicalResult writeFile(Operation *anchor, StringRef dir, StringRef name,
+                               StringRef data) {
   SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
   std::error_code ec;
@@ -285,9 +286,9 @@ static LogicalResult writeFile(Operation *anchor, StringRef dir,
   return success();
 }
 
-static FailureOr<std::string>
-lower(ModuleOp module, const sinter::NVVMPipelineOptions &base,
-      StringRef format) {
+static FailureOr<std::string> lower(ModuleOp module,
+                                    const sinter::NVVMPipelineOptions &base,
+                                    StringRef format) {
   PassManager pm(module.getContext());
   sinter::NVVMPipelineOptions options;
   options.copyOptionValuesFrom(base);

@@ -56,9 +56,8 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
   SmallVector<AffineMap> maps;
   for (Attribute a : op.getIndexingMaps())
     maps.push_back(cast<AffineMapAttr>(a).getValue());
-  return buildElementwiseKernel(op, op.getInputs(), maps,
-                                op.getBody().front(), op.getResults(), module,
-                                name, tuning);
+  return buildElementwiseKernel(op, op.getInputs(), maps, op.getBody().front(),
+                                op.getResults(), module, name, tuning);
 }
 
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
@@ -101,8 +100,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   // Each thread owns `unroll` vectors, `threads` apart, and issues all their
   // loads before any arithmetic so that enough bytes are in flight.
   int64_t nvec = total / width;
-  int64_t unroll =
-      nvec >= 2048 * tuning.fusedVectors ? std::max<int64_t>(1, tuning.fusedVectors) : 1;
+  int64_t unroll = nvec >= 2048 * tuning.fusedVectors
+                       ? std::max<int64_t>(1, tuning.fusedVectors)
+                       : 1;
   int64_t threads = llvm::divideCeil(nvec, unroll);
   KernelLaunch launch;
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
@@ -250,7 +250,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
               b, b.getLoc(), wordOf(mapping.lookup(drop.getSeed()), j), p);
           Type t = x.getType();
           Value scaled = arith::MulFOp::create(
-              b, x, arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
+              b, x,
+              arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
           Value zero = arith::ConstantOp::create(b, b.getFloatAttr(t, 0.0));
           mapping.map(drop.getResult(),
                       arith::SelectOp::create(b, keep, scaled, zero));
@@ -261,8 +262,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           Value x = mapping.lookup(tanh.getOperand());
           // llvm.tanh with `afn` selects PTX tanh.approx.f32.
           auto approx = LLVM::TanhOp::create(
-              b, x, LLVM::FastmathFlagsAttr::get(b.getContext(),
-                                                 LLVM::FastmathFlags::afn));
+              b, x,
+              LLVM::FastmathFlagsAttr::get(b.getContext(),
+                                           LLVM::FastmathFlags::afn));
           mapping.map(tanh.getResult(), approx.getResult());
           continue;
         }

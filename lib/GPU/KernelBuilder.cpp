@@ -26,8 +26,8 @@ gpu::GPUFuncOp sinter::gpu_kernels::createKernel(ImplicitLocOpBuilder &b,
   auto func = gpu::GPUFuncOp::create(
       b, name, b.getFunctionType(argTypes, /*results=*/{}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(blockSize), 1, 1}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
   Block &entry = func.getBody().front();
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b);
@@ -155,8 +155,8 @@ Value KernelBuilder::groupReduce(Value value, ReduceKind kind,
   Value laneInWarp = arith::RemUIOp::create(b, lane, c32);
   Value base = arith::MulIOp::create(b, groupIndex, idx(warps));
   Value slot = arith::AddIOp::create(b, base, warpInGroup);
-  Value isLeader = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         laneInWarp, idx(0));
+  Value isLeader =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneInWarp, idx(0));
   scf::IfOp::create(b, isLeader, [&](OpBuilder &ob, Location loc) {
     memref::StoreOp::create(ob, loc, value, smem, ValueRange{slot});
     scf::YieldOp::create(ob, loc);

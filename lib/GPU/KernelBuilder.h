@@ -24,8 +24,7 @@ enum class ReduceKind { Sum, Max };
 mlir::gpu::GPUFuncOp createKernel(mlir::ImplicitLocOpBuilder &b,
                                   mlir::gpu::GPUModuleOp module,
                                   llvm::StringRef name,
-                                  mlir::TypeRange argTypes,
-                                  int64_t blockSize);
+                                  mlir::TypeRange argTypes, int64_t blockSize);
 
 class KernelBuilder {
 public:
@@ -46,8 +45,7 @@ public:
   /// splatted when `pred` is false (pred may be null: unconditional). The
   /// load is aligned to its size when `aligned`.
   mlir::Value loadF32(mlir::Value memref, mlir::Value index, int64_t width,
-                      mlir::Value pred, double fill = 0.0,
-                      bool aligned = true);
+                      mlir::Value pred, double fill = 0.0, bool aligned = true);
   /// Converts the vector<width x f32> `value` to the element type of the 1-D
   /// `memref` and stores it at `index` when `pred` holds (pred may be null).
   void storeF32(mlir::Value memref, mlir::Value index, mlir::Value value,

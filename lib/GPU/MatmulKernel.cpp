@@ -30,10 +30,8 @@ static constexpr int64_t kTile = 64;  // C tile edge
 static constexpr int64_t kTileK = 16; // reduction step
 static constexpr int64_t kSub = 4;    // per-thread sub-tile edge
 
-FailureOr<KernelLaunch>
-sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
-                                       gpu::GPUModuleOp module,
-                                       StringRef name) {
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
+    linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -43,10 +41,9 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
     AffineExpr d0, d1, d2, d3;
     if (batched) {
       bindDims(ctx, d0, d1, d2, d3);
-      return SmallVector<AffineMap>{
-          AffineMap::get(4, 0, {d0, d1, d3}, ctx),
-          AffineMap::get(4, 0, {d0, d3, d2}, ctx),
-          AffineMap::get(4, 0, {d0, d1, d2}, ctx)};
+      return SmallVector<AffineMap>{AffineMap::get(4, 0, {d0, d1, d3}, ctx),
+                                    AffineMap::get(4, 0, {d0, d3, d2}, ctx),
+                                    AffineMap::get(4, 0, {d0, d1, d2}, ctx)};
     }
     bindDims(ctx, d0, d1, d2);
     return SmallVector<AffineMap>{AffineMap::get(3, 0, {d0, d2}, ctx),
@@ -80,7 +77,8 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
     fill = f.getValueAsDouble();
 
   KernelLaunch launch;
-  int64_t mTiles = llvm::divideCeil(M, kTile), nTiles = llvm::divideCeil(N, kTile);
+  int64_t mTiles = llvm::divideCeil(M, kTile),
+          nTiles = llvm::divideCeil(N, kTile);
   launch.grid = batch * mTiles * nTiles;
   launch.block = (kTile / kSub) * (kTile / kSub);
   launch.operands = {a, bm};
@@ -92,8 +90,8 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  auto ws = gpu::AddressSpaceAttr::get(b.getContext(),
-                                       gpu::AddressSpace::Workgroup);
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Type f32 = b.getF32Type();
   Value aTile = func.addWorkgroupAttribution(
       MemRefType::get({kTile, kTileK}, f32, MemRefLayoutAttrInterface(), ws),
@@ -124,7 +122,8 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
 
   auto accType = VectorType::get({kSub * kSub}, f32);
   Value acc0 = arith::ConstantOp::create(
-      b, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0).getValue()));
+      b, accType,
+      DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0).getValue()));
   auto kLoop = scf::ForOp::create(b, kb.idx(0), kb.idx(K), kb.idx(kTileK),
                                   ValueRange{acc0});
   {
@@ -144,8 +143,10 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
         Value gr = arith::AddIOp::create(b, r0, r);
         Value gc = arith::AddIOp::create(b, c0, c);
         Value ok = arith::AndIOp::create(
-            b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gr, kb.idx(R)),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gc, kb.idx(Cn)));
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gr, kb.idx(R)),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gc,
+                                  kb.idx(Cn)));
         Value gidx = arith::AddIOp::create(
             b, base,
             arith::AddIOp::create(b, arith::MulIOp::create(b, gr, kb.idx(Cn)),
@@ -169,15 +170,17 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
       for (int64_t i = 0; i < kSub; ++i) {
         Value r = arith::AddIOp::create(
             b, arith::MulIOp::create(b, ty, kb.idx(kSub)), kb.idx(i));
-        av.push_back(memref::LoadOp::create(b, aTile, ValueRange{r, kb.idx(kk)}));
+        av.push_back(
+            memref::LoadOp::create(b, aTile, ValueRange{r, kb.idx(kk)}));
         Value c = arith::AddIOp::create(
             b, arith::MulIOp::create(b, tx, kb.idx(kSub)), kb.idx(i));
-        bv.push_back(memref::LoadOp::create(b, bTile, ValueRange{kb.idx(kk), c}));
+        bv.push_back(
+            memref::LoadOp::create(b, bTile, ValueRange{kb.idx(kk), c}));
       }
       for (int64_t i = 0; i < kSub; ++i)
         for (int64_t j = 0; j < kSub; ++j)
-          sums[i * kSub + j] = math::FmaOp::create(b, av[i], bv[j],
-                                                    sums[i * kSub + j]);
+          sums[i * kSub + j] =
+              math::FmaOp::create(b, av[i], bv[j], sums[i * kSub + j]);
     }
     Value next = vector::FromElementsOp::create(b, accType, sums);
     scf::YieldOp::create(b, next);
@@ -199,7 +202,8 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
       Value idx = arith::AddIOp::create(
           b, cBase,
           arith::AddIOp::create(b, arith::MulIOp::create(b, r, kb.idx(N)), c));
-      Value v = vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i * kSub + j});
+      Value v =
+          vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i * kSub + j});
       if (C0) {
         Value safe = arith::SelectOp::create(b, ok, idx, kb.idx(0));
         Value c0v = vector::ExtractOp::create(

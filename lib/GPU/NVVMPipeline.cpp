@@ -9,8 +9,8 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -33,10 +33,10 @@ std::string sinter::ptxFeaturesForChip(StringRef chip) {
 }
 
 std::string sinter::findCUDAToolkit() {
-  for (const char *var : {"SINTER_CUDA_PATH", "CUDA_HOME", "CUDA_PATH",
-                          "CUDA_ROOT"})
-    if (const char *dir = std::getenv(var); dir && *dir &&
-                                            llvm::sys::fs::is_directory(dir))
+  for (const char *var :
+       {"SINTER_CUDA_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *dir = std::getenv(var);
+        dir && *dir && llvm::sys::fs::is_directory(dir))
       return dir;
   if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
     return "/usr/local/cuda";

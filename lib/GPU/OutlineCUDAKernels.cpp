@@ -13,14 +13,14 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -40,8 +40,8 @@ static constexpr StringLiteral kKernelModuleName = "sinter_kernels";
 static FailureOr<SmallVector<KernelLaunch>>
 buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
              const Tuning &tuning) {
-  auto one = [](FailureOr<KernelLaunch> l)
-      -> FailureOr<SmallVector<KernelLaunch>> {
+  auto one =
+      [](FailureOr<KernelLaunch> l) -> FailureOr<SmallVector<KernelLaunch>> {
     if (failed(l))
       return failure();
     SmallVector<KernelLaunch> v;
@@ -86,8 +86,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     // whose body yields its input.
     auto srcType = slice.getSourceType();
     if (slice.getType().getRank() != srcType.getRank() ||
-        !slice.hasUnitStride() || ShapedType::isDynamicShape(
-                                      slice.getStaticOffsets()))
+        !slice.hasUnitStride() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
       return op->emitOpError("the CUDA backend copies slices with static "
                              "offsets, unit strides and no rank reduction "
                              "only");
@@ -198,16 +198,17 @@ struct OutlineCUDAKernelsPass
     auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
     if (!kernels) {
       mb.setInsertionPointToEnd(module.getBody());
-      kernels = gpu::GPUModuleOp::create(mb, module.getLoc(), kKernelModuleName);
+      kernels =
+          gpu::GPUModuleOp::create(mb, module.getLoc(), kKernelModuleName);
     }
 
     unsigned counter = 0;
     for (Operation *op : ops) {
       if (failed(checkStatic(op)))
         return signalPassFailure();
-      std::string name = (op->getName().stripDialect() + "_" +
-                          std::to_string(counter++))
-                             .str();
+      std::string name =
+          (op->getName().stripDialect() + "_" + std::to_string(counter++))
+              .str();
       FailureOr<SmallVector<KernelLaunch>> launches =
           buildKernels(op, kernels, name, tuning);
       if (failed(launches))

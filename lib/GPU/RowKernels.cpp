@@ -26,11 +26,9 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-FailureOr<RowConfig> sinter::gpu_kernels::chooseRowConfig(Operation *op,
-                                                          int64_t rows,
-                                                          int64_t cols,
-                                                          Type elt,
-                                                          const Tuning &tuning) {
+FailureOr<RowConfig>
+sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
+                                     Type elt, const Tuning &tuning) {
   RowConfig c;
   c.rows = rows;
   c.cols = cols;
@@ -42,8 +40,8 @@ FailureOr<RowConfig> sinter::gpu_kernels::chooseRowConfig(Operation *op,
   // Aim for `rowVectors` 16-byte vectors in flight per thread.
   c.threadsPerRow = std::min<int64_t>(
       1024, llvm::PowerOf2Ceil(std::max<int64_t>(
-                1, llvm::divideCeil(c.nvec, std::max<int64_t>(
-                                                1, tuning.rowVectors)))));
+                1, llvm::divideCeil(c.nvec,
+                                    std::max<int64_t>(1, tuning.rowVectors)))));
   c.perThread = llvm::divideCeil(c.nvec, c.threadsPerRow);
   if (c.perThread > 32)
     return op->emitOpError("rows of ")
@@ -116,8 +114,9 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
   ImplicitLocOpBuilder &b = kb.builder();
   Value isLead =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t.lane, kb.idx(0));
-  Value p = t.rowValid ? arith::AndIOp::create(b, isLead, t.rowValid).getResult()
-                       : isLead;
+  Value p = t.rowValid
+                ? arith::AndIOp::create(b, isLead, t.rowValid).getResult()
+                : isLead;
   scf::IfOp::create(b, p, [&](OpBuilder &ob, Location loc) {
     memref::StoreOp::create(ob, loc, value, memref, ValueRange{t.row});
     scf::YieldOp::create(ob, loc);
@@ -152,10 +151,10 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   gpu::GPUFuncOp func = createKernel(b, module, name, argTypes, c.block);
   launch.kernel = func;
-  Value smem = func.addWorkgroupAttribution(smemType(b.getContext(), c),
-                                            op->getLoc());
-  Value smem2 = func.addWorkgroupAttribution(smemType(b.getContext(), c),
-                                             op->getLoc());
+  Value smem =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
+  Value smem2 =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b);
   ValueRange args = func.getArguments();
@@ -177,11 +176,11 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   Value base = rowBase(kb, c, t.row);
   SmallVector<Value> xs;
   for (int64_t k = 0; k < c.perThread; ++k)
-    xs.push_back(kb.loadF32(
-        x, arith::AddIOp::create(b, base, t.colIndex[k]), c.vec, t.pred[k]));
+    xs.push_back(kb.loadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
+                            c.vec, t.pred[k]));
   Value invCols = kb.f32(1.0 / static_cast<double>(cols));
-  float eps = ln ? ln.getEpsilon().convertToFloat()
-                 : rms.getEpsilon().convertToFloat();
+  float eps =
+      ln ? ln.getEpsilon().convertToFloat() : rms.getEpsilon().convertToFloat();
   Value mean;
   SmallVector<Value> centered = xs;
   Value sq = kb.f32(0.0);
@@ -194,16 +193,18 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     mean = arith::MulFOp::create(b, s, invCols);
     Value meanVec = kb.splat(mean, c.vec);
     for (int64_t k = 0; k < c.perThread; ++k)
-      centered[k] = maskVec(kb, arith::SubFOp::create(b, xs[k], meanVec),
-                            t.pred[k], 0.0);
+      centered[k] =
+          maskVec(kb, arith::SubFOp::create(b, xs[k], meanVec), t.pred[k], 0.0);
   }
   for (Value v : centered)
     sq = arith::AddFOp::create(
-        b, sq, kb.reduceVector(ReduceKind::Sum, arith::MulFOp::create(b, v, v)));
+        b, sq,
+        kb.reduceVector(ReduceKind::Sum, arith::MulFOp::create(b, v, v)));
   sq = kb.groupReduce(sq, ReduceKind::Sum, c.threadsPerRow, t.lane,
                       t.rowInBlock, smem2);
   Value var = arith::MulFOp::create(b, sq, invCols);
-  Value rstd = math::RsqrtOp::create(b, arith::AddFOp::create(b, var, kb.f32(eps)));
+  Value rstd =
+      math::RsqrtOp::create(b, arith::AddFOp::create(b, var, kb.f32(eps)));
   Value rstdVec = kb.splat(rstd, c.vec);
   for (int64_t k = 0; k < c.perThread; ++k) {
     Value o = arith::MulFOp::create(b, centered[k], rstdVec);
@@ -250,10 +251,10 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), c.block);
   launch.kernel = func;
-  Value smem = func.addWorkgroupAttribution(smemType(b.getContext(), c),
-                                            op.getLoc());
-  Value smem2 = func.addWorkgroupAttribution(smemType(b.getContext(), c),
-                                             op.getLoc());
+  Value smem =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op.getLoc());
+  Value smem2 =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op.getLoc());
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b);
   Value x = kb.flatten(func.getArgument(0));
@@ -296,8 +297,8 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   Value scalarMask;
   if (mask && !maskAlongRow) {
     Value m1 = kb.loadF32(mask, maskBase, 1, t.rowValid, 0.0, false);
-    scalarMask = kb.splat(
-        vector::ExtractOp::create(b, m1, ArrayRef<int64_t>{0}), c.vec);
+    scalarMask =
+        kb.splat(vector::ExtractOp::create(b, m1, ArrayRef<int64_t>{0}), c.vec);
   }
   SmallVector<Value> xs;
   Value mx = kb.f32(ninf);

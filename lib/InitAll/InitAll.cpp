@@ -16,9 +16,9 @@
 #include "sinter/Conversion/Passes.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
+#include "sinter/GPU/Passes.h"
 #include "sinter/Pipelines/Pipelines.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
-#include "sinter/GPU/Passes.h"
 
 void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<sinter::SinterDialect, mlir::arith::ArithDialect,

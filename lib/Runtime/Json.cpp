@@ -152,14 +152,30 @@ private:
         break;
       char e = s[pos++];
       switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         if (pos + 4 > s.size())
           return fail("truncated \\u escape");
@@ -191,9 +207,8 @@ private:
     if (pos < s.size() && (s[pos] == '-' || s[pos] == '+'))
       ++pos;
     while (pos < s.size() &&
-           (std::isdigit(static_cast<unsigned char>(s[pos])) ||
-            s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E' ||
-            s[pos] == '-' || s[pos] == '+')) {
+           (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.' ||
+            s[pos] == 'e' || s[pos] == 'E' || s[pos] == '-' || s[pos] == '+')) {
       if (!std::isdigit(static_cast<unsigned char>(s[pos])))
         isInteger = false;
       ++pos;

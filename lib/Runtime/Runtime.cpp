@@ -32,7 +32,8 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
-constexpr int kMaxDynamicSharedSizeAttr = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kMaxDynamicSharedSizeAttr =
+    8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 thread_local std::string lastError;
 
@@ -53,12 +54,12 @@ struct Driver {
   CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
   CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) =
-      nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
+                                  const char *) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
@@ -133,7 +134,7 @@ Driver *driver(std::string &error) {
   return &d;
 }
 
-#define SINTER_CU(drv, call, what)                                            \
+#define SINTER_CU(drv, call, what)                                             \
   do {                                                                         \
     CUresult status_ = (drv)->call;                                            \
     if (status_ != 0)                                                          \
@@ -143,8 +144,8 @@ Driver *driver(std::string &error) {
 
 struct Param {
   enum Kind { Argument, Temp, Constant } kind;
-  size_t index = 0;     // argument or temp index
-  uint64_t bits = 0;    // constant payload (little-endian)
+  size_t index = 0;  // argument or temp index
+  uint64_t bits = 0; // constant payload (little-endian)
 };
 
 struct Launch {
@@ -324,10 +325,10 @@ extern "C" int sinter_rt_load(const char *dir, int device,
             "cuModuleLoadData(" + cubinPath + ")");
   for (auto &[name, f] : program->functions) {
     for (Launch &l : f.launches) {
-      SINTER_CU(d,
-                cuModuleGetFunction(&l.function, program->module,
-                                    l.kernel.c_str()),
-                "cuModuleGetFunction(" + l.kernel + ")");
+      SINTER_CU(
+          d,
+          cuModuleGetFunction(&l.function, program->module, l.kernel.c_str()),
+          "cuModuleGetFunction(" + l.kernel + ")");
       if (l.sharedMemory > 48 * 1024)
         SINTER_CU(d,
                   cuFuncSetAttribute(l.function, kMaxDynamicSharedSizeAttr,
@@ -355,8 +356,7 @@ extern "C" void sinter_rt_unload(sinter_rt_program *program) {
 }
 
 extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
-                             void *const *args, size_t num_args,
-                             void *stream) {
+                             void *const *args, size_t num_args, void *stream) {
   if (!program)
     return fail(SINTER_RT_ERROR_ARGUMENT, "no program");
   auto it = program->functions.find(function ? function : "");
@@ -420,8 +420,8 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
     }
     SINTER_CU(d,
               cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2],
-                             l.block[0], l.block[1], l.block[2],
-                             l.sharedMemory, stream, params.data(), nullptr),
+                             l.block[0], l.block[1], l.block[2], l.sharedMemory,
+                             stream, params.data(), nullptr),
               "cuLaunchKernel(" + l.kernel + ") in " + f.name);
     if (syncEach)
       SINTER_CU(d, cuStreamSynchronize(stream),

@@ -100,6 +100,6 @@ Value sinter::buildPhiloxKeep(OpBuilder &b, Location loc, Value offsetI64,
                               Value seedI64, double p) {
   if (philoxDropThreshold(p) == 0)
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  return buildPhiloxKeepWord(b, loc, buildPhiloxWord(b, loc, offsetI64, seedI64),
-                             p);
+  return buildPhiloxKeepWord(b, loc,
+                             buildPhiloxWord(b, loc, offsetI64, seedI64), p);
 }

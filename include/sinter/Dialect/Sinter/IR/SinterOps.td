@@ -107,7 +107,7 @@ def Sinter_SoftmaxOp : Sinter_Op<"softmax",
 
     ```mlir
     %p = sinter.softmax %s dim 3 : tensor<2x8x128x128xf32>
-    %q = sinter.softmax %s dim 1 mask(%m : tensor<128xf32>)
+    %q = sinter.softmax %t dim 1 mask(%m : tensor<128xf32>)
         {scale = 1.250000e-01 : f32} : tensor<4x128xbf16>
     ```
   }];
@@ -339,6 +339,8 @@ def Sinter_YieldOp : Sinter_Op<"yield",
   let summary = "Terminates a sinter.fused body with one scalar per result";
   let description = [{
     Yields the element of each result of the enclosing `sinter.fused`.
+
+    Example:
 
     ```mlir
     sinter.yield %a, %b : f32, bf16

@@ -47,9 +47,8 @@ def RaiseAttention : Pass<"sinter-raise-attention"> {
     * an f32 softmax between f16/bf16 products (`arith.extf`/`truncf`
       around it); a TOSA splat-tensor scale counts as a uniform scalar.
 
-    Not recognised yet (the chain stays upstream linalg): contraction
-    `linalg.generic`s for the products, dropout on the probabilities,
-    dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
+    Not recognised yet (the chain stays upstream linalg): dropout on the
+    probabilities, 4-D contraction generics, dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
 
     The rewritten operands are reshaped to `[B, H, S, D]` (`B = 1` when the
     products are not split into heads); a causal fill that is finite
