@@ -41,6 +41,7 @@ llvm::SmallVector<mlir::Type> bufferTypes(const KernelLaunch &launch);
 struct Tuning {
   int64_t rowVectors = 4;   // 16-byte vectors per thread in row kernels
   int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
+  int64_t rowBlock = 256;   // threads per block in row kernels (rows share)
 };
 
 /// How a row kernel maps rows of `cols` elements onto threads.

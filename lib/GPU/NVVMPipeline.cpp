@@ -52,6 +52,7 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   OutlineCUDAKernelsOptions outline;
   outline.rowVectors = options.rowVectors;
   outline.fusedVectors = options.fusedVectors;
+  outline.rowBlock = options.rowBlock;
   pm.addPass(createOutlineCUDAKernels(outline));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;

@@ -23,6 +23,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace sinter {
 #define GEN_PASS_DEF_OUTLINECUDAKERNELS
@@ -141,13 +142,14 @@ struct OutlineCUDAKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (rowVectors < 1 || fusedVectors < 1) {
+    if (rowVectors < 1 || fusedVectors < 1 || rowBlock < 32 ||
+        rowBlock > 1024 || !llvm::isPowerOf2_64(rowBlock)) {
       getOperation().emitError(
           "sinter-outline-cuda-kernels: row-vectors and fused-vectors must "
-          "be at least 1");
+          "be at least 1, row-block a power of two in [32, 1024]");
       return signalPassFailure();
     }
-    Tuning tuning{rowVectors, fusedVectors};
+    Tuning tuning{rowVectors, fusedVectors, rowBlock};
     ModuleOp module = getOperation();
     // Unfused elementwise named ops (add, transpose, fill, broadcast...)
     // become generics, which the elementwise kernel runs.

@@ -47,7 +47,9 @@ sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
     return op->emitOpError("rows of ")
            << cols << " elements exceed what the register-resident CUDA row "
            << "kernel holds (" << 32 * 1024 * c.vec << ")";
-  c.rowsPerBlock = c.threadsPerRow >= 256 ? 1 : 256 / c.threadsPerRow;
+  c.rowsPerBlock = c.threadsPerRow >= tuning.rowBlock
+                       ? 1
+                       : tuning.rowBlock / c.threadsPerRow;
   c.block = c.threadsPerRow * c.rowsPerBlock;
   c.grid = llvm::divideCeil(rows, c.rowsPerBlock);
   return c;
@@ -230,7 +232,7 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   auto inType = cast<RankedTensorType>(op.getInput().getType());
   ArrayRef<int64_t> shape = inType.getShape();
   int64_t rank = inType.getRank();
-  if (op.getDimension() != rank - 1)
+  if (static_cast<int64_t>(op.getDimension()) != rank - 1)
     return op.emitOpError("the CUDA backend runs softmax over the trailing "
                           "dimension only; got dimension ")
            << op.getDimension() << " of " << rank;

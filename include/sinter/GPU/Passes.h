@@ -40,6 +40,10 @@ struct NVVMPipelineOptions
       *this, "row-vectors",
       llvm::cl::desc("16-byte vectors per thread in softmax/norm kernels"),
       llvm::cl::init(4)};
+  Option<int64_t> rowBlock{
+      *this, "row-block",
+      llvm::cl::desc("threads per block in softmax/norm kernels"),
+      llvm::cl::init(256)};
   Option<int64_t> fusedVectors{
       *this, "fused-vectors",
       llvm::cl::desc("16-byte vectors per thread in sinter.fused kernels"),

@@ -56,7 +56,10 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            "16-byte vectors each thread of a softmax/norm kernel keeps in "
            "flight (sets the lanes per row)">,
     Option<"fusedVectors", "fused-vectors", "int64_t", /*default=*/"2",
-           "16-byte vectors per thread in a sinter.fused kernel">
+           "16-byte vectors per thread in a sinter.fused kernel">,
+    Option<"rowBlock", "row-block", "int64_t", /*default=*/"256",
+           "threads per block of a softmax/norm kernel (short rows share a "
+           "block)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
