@@ -125,6 +125,27 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
   });
 }
 
+/// Creates the kernel of a row op: arguments are its operands then its
+/// results, two shared-memory reduction buffers; positions `b` in the body.
+static std::tuple<KernelLaunch, Value, Value>
+startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
+               gpu::GPUModuleOp module, StringRef name) {
+  KernelLaunch launch;
+  launch.grid = c.grid;
+  launch.block = c.block;
+  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
+  launch.results.append(op->getResults().begin(), op->getResults().end());
+  gpu::GPUFuncOp func =
+      createKernel(b, module, name, bufferTypes(launch), c.block);
+  launch.kernel = func;
+  Value smem =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
+  Value smem2 =
+      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
+  b.setInsertionPointToStart(&func.getBody().front());
+  return {launch, smem, smem2};
+}
+
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
                                      StringRef name, const Tuning &tuning) {
@@ -142,22 +163,9 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     return failure();
   const RowConfig &c = *cfg;
 
-  // Kernel arguments: inputs in operand order, then results.
-  KernelLaunch launch;
-  launch.grid = c.grid;
-  launch.block = c.block;
-  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
-  launch.results.append(op->getResults().begin(), op->getResults().end());
-  SmallVector<Type> argTypes = bufferTypes(launch);
-
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
-  gpu::GPUFuncOp func = createKernel(b, module, name, argTypes, c.block);
-  launch.kernel = func;
-  Value smem =
-      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
-  Value smem2 =
-      func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
-  b.setInsertionPointToStart(&func.getBody().front());
+  auto [launch, smem, smem2] = startRowKernel(b, op, c, module, name);
+  gpu::GPUFuncOp func = launch.kernel;
   KernelBuilder kb(b);
   ValueRange args = func.getArguments();
   unsigned a = 0;
@@ -244,20 +252,9 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
     return failure();
   const RowConfig &c = *cfg;
 
-  KernelLaunch launch;
-  launch.grid = c.grid;
-  launch.block = c.block;
-  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
-  launch.results.push_back(op.getResult());
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
-  gpu::GPUFuncOp func =
-      createKernel(b, module, name, bufferTypes(launch), c.block);
-  launch.kernel = func;
-  Value smem =
-      func.addWorkgroupAttribution(smemType(b.getContext(), c), op.getLoc());
-  Value smem2 =
-      func.addWorkgroupAttribution(smemType(b.getContext(), c), op.getLoc());
-  b.setInsertionPointToStart(&func.getBody().front());
+  auto [launch, smem, smem2] = startRowKernel(b, op, c, module, name);
+  gpu::GPUFuncOp func = launch.kernel;
   KernelBuilder kb(b);
   Value x = kb.flatten(func.getArgument(0));
   Value mask = op.getMask() ? kb.flatten(func.getArgument(1)) : Value();
