@@ -50,7 +50,8 @@ static std::string dtypeName(Type t) {
 
 namespace {
 struct BufferInfo {
-  std::string name;
+  std::string id;      // internal: argN, resultN, tmpN
+  std::string name;    // shown to users: the source name of an argument
   std::string role;    // input, output or temp
   std::string aliasOf; // an output written in place into this input
   std::string dtype;
@@ -90,7 +91,7 @@ static FailureOr<int64_t> constantIndex(Value v) {
 
 static BufferInfo describe(StringRef name, StringRef role, Type type) {
   BufferInfo info;
-  info.name = name.str();
+  info.id = info.name = name.str();
   info.role = role.str();
   if (auto shaped = dyn_cast<ShapedType>(type)) {
     info.dtype = dtypeName(shaped.getElementType());
@@ -105,7 +106,8 @@ static BufferInfo describe(StringRef name, StringRef role, Type type) {
   return info;
 }
 
-static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
+static FailureOr<FunctionPlan>
+planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
   FunctionPlan plan;
   plan.name = func.getSymName().str();
   llvm::DenseMap<Value, std::string> names; // SSA value -> buffer name
@@ -118,7 +120,13 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
     if (info.dtype.empty())
       return func.emitError("argument #")
              << i << " has an element type the runtime cannot pass: " << t;
-    names[arg] = info.name;
+    names[arg] = info.id;
+    if (argNames) {
+      auto it = argNames->find(func.getSymName());
+      if (it != argNames->end() && i < it->second.size() &&
+          !it->second[i].empty())
+        info.name = it->second[i];
+    }
     plan.arguments.push_back(info);
   }
   // Which allocations are returned: those become the outputs.
@@ -145,7 +153,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
     if (arg && arg.getOwner() == &func.getBody().front()) {
       outputs[i] =
           describe("result" + std::to_string(i), "output", result.getType());
-      outputs[i].aliasOf = "arg" + std::to_string(arg.getArgNumber());
+      outputs[i].aliasOf = plan.arguments[arg.getArgNumber()].name;
       continue;
     }
     if (!alloc)
@@ -161,7 +169,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
     // The output has the returned (possibly reshaped) tensor's shape.
     outputs[i] = describe("result" + std::to_string(i), "output",
                           ret.getOperand(i).getType());
-    names[alloc] = outputs[i].name;
+    names[alloc] = outputs[i].id;
   }
   plan.arguments.append(outputs.begin(), outputs.end());
 
@@ -171,7 +179,7 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
         continue;
       BufferInfo info = describe("tmp" + std::to_string(plan.temps.size()),
                                  "temp", alloc.getType());
-      names[alloc] = info.name;
+      names[alloc] = info.id;
       plan.temps.push_back(info);
       continue;
     }
@@ -255,6 +263,19 @@ static FailureOr<FunctionPlan> planFunction(func::FuncOp func) {
   return plan;
 }
 
+/// The manifest refers to a function argument (inputs, then outputs) or a
+/// temporary by its index.
+static std::pair<StringRef, int64_t> refOf(const FunctionPlan &plan,
+                                           StringRef id) {
+  for (auto [i, b] : llvm::enumerate(plan.arguments))
+    if (b.id == id)
+      return {"arg", static_cast<int64_t>(i)};
+  for (auto [i, b] : llvm::enumerate(plan.temps))
+    if (b.id == id)
+      return {"temp", static_cast<int64_t>(i)};
+  llvm_unreachable("launch argument without a buffer");
+}
+
 static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
                         int64_t index) {
   json.object([&] {
@@ -311,7 +332,8 @@ sinter::compileCUDAToPTX(ModuleOp module, const NVVMPipelineOptions &options) {
 
 LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                                           const NVVMPipelineOptions &options,
-                                          StringRef outDir) {
+                                          StringRef outDir,
+                                          const ArgumentNames *argNames) {
   std::string chip = options.chip;
   OwningOpRef<ModuleOp> ptxModule = module.clone();
   FailureOr<std::string> ptx = lower(*ptxModule, options, "isa");
@@ -325,7 +347,7 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isPrivate() || func.isExternal())
       continue;
-    FailureOr<FunctionPlan> plan = planFunction(func);
+    FailureOr<FunctionPlan> plan = planFunction(func, argNames);
     if (failed(plan))
       return failure();
     plans.push_back(std::move(*plan));
@@ -374,7 +396,8 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                     for (const LaunchArg &a : l.args) {
                       json.object([&] {
                         if (!a.buffer.empty()) {
-                          json.attribute("ref", a.buffer);
+                          auto [kind, index] = refOf(plan, a.buffer);
+                          json.attribute(kind, index);
                         } else {
                           json.attribute("type", a.constantType);
                           if (a.constantType[0] == 'f')

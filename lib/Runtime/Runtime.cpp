@@ -208,7 +208,6 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
         !temps->isArray() || !launches || !launches->isArray())
       return bad("a function lacks name/arguments/temps/launches");
     f.name = name->string;
-    std::map<std::string, Param> refs;
     for (size_t i = 0; i < args->array.size(); ++i) {
       const JsonValue *n = args->array[i].get("name");
       if (!n || !n->isString())
@@ -216,7 +215,6 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
       f.argumentNames.push_back(n->string);
       const JsonValue *kind = args->array[i].get("kind");
       f.argumentIsScalar.push_back(kind && kind->string == "scalar");
-      refs[n->string] = Param{Param::Argument, i, 0};
     }
     for (size_t i = 0; i < temps->array.size(); ++i) {
       const JsonValue *n = temps->array[i].get("name");
@@ -224,7 +222,6 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
       if (!n || !n->isString() || !bytes || !bytes->isNumber())
         return bad("a temp of " + f.name + " lacks name/bytes");
       f.tempBytes.push_back(static_cast<size_t>(bytes->integer));
-      refs[n->string] = Param{Param::Temp, i, 0};
     }
     for (const JsonValue &lv : launches->array) {
       Launch l;
@@ -243,12 +240,18 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
       }
       l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
       for (const JsonValue &av : largs->array) {
-        if (const JsonValue *ref = av.get("ref")) {
-          auto it = refs.find(ref->string);
-          if (it == refs.end())
-            return bad("launch of " + l.kernel + " refers to unknown '" +
-                       ref->string + "'");
-          l.params.push_back(it->second);
+        const JsonValue *argRef = av.get("arg");
+        const JsonValue *tempRef = av.get("temp");
+        if (argRef || tempRef) {
+          bool isArg = argRef != nullptr;
+          int64_t index = (isArg ? argRef : tempRef)->integer;
+          size_t count = isArg ? f.argumentNames.size() : f.tempBytes.size();
+          if (index < 0 || static_cast<size_t>(index) >= count)
+            return bad("launch of " + l.kernel + " refers to " +
+                       (isArg ? "argument " : "temp ") + std::to_string(index) +
+                       " of " + std::to_string(count));
+          l.params.push_back(Param{isArg ? Param::Argument : Param::Temp,
+                                   static_cast<size_t>(index), 0});
           continue;
         }
         const JsonValue *type = av.get("type");

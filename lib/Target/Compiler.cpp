@@ -170,7 +170,8 @@ static LogicalResult writeOutput(ModuleOp module, StringRef outDir,
 static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
                                     StringRef outDir,
                                     const sinter::CompileOptions &options,
-                                    Location fileLoc) {
+                                    Location fileLoc,
+                                    const sinter::ArgumentNameMap *argNames) {
 #ifdef SINTER_HAVE_CUDA_TARGET
   if (options.emit == sinter::EmitKind::MLIR ||
       options.emit == sinter::EmitKind::LLVMIR)
@@ -195,7 +196,7 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   if (outDir == "-")
     return emitError(fileLoc) << "an artifact is a directory: give -o <dir> "
                                  "(or --emit=ptx to write to stdout)";
-  if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir)))
+  if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir, argNames)))
     return failure();
   codegen.done();
   return success();
@@ -251,7 +252,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
 
   if (!getCUDAChip(options.target).empty())
     return compileForCUDA(*module, getCUDAChip(options.target), outDir, options,
-                          fileLoc);
+                          fileLoc, &names);
   if (options.emit == EmitKind::PTX)
     return emitError(fileLoc)
            << "--emit=ptx needs a CUDA target (--target=cuda:sm_<arch>)";

@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "sinter/GPU/Passes.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace sinter {
 
@@ -29,9 +30,15 @@ constexpr int64_t kCUDAManifestFormatVersion = 1;
 /// shaped tensors) for `chip` and writes the artifact into `outDir`, which
 /// must exist. `module` is lowered in place. Errors are emitted as
 /// diagnostics at the offending op.
-mlir::LogicalResult compileCUDAArtifact(mlir::ModuleOp module,
-                                        const NVVMPipelineOptions &options,
-                                        llvm::StringRef outDir);
+/// Source names of each function's arguments (`%k` gives "k"), by function.
+using ArgumentNames = llvm::StringMap<llvm::SmallVector<std::string>>;
+
+/// `argNames`, when given, names the manifest's arguments after the source
+/// (as the CPU manifest does); otherwise they are arg0, arg1, ...
+mlir::LogicalResult
+compileCUDAArtifact(mlir::ModuleOp module, const NVVMPipelineOptions &options,
+                    llvm::StringRef outDir,
+                    const ArgumentNames *argNames = nullptr);
 
 /// Lowers `module` for `options.chip` and returns the kernels' PTX
 /// (`--emit=ptx`).
