@@ -94,6 +94,20 @@ TEST_F(RuntimeArtifact, MalformedManifestNamesTheProblem) {
       << sinter_rt_last_error();
 }
 
+TEST_F(RuntimeArtifact, NonFiniteConstantsTravelAsBits) {
+  // -inf as f32 bits: the manifest parses (the failure comes later, from the
+  // driver or the bogus cubin, not from the manifest).
+  write("manifest.json", R"({"target": "cuda:sm_90a", "functions": [
+      {"name": "main", "arguments": [], "temps": [], "launches": [
+        {"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
+         "shared_memory": 0,
+         "args": [{"type": "f32", "bits": 4286578688}]}]}]})");
+  write("kernels.cubin", "not a cubin");
+  sinter_rt_program *p = nullptr;
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+      << sinter_rt_last_error();
+}
+
 TEST_F(RuntimeArtifact, CpuManifestIsRejected) {
   write("manifest.json", R"({"target": "cpu", "functions": []})");
   write("kernels.cubin", "");

@@ -23,10 +23,13 @@
 #include "mlir/Pass/PassManager.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -276,6 +279,14 @@ static std::pair<StringRef, int64_t> refOf(const FunctionPlan &plan,
   llvm_unreachable("launch argument without a buffer");
 }
 
+/// The IEEE-754 bit pattern of a float constant, as the runtime passes it.
+static int64_t floatBits(const LaunchArg &a) {
+  if (a.constantType == "f64")
+    return static_cast<int64_t>(llvm::bit_cast<uint64_t>(a.floatValue));
+  return static_cast<int64_t>(
+      llvm::bit_cast<uint32_t>(static_cast<float>(a.floatValue)));
+}
+
 static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
                         int64_t index) {
   json.object([&] {
@@ -400,10 +411,16 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                           json.attribute(kind, index);
                         } else {
                           json.attribute("type", a.constantType);
-                          if (a.constantType[0] == 'f')
-                            json.attribute("value", a.floatValue);
-                          else
+                          if (a.constantType[0] != 'f') {
                             json.attribute("value", a.intValue);
+                          } else {
+                            // The IEEE bits are exact and cover inf/nan,
+                            // which JSON numbers cannot; the value is there
+                            // for readers when it is finite.
+                            if (std::isfinite(a.floatValue))
+                              json.attribute("value", a.floatValue);
+                            json.attribute("bits", floatBits(a));
+                          }
                         }
                       });
                     }

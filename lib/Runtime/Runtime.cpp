@@ -256,10 +256,19 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
         }
         const JsonValue *type = av.get("type");
         const JsonValue *value = av.get("value");
-        if (!type || !value)
+        const JsonValue *bits = av.get("bits");
+        if (!type || (!value && !bits))
           return bad("a launch argument of " + l.kernel + " is incomplete");
         Param c{Param::Constant, 0, 0};
-        if (type->string == "f32") {
+        if (bits && (type->string == "f32" || type->string == "f64")) {
+          // Exact IEEE bits (also for inf and nan).
+          c.bits =
+              type->string == "f32"
+                  ? static_cast<uint64_t>(static_cast<uint32_t>(bits->integer))
+                  : static_cast<uint64_t>(bits->integer);
+        } else if (!value) {
+          return bad("a launch argument of " + l.kernel + " has no value");
+        } else if (type->string == "f32") {
           float v = static_cast<float>(value->number);
           std::memcpy(&c.bits, &v, sizeof(v));
         } else if (type->string == "f64") {
