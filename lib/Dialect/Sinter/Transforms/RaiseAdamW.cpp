@@ -357,29 +357,9 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
     return miss(why, "the second moment's coefficients do not sum to 1");
   if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
     return miss(why, "betas outside [0, 1)");
-  if (step1) {
-    // Run-time step: the bias corrections are computed by the IR.
-    if (!step2 || !same(b, step1, step2))
-      return miss(why, "the bias corrections use different steps");
-    if (!f32Near(bcBeta1, beta1) || !f32Near(bcBeta2, beta2))
-      return miss(why, "the bias corrections use other betas than the "
-                       "moments");
-    if (!f32Near(bc2Sqrt, 1.0))
-      return miss(why, "the denominator has an extra constant factor");
-    m.runtimeStep = stepValue(step1);
-    // The step computations are shared by all parameters: not part of one
-    // update (they are erased once no update uses them).
-    m.covered.remove_if([](Operation *op) {
-      return llvm::all_of(op->getResultTypes(), [](Type t) {
-        auto rt = dyn_cast<RankedTensorType>(t);
-        return !rt || rt.getRank() == 0;
-      });
-    });
-    if (!m.runtimeStep)
-      return miss(why, "the step is not an f32 scalar or 0-d tensor");
-    if (!(stepSize > 0))
-      return miss(why, "the update does not move against the moment");
-    double lr = snap(stepSize, [&](double d) { return f32Near(d, stepSize); });
+  // Completes the match once lr is known; the run-time-step and the
+  // constant-step forms differ only in how lr (and the step) are found.
+  auto finish = [&](double lr) -> std::optional<AdamMatch> {
     double wd = 0;
     if (decay != 1.0) {
       wd = snap((1.0 - decay) / lr,
@@ -403,6 +383,31 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
     if (vNew->kind == Node::Kind::View && vNew->value.getType() == type)
       m.newV = vNew->value;
     return m;
+  };
+  if (step1) {
+    // Run-time step: the bias corrections are computed by the IR.
+    if (!step2 || !same(b, step1, step2))
+      return miss(why, "the bias corrections use different steps");
+    if (!f32Near(bcBeta1, beta1) || !f32Near(bcBeta2, beta2))
+      return miss(why, "the bias corrections use other betas than the "
+                       "moments");
+    if (!f32Near(bc2Sqrt, 1.0))
+      return miss(why, "the denominator has an extra constant factor");
+    m.runtimeStep = stepValue(step1);
+    // The step computations are shared by all parameters: not part of one
+    // update (they are erased once no update uses them).
+    m.covered.remove_if([](Operation *op) {
+      return llvm::all_of(op->getResultTypes(), [](Type t) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        return !rt || rt.getRank() == 0;
+      });
+    });
+    if (!m.runtimeStep)
+      return miss(why, "the step is not an f32 scalar or 0-d tensor");
+    if (!(stepSize > 0))
+      return miss(why, "the update does not move against the moment");
+    return finish(
+        snap(stepSize, [&](double d) { return f32Near(d, stepSize); }));
   }
   double tReal = std::log(1.0 - bc2Sqrt * bc2Sqrt) / std::log(beta2);
   if (!std::isfinite(tReal) || tReal < 0.5 || tReal > 1e9)
@@ -414,32 +419,9 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
   double bc1 = 1.0 - std::pow(beta1, t);
   if (!(stepSize > 0))
     return miss(why, "the update does not move against the moment");
-  double lr = snap(stepSize * bc1,
-                   [&](double d) { return f32Near(d / bc1, stepSize); });
-  double wd = 0;
-  if (decay != 1.0) {
-    wd = snap((1.0 - decay) / lr,
-              [&](double d) { return f32Near(1.0 - lr * d, decay); });
-    if (!(wd >= 0) || !f32Near(1.0 - lr * wd, decay))
-      return miss(why, "the decay factor is not 1 - lr * weight_decay");
-  }
-  m.eps = snap(*eps, [&](double d) { return f32Near(d, *eps); });
-  m.beta1 = beta1;
-  m.beta2 = beta2;
-  m.lr = lr;
-  m.wd = wd;
   m.step = t;
-  m.root = root.getDefiningOp();
-  m.p = paramLeaf->value;
-  m.g = gLeaf->value;
-  m.m = mLeaf->value;
-  m.v = vLeaf->value;
-  m.newP = root;
-  if (mNew->kind == Node::Kind::View && mNew->value.getType() == type)
-    m.newM = mNew->value;
-  if (vNew->kind == Node::Kind::View && vNew->value.getType() == type)
-    m.newV = vNew->value;
-  return m;
+  return finish(snap(stepSize * bc1,
+                     [&](double d) { return f32Near(d / bc1, stepSize); }));
 }
 
 namespace {
