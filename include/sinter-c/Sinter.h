@@ -51,13 +51,6 @@ SINTER_CAPI_EXPORTED void sinter_free_string(char *str);
 /// The version of the library, e.g. "0.1.0" (static storage).
 SINTER_CAPI_EXPORTED const char *sinter_version(void);
 
-/// Nonzero when the library contains the fusion pipeline.
-SINTER_CAPI_EXPORTED int sinter_has_fusion_pipeline(void);
-
-/// Nonzero when the library lowers sinter ops (sinter-lower-to-loops) to
-/// the CPU; without it only unfused upstream programs compile.
-SINTER_CAPI_EXPORTED int sinter_cpu_lowers_sinter_ops(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -93,9 +93,3 @@ int sinter_compile_to_dir(const char *ir, size_t len, const char *target,
 void sinter_free_string(char *str) { std::free(str); }
 
 const char *sinter_version(void) { return SINTER_VERSION_STRING; }
-
-int sinter_has_fusion_pipeline(void) { return sinter::hasFusionPipeline(); }
-
-int sinter_cpu_lowers_sinter_ops(void) {
-  return sinter::cpuPipelineLowersSinterOps();
-}

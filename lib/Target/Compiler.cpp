@@ -39,13 +39,9 @@
 
 #include <chrono>
 
-#ifdef SINTER_HAVE_FUSION_PIPELINE
-#include "sinter/Pipelines/Pipelines.h"
-#endif
-#ifdef SINTER_HAVE_CUDA_TARGET
 #include "sinter/GPU/CUDAArtifact.h"
 #include "sinter/GPU/Passes.h"
-#endif
+#include "sinter/Pipelines/Pipelines.h"
 
 using namespace mlir;
 
@@ -59,22 +55,6 @@ void sinter::registerCompilerDialects(DialectRegistry &registry) {
   sinter::registerAllDialects(registry);
 }
 
-bool sinter::hasFusionPipeline() {
-#ifdef SINTER_HAVE_FUSION_PIPELINE
-  return true;
-#else
-  return false;
-#endif
-}
-
-bool sinter::hasCUDATarget() {
-#ifdef SINTER_HAVE_CUDA_TARGET
-  return true;
-#else
-  return false;
-#endif
-}
-
 /// "sm_90a" for "cuda:sm_90a"; "" when `target` is not a CUDA target.
 static StringRef getCUDAChip(StringRef target) {
   return target.starts_with("cuda:") ? target.drop_front(5) : StringRef();
@@ -84,12 +64,6 @@ bool sinter::checkTarget(StringRef target, std::string &error) {
   if (target == "cpu")
     return true;
   if (target.starts_with("cuda:sm_") || target == "cuda") {
-    if (!hasCUDATarget()) {
-      error = "target '" + target.str() +
-              "' is not built yet: this build compiles for 'cpu' only (the "
-              "CUDA backend is a separate component)";
-      return false;
-    }
     StringRef arch = getCUDAChip(target).drop_front(3);
     if (arch.size() < 2 || !llvm::isDigit(arch[0]) || !llvm::isDigit(arch[1])) {
       error = "malformed CUDA target '" + target.str() +
@@ -172,7 +146,6 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
                                     const sinter::CompileOptions &options,
                                     Location fileLoc,
                                     const sinter::ArgumentNameMap *argNames) {
-#ifdef SINTER_HAVE_CUDA_TARGET
   if (options.emit == sinter::EmitKind::MLIR ||
       options.emit == sinter::EmitKind::LLVMIR)
     return emitError(fileLoc) << "--emit=mlir and --emit=llvm are CPU "
@@ -200,9 +173,6 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
     return failure();
   codegen.done();
   return success();
-#else
-  return emitError(fileLoc) << "this build has no CUDA backend";
-#endif
 }
 
 LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
@@ -238,15 +208,11 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
   StageTimer fusion(options, "fusion");
   if (!options.fusion) {
     fusion.done("skipped: --no-fusion");
-  } else if (!hasFusionPipeline()) {
-    fusion.done("skipped: this build has no fusion pipeline");
   } else {
-#ifdef SINTER_HAVE_FUSION_PIPELINE
     PassManager pm(&context);
     sinter::buildFusionPipeline(pm, sinter::FusionOptions());
     if (failed(pm.run(*module)))
       return failure();
-#endif
     fusion.done();
   }
 
@@ -264,19 +230,6 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
       describeFunctions(*module, names);
   if (failed(functions))
     return failure();
-  if (!cpuPipelineLowersSinterOps()) {
-    WalkResult walk = module->walk([](Operation *op) {
-      if (!isa<sinter::SinterDialect>(op->getDialect()))
-        return WalkResult::advance();
-      op->emitError() << "'" << op->getName()
-                      << "' cannot be lowered to the CPU: this build has no "
-                         "sinter-lower-to-loops conversion (compile with "
-                         "--no-fusion to keep the program unfused)";
-      return WalkResult::interrupt();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-  }
   // Inputs are read-only in the calling convention (callers may pass arrays
   // they still use): bufferization copies instead of writing into them.
   for (auto func : module->getOps<func::FuncOp>())

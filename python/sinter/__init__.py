@@ -23,14 +23,12 @@ from .runtime import Function, Program, load
 
 __all__ = [
     "ArgumentError", "CompileError", "Function", "FunctionNotFoundError",
-    "LoadError", "Program", "SinterError", "compile", "has_fusion_pipeline",
-    "library_path", "load", "lowers_sinter_ops", "version",
+    "LoadError", "Program", "SinterError", "compile", "library_path", "load",
+    "version",
 ]
 
 library_path = _capi.library_path
 version = _capi.version
-has_fusion_pipeline = _capi.has_fusion_pipeline
-lowers_sinter_ops = _capi.lowers_sinter_ops
 
 
 def compile(ir_text, target="cpu", fusion=True, out_dir=None,

@@ -58,8 +58,6 @@ def capi():
         lib.sinter_free_string.restype = None
         lib.sinter_version.argtypes = []
         lib.sinter_version.restype = ctypes.c_char_p
-        lib.sinter_has_fusion_pipeline.restype = ctypes.c_int
-        lib.sinter_cpu_lowers_sinter_ops.restype = ctypes.c_int
         _lib = lib
         return lib
 
@@ -91,10 +89,4 @@ def version():
     return capi().sinter_version().decode()
 
 
-def has_fusion_pipeline():
-    return bool(capi().sinter_has_fusion_pipeline())
 
-
-def lowers_sinter_ops():
-    """True when the compiler lowers sinter ops to the CPU."""
-    return bool(capi().sinter_cpu_lowers_sinter_ops())

@@ -58,15 +58,8 @@ struct CompileOptions {
 /// compilation needs to `registry`.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 
-/// True when this build contains the fusion pipeline
-/// (sinter::buildFusionPipeline).
-bool hasFusionPipeline();
-
-/// True when this build can compile for cuda:sm_<arch> targets.
-bool hasCUDATarget();
-
-/// Checks a target name; returns false with a message for unknown targets
-/// and for targets that this build cannot produce yet.
+/// Checks a target name; returns false with a message for unknown or
+/// malformed targets.
 bool checkTarget(llvm::StringRef target, std::string &error);
 
 /// Compiles the main buffer of `sourceMgr` into `outDir` (created when

@@ -24,28 +24,16 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
-#ifdef SINTER_HAVE_LOWER_TO_LOOPS
 #include "sinter/Conversion/Passes.h"
-#endif
 
 using namespace mlir;
 
-bool sinter::cpuPipelineLowersSinterOps() {
-#ifdef SINTER_HAVE_LOWER_TO_LOOPS
-  return true;
-#else
-  return false;
-#endif
-}
-
 void sinter::buildCPUPipeline(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
-#ifdef SINTER_HAVE_LOWER_TO_LOOPS
   // Sinter ops become scf/tensor/linalg/arith/math on tensors, so that one
   // upstream bufferization and loop lowering handle fused and unfused code
   // alike.
   pm.addPass(sinter::createLowerToLoopsPass());
-#endif
 
   // Drop private functions nothing calls (they would only be compiled).
   pm.addPass(createSymbolDCEPass());

@@ -3,7 +3,7 @@
 # exactly against a numpy Philox4x32-10, statistically for its rate, and
 # for reproducibility by seed.
 #
-# REQUIRES: numpy, sinter-cpu-lowering
+# REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
 # CHECK-NOT: FAIL
 # CHECK: ALL PASSED

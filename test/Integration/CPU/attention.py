@@ -2,7 +2,7 @@
 # ragged and tile-multiple sequence lengths, causal (bottom-right aligned)
 # and not, GQA/MQA, additive masks, f16/bf16 storage, lse, dropout.
 #
-# REQUIRES: numpy, sinter-cpu-lowering
+# REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
 # CHECK-NOT: FAIL
 # CHECK: ALL PASSED

@@ -2,7 +2,7 @@
 # independent float64 references (f32/f16/bf16 storage, ragged sizes,
 # optional masks, weights, biases and statistics results).
 #
-# REQUIRES: numpy, sinter-cpu-lowering
+# REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
 # CHECK-NOT: FAIL
 # CHECK: ALL PASSED

@@ -37,10 +37,6 @@ struct CPUPipelineOptions
       llvm::cl::init(64)};
 };
 
-/// True when this build contains the `sinter-lower-to-loops` conversion, so
-/// that programs holding sinter ops can be lowered to the CPU.
-bool cpuPipelineLowersSinterOps();
-
 /// Appends the CPU lowering to `pm` (which must be anchored on the module).
 void buildCPUPipeline(mlir::OpPassManager &pm,
                       const CPUPipelineOptions &options);
