@@ -14,6 +14,13 @@
 #include "mlir/Support/LLVM.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
+#include <string>
+
+namespace mlir::linalg {
+class FillOp;
+class GenericOp;
+} // namespace mlir::linalg
+
 namespace sinter::gpu_kernels {
 
 /// A generated kernel and how to launch it: the kernel's arguments are the
@@ -27,6 +34,8 @@ struct KernelLaunch {
   llvm::SmallVector<mlir::Value> operands;
   llvm::SmallVector<mlir::Value> results;
   llvm::SmallVector<std::pair<mlir::Value, unsigned>> inPlace;
+  /// Bytes of dynamic shared memory (gpu.dynamic_shared_memory).
+  int64_t sharedMemory = 0;
 };
 
 /// Most tensors one AdamW launch updates (4 pointers each must fit the
@@ -39,9 +48,11 @@ llvm::SmallVector<mlir::Type> bufferTypes(const KernelLaunch &launch);
 
 /// Tile parameters of the generated kernels (pass options).
 struct Tuning {
-  int64_t rowVectors = 4;   // 16-byte vectors per thread in row kernels
-  int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
-  int64_t rowBlock = 256;   // threads per block in row kernels (rows share)
+  int64_t rowVectors = 4;      // 16-byte vectors per thread in row kernels
+  int64_t fusedVectors = 2;    // 16-byte vectors per thread in fused kernels
+  int64_t rowBlock = 256;      // threads per block in row kernels (rows share)
+  int64_t smVersion = 90;      // target chip, sm_<smVersion>
+  std::string attentionConfig; // overrides the attention table when set
 };
 
 /// How a row kernel maps rows of `cols` elements onto threads.
@@ -69,6 +80,27 @@ mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
 mlir::FailureOr<KernelLaunch>
 buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                      llvm::StringRef name);
+/// Tile configuration of the tensor-core attention kernel, or the CUDA-core
+/// kernel. Text form: "warps=4,mtiles=2,bn=64" or "cuda-cores".
+struct AttentionConfig {
+  int64_t warps = 4;   // warps per block
+  int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
+  int64_t blockN = 64; // keys per K/V tile
+  bool tensorCores = true;
+  std::string str() const;
+};
+mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);
+/// The shipped table's configuration for `op` on sm_`smVersion` (see
+/// AttentionConfigs.inc, written by bench/autotune_attention.py).
+AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion);
+/// Whether the tensor-core kernel runs `op` with `cfg`; `why` says why not.
+mlir::LogicalResult checkMMAAttention(AttentionOp op, int64_t smVersion,
+                                      const AttentionConfig &cfg,
+                                      std::string &why);
+/// FlashAttention-2 on tensor cores (mma.sync m16n8k16, sm_80+).
+mlir::FailureOr<KernelLaunch>
+buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
+                        llvm::StringRef name, const AttentionConfig &cfg);
 mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName);
@@ -77,6 +109,24 @@ buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
 mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,
                                                 mlir::gpu::GPUModuleOp module,
                                                 llvm::StringRef name);
+
+/// Any linalg.generic on static tensors that the elementwise and matmul
+/// kernels do not run -- reductions, contractions with transposed or
+/// broadcast operands, writes through permuted output maps: one thread per
+/// output element runs the reduction loops serially and evaluates the
+/// region per point (f16/bf16 arithmetic in f32, one rounding per result).
+/// Operands must be read through projected permutations, and output maps
+/// must index exactly the parallel loops.
+mlir::FailureOr<KernelLaunch> buildSerialKernel(mlir::linalg::GenericOp op,
+                                                mlir::gpu::GPUModuleOp module,
+                                                llvm::StringRef name);
+/// Checks that the serial kernel can run `op` (a generic, or a named op
+/// before it is generalized, so that errors name it); emits a located error
+/// otherwise.
+mlir::LogicalResult checkSerialKernel(mlir::linalg::LinalgOp op);
+/// The value of `fill` converted to its element type when it is a constant
+/// that kernels fold into their initial accumulators; null otherwise.
+mlir::TypedAttr foldableFillValue(mlir::linalg::FillOp fill);
 
 /// One pass over the iteration space of `results` (all of one shape): the
 /// body's arguments are the elements of `inputs` (by `inputMaps`, projected

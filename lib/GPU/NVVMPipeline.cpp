@@ -53,6 +53,8 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   outline.rowVectors = options.rowVectors;
   outline.fusedVectors = options.fusedVectors;
   outline.rowBlock = options.rowBlock;
+  outline.chip = options.chip;
+  outline.attentionConfig = options.attentionConfig;
   pm.addPass(createOutlineCUDAKernels(outline));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;
@@ -76,6 +78,7 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
+  device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createCanonicalizerPass());

@@ -11,10 +11,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -23,6 +25,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace sinter {
@@ -35,6 +38,60 @@ using namespace sinter;
 using namespace sinter::gpu_kernels;
 
 static constexpr StringLiteral kKernelModuleName = "sinter_kernels";
+
+/// An elementwise linalg op the elementwise kernel runs: at least one loop,
+/// all loops parallel, inputs read through projected permutations, results
+/// written through identity maps, all results of one shape, and the inits the
+/// body reads leading the inits (they become the kernel's last inputs).
+static bool isElementwiseGeneric(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+      op.getNumParallelLoops() != op.getNumLoops() || op->getNumResults() == 0)
+    return false;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
+            /*allowZeroInResults=*/true))
+      return false;
+  bool skippedInit = false;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (!op.getMatchingIndexingMap(&init).isIdentity())
+      return false;
+    bool read = !op.getMatchingBlockArgument(&init).use_empty();
+    if (read && skippedInit)
+      return false;
+    skippedInit |= !read;
+  }
+  return true;
+}
+
+/// A linalg.matmul / linalg.batch_matmul the tiled matmul kernel runs: the
+/// default (untransposed) indexing maps and f16/bf16/f32 elements. Other
+/// matmuls are generalized and run on the serial kernel.
+static bool isPlainMatmul(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return false;
+  if (auto mm = dyn_cast<linalg::MatmulOp>(op); !mm || mm.hasUserDefinedMaps())
+    if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op);
+        !bmm || bmm.hasUserDefinedMaps())
+      return false;
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    Type elt = getElementTypeOrSelf(t);
+    return elt.isF16() || elt.isBF16() || elt.isF32();
+  });
+}
+
+/// A constant fill whose every use is the init of a linalg op with
+/// reduction loops (a matmul, a reduction): it folds into their kernels'
+/// initial accumulators instead of being written to memory.
+static bool foldsIntoReductions(linalg::FillOp fill) {
+  if (!foldableFillValue(fill) || fill->use_empty())
+    return false;
+  return llvm::all_of(fill->getUses(), [](OpOperand &use) {
+    auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return user && user.hasPureTensorSemantics() && user.isDpsInit(&use) &&
+           user.getNumReductionLoops() > 0;
+  });
+}
 
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
 /// launch.
@@ -55,13 +112,31 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
-  if (auto attention = dyn_cast<AttentionOp>(op))
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    AttentionConfig cfg;
+    if (tuning.attentionConfig.empty())
+      cfg = selectAttentionConfig(attention, tuning.smVersion);
+    else
+      cfg = *parseAttentionConfig(tuning.attentionConfig); // checked by pass
+    std::string why;
+    if (cfg.tensorCores) {
+      if (succeeded(checkMMAAttention(attention, tuning.smVersion, cfg, why)))
+        return one(buildAttentionMMAKernel(attention, module, name, cfg));
+      if (!tuning.attentionConfig.empty())
+        return attention.emitOpError("attention-config '")
+               << cfg.str()
+               << "' cannot run this op on the tensor cores: " << why;
+    }
     return one(buildAttentionKernel(attention, module, name));
+  }
   if (auto adamw = dyn_cast<AdamWOp>(op))
     return buildAdamWKernels(adamw, module, name);
-  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+  if (isPlainMatmul(op))
     return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name));
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    // Reductions, contractions with transposed operands, permuted writes.
+    if (!isElementwiseGeneric(generic))
+      return one(buildSerialKernel(generic, module, name));
     // Inputs, plus the inits whose values the body reads.
     SmallVector<Value> inputs(generic.getDpsInputs());
     SmallVector<AffineMap> maps;
@@ -71,10 +146,6 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     for (OpOperand &init : generic.getDpsInitsMutable()) {
       if (body.getArgument(init.getOperandNumber()).use_empty())
         continue;
-      if (init.getOperandNumber() != inputs.size())
-        return generic.emitOpError(
-            "reads an init while an earlier one is unread; not supported by "
-            "the CUDA backend yet");
       inputs.push_back(init.get());
       maps.push_back(generic.getMatchingIndexingMap(&init));
     }
@@ -110,23 +181,6 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   return op->emitOpError("is not supported by the CUDA backend yet");
 }
 
-/// An elementwise linalg op the elementwise kernel runs: all loops
-/// parallel, inputs read through projected permutations, results written
-/// through identity maps, all results of one shape.
-static bool isElementwiseGeneric(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() ||
-      op.getNumParallelLoops() != op.getNumLoops() || op->getNumResults() == 0)
-    return false;
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
-            /*allowZeroInResults=*/true))
-      return false;
-  for (OpOperand &init : op.getDpsInitsMutable())
-    if (!op.getMatchingIndexingMap(&init).isIdentity())
-      return false;
-  return true;
-}
-
 /// Checks that every tensor `op` touches has a static shape.
 static LogicalResult checkStatic(Operation *op) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
@@ -150,27 +204,52 @@ struct OutlineCUDAKernelsPass
       return signalPassFailure();
     }
     Tuning tuning{rowVectors, fusedVectors, rowBlock};
+    // sm_90a -> 90: the architecture number decides which kernels apply.
+    StringRef arch = StringRef(chip).trim();
+    if (!arch.consume_front("sm_") ||
+        arch.take_while(llvm::isDigit).getAsInteger(10, tuning.smVersion)) {
+      getOperation().emitError("sinter-outline-cuda-kernels: chip must look "
+                               "like sm_90a or sm_80, got '")
+          << chip << "'";
+      return signalPassFailure();
+    }
+    tuning.attentionConfig = attentionConfig;
+    if (!tuning.attentionConfig.empty() &&
+        failed(parseAttentionConfig(tuning.attentionConfig))) {
+      getOperation().emitError("sinter-outline-cuda-kernels: bad "
+                               "attention-config '")
+          << attentionConfig
+          << "': expected 'cuda-cores' or 'warps=W,mtiles=M,bn=N' with W in "
+             "{2,4,8}, M in {1,2}, N in {16,32,64,128}";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
-    // Unfused elementwise named ops (add, transpose, fill, broadcast...)
-    // become generics, which the elementwise kernel runs.
+    // Unfused named ops become generics: elementwise ones (add, transpose,
+    // fill, broadcast...) run on the elementwise kernel, reductions
+    // (linalg.reduce, transposed matmuls, matvec...) on the serial kernel.
+    // Plain matmuls keep their tiled kernel.
     IRRewriter rewriter(module.getContext());
     SmallVector<linalg::LinalgOp> named;
-    auto feedsOnlyMatmuls = [](Operation *op) {
-      return llvm::all_of(op->getUsers(), [](Operation *user) {
-        return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user);
-      });
-    };
+    bool unsupported = false;
     module.walk([&](linalg::LinalgOp op) {
-      // A fill that only initializes matmuls folds into their kernels.
-      if (isa<linalg::FillOp>(op.getOperation()) && feedsOnlyMatmuls(op))
+      // A constant fill that only initializes matmuls and reductions folds
+      // into their kernels.
+      if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation());
+          fill && foldsIntoReductions(fill))
         return;
-      if (!isa<linalg::GenericOp, linalg::MatmulOp, linalg::BatchMatmulOp>(
-              op.getOperation()) &&
-          op.hasPureTensorSemantics() &&
-          op.getNumParallelLoops() == op.getNumLoops() &&
-          !op->getParentOfType<gpu::GPUModuleOp>())
-        named.push_back(op);
+      if (isa<linalg::GenericOp>(op.getOperation()) || isPlainMatmul(op) ||
+          !op.hasPureTensorSemantics() ||
+          op->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      // Errors about a named reduction name it, not its generic form.
+      if (op.getNumReductionLoops() > 0 && failed(checkSerialKernel(op))) {
+        unsupported = true;
+        return;
+      }
+      named.push_back(op);
     });
+    if (unsupported)
+      return signalPassFailure();
     for (linalg::LinalgOp op : named) {
       rewriter.setInsertionPoint(op);
       (void)linalg::generalizeNamedOp(rewriter, op);
@@ -182,10 +261,10 @@ struct OutlineCUDAKernelsPass
       if (isa<SinterDialect>(op->getDialect()) &&
           !isa<YieldOp, DropoutOp>(op) && !op->getParentOfType<FusedOp>())
         ops.push_back(op);
-      else if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      else if (isPlainMatmul(op))
         ops.push_back(op);
       else if (auto g = dyn_cast<linalg::GenericOp>(op);
-               g && isElementwiseGeneric(g))
+               g && g.hasPureTensorSemantics() && g->getNumResults() > 0)
         ops.push_back(op);
       else if (isa<tensor::ExtractSliceOp>(op) &&
                !op->getParentOfType<FusedOp>())
@@ -208,9 +287,13 @@ struct OutlineCUDAKernelsPass
     for (Operation *op : ops) {
       if (failed(checkStatic(op)))
         return signalPassFailure();
-      std::string name =
-          (op->getName().stripDialect() + "_" + std::to_string(counter++))
-              .str();
+      // Kernels are named after their op; reductions run by the serial
+      // kernel are reduce_N.
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      StringRef family = generic && generic.getNumReductionLoops() > 0
+                             ? StringRef("reduce")
+                             : op->getName().stripDialect();
+      std::string name = (family + "_" + std::to_string(counter++)).str();
       FailureOr<SmallVector<KernelLaunch>> launches =
           buildKernels(op, kernels, name, tuning);
       if (failed(launches))
@@ -254,10 +337,15 @@ struct OutlineCUDAKernelsPass
     Value grid = arith::ConstantIndexOp::create(b, loc, launch.grid);
     Value block = arith::ConstantIndexOp::create(b, loc, launch.block);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value smem;
+    if (launch.sharedMemory > 0)
+      smem = arith::ConstantOp::create(
+          b, loc,
+          b.getI32IntegerAttr(static_cast<int32_t>(launch.sharedMemory)));
     gpu::LaunchFuncOp::create(b, loc, launch.kernel,
                               gpu::KernelDim3{grid, one, one},
                               gpu::KernelDim3{block, one, one},
-                              /*dynamicSharedMemorySize=*/Value(), args);
+                              /*dynamicSharedMemorySize=*/smem, args);
     auto replace = [&](Value r, Value buf) {
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);

@@ -157,6 +157,7 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   }
   sinter::NVVMPipelineOptions nvvm;
   nvvm.chip = chip.str();
+  nvvm.attentionConfig = options.attentionConfig;
   StageTimer codegen(options, "codegen");
   if (options.emit == sinter::EmitKind::PTX) {
     FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);

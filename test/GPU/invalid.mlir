@@ -24,8 +24,64 @@ func.func @row_too_long(%x: tensor<2x2097152xf32>) -> tensor<2x2097152xf32> {
 
 // -----
 
-func.func @transposed_matmul(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{with transposed operands is not supported by the CUDA backend yet}}
-  %r = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%a, %b : tensor<8x4xf32>, tensor<8x4xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %r : tensor<8x8xf32>
+func.func @dynamic_reduction(%x: tensor<?x64xf32>, %c: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{the CUDA backend needs static shapes, got 'tensor<?x64xf32>'}}
+  %r = linalg.reduce { arith.addf } ins(%x : tensor<?x64xf32>) outs(%c : tensor<64xf32>) dimensions = [0]
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// A convolution reads its input through d0 + d1: not a projected
+// permutation, so no per-output-element serial kernel is written for it.
+func.func @convolution(%x: tensor<18xf32>, %k: tensor<3xf32>, %c: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'linalg.conv_1d' op reads operand #0 through affine_map<(d0, d1) -> (d0 + d1)>, which is not a projected permutation; the CUDA backend runs leftover linalg ops whose operands are transposes or broadcasts of the iteration space only}}
+  %r = linalg.conv_1d ins(%x, %k : tensor<18xf32>, tensor<3xf32>) outs(%c : tensor<16xf32>) -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+func.func @i8_sum(%x: tensor<4x64xi8>, %c: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{'linalg.reduce' op operand #0 has element type 'i8', which the CUDA backend's serial linalg kernel does not support (f16, bf16, f32, f64, i32, i64)}}
+  %r = linalg.reduce { arith.addi } ins(%x : tensor<4x64xi8>) outs(%c : tensor<4xi8>) dimensions = [1]
+  return %r : tensor<4xi8>
+}
+
+// -----
+
+// A parallel loop the output does not index would have several threads
+// write one element.
+func.func @output_misses_parallel_loop(%x: tensor<4x64xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{writes init #0 through affine_map<(d0, d1) -> (d0)>, which does not index exactly the parallel loops; the CUDA backend cannot run that}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%c : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A gather inside a reduction's region.
+func.func @gather_in_region(%x: tensor<4x64xf32>, %t: tensor<64xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%c : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    // expected-error @+1 {{'tensor.extract' op cannot run inside a CUDA kernel (only arith, math and linalg.index can)}}
+    %v = tensor.extract %t[%i] : tensor<64xf32>
+    %p = arith.mulf %a, %v : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @uninitialized_accumulator(%x: tensor<4x64xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-error @+1 {{init #0 is an uninitialized tensor that the region reads}}
+  %r = linalg.reduce { arith.addf } ins(%x : tensor<4x64xf32>) outs(%e : tensor<4xf32>) dimensions = [1]
+  return %r : tensor<4xf32>
 }

@@ -71,6 +71,14 @@ static cl::opt<bool> showRemarks(
              "with its reason, at its source location"),
     cl::init(false), cl::cat(category));
 
+static cl::opt<std::string> attentionConfig(
+    "attention-config",
+    cl::desc("CUDA targets: tile configuration of every attention kernel, "
+             "overriding the table shipped with the compiler: "
+             "'warps=W,mtiles=M,bn=N' (tensor cores; W warps of 16*M query "
+             "rows each, N keys per K/V tile) or 'cuda-cores'"),
+    cl::value_desc("config"), cl::init(""), cl::cat(category));
+
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the stage timings"),
                            cl::init(false), cl::cat(category));
 
@@ -129,6 +137,7 @@ int main(int argc, char **argv) {
   options.target = target;
   options.fusion = !noFusion;
   options.emit = emit;
+  options.attentionConfig = attentionConfig;
   if (!quiet)
     options.onStage = [](llvm::StringRef stage, double ms,
                          llvm::StringRef note) {

@@ -48,6 +48,11 @@ struct NVVMPipelineOptions
       *this, "fused-vectors",
       llvm::cl::desc("16-byte vectors per thread in sinter.fused kernels"),
       llvm::cl::init(2)};
+  Option<std::string> attentionConfig{
+      *this, "attention-config",
+      llvm::cl::desc("Attention tile configuration overriding the shipped "
+                     "table: 'warps=4,mtiles=1,bn=64' or 'cuda-cores'"),
+      llvm::cl::init("")};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

@@ -21,7 +21,14 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     16-byte vector loads and stores, f32 arithmetic, warp shuffles and a
     shared-memory reduction across warps; `sinter.fused` chains are one pass
     over the iteration space, each thread handling one 16-byte vector;
-    `sinter.adamw` is one multi-tensor kernel.
+    `sinter.adamw` is one multi-tensor kernel. `sinter.attention` with
+    bf16/f16 operands runs FlashAttention-2 on the tensor cores for sm_80
+    and later (cp.async tiles in shared memory, ldmatrix, mma.sync
+    m16n8k16 with f32 accumulators, online softmax on the accumulator
+    fragments); its tile shape comes from a table shipped with the compiler
+    (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
+    unless `attention-config` overrides it. f32 attention, and shapes the
+    tensor-core kernel does not take, run a CUDA-core FlashAttention loop.
 
     Before:
 
@@ -42,14 +49,47 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     ```
 
     Ops that no fusion pattern absorbed run too: linalg.matmul and
-    linalg.batch_matmul through a simple shared-memory-tiled kernel on CUDA
-    cores (f32 accumulation), and elementwise linalg ops (generics with
-    parallel loops, and named ops such as add, transpose, fill and broadcast,
-    which are generalized first) through the same one-pass kernel as
-    sinter.fused.
+    linalg.batch_matmul with their default indexing maps through a simple
+    shared-memory-tiled kernel on CUDA cores (f32 accumulation), and
+    elementwise linalg ops (generics with parallel loops, and named ops such
+    as add, transpose, fill and broadcast, which are generalized first)
+    through the same one-pass kernel as sinter.fused.
 
-    Shapes must be static. An op the backend cannot run yet is reported as
-    an error at its location.
+    Every other linalg op -- reductions (generics with reduction iterators,
+    linalg.reduce), matmuls with transposed operands (user indexing maps),
+    contraction generics, writes through a permuted output map -- is
+    generalized and runs on a simple serial kernel, `reduce_N` (`generic_N`
+    when it has no reduction loop): one thread per output element, threads
+    in the row-major order of the first result; each thread starts from the
+    init (a constant `linalg.fill` folds into the initial value, any other
+    init is read), runs the reduction loops serially in iteration order and
+    evaluates the region at each point, then stores each result once.
+    Operands may be read through any projected permutation (transposes,
+    broadcasts). f16/bf16 arithmetic in the region runs in f32 and each
+    result is rounded to its storage type once (a bf16 sum or matmul
+    accumulates in f32); an explicit `arith.truncf` in the region still
+    rounds where it is written; f32, f64 and integer regions run exactly as
+    written. This path is for correctness, not speed: a thread reads its
+    whole reduction alone.
+
+    ```mlir
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<64x1000xf32>) outs(%zero_fill : tensor<64xf32>) {...}
+    // becomes one thread per row:
+    gpu.func @reduce_0(%x: memref<64x1000xf32>, %r: memref<64xf32>) {
+      %sum = scf.for %k = %c0 to %c1000 step %c1 iter_args(%acc = %zero) {...}
+      memref.store %sum, %r[%tid] : memref<64xf32>
+    }
+    ```
+
+    Shapes must be static. An op the backend cannot run is reported as an
+    error at its location: dynamic shapes, operands read through maps that
+    are not projected permutations (convolutions), output maps that do not
+    index exactly the parallel loops, element types other than f16, bf16,
+    f32, f64, i32 and i64 in the serial kernel, and region ops other than
+    arith, math and linalg.index.
   }];
   let options = [
     Option<"rowVectors", "row-vectors", "int64_t", /*default=*/"4",
@@ -59,13 +99,22 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            "16-byte vectors per thread in a sinter.fused kernel">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"256",
            "threads per block of a softmax/norm kernel (short rows share a "
-           "block)">
+           "block)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU architecture the kernels are for (sm_80 and later run "
+           "attention on tensor cores)">,
+    Option<"attentionConfig", "attention-config", "std::string",
+           /*default=*/"\"\"",
+           "Tile configuration of every attention kernel, overriding the "
+           "shipped table: 'warps=4,mtiles=1,bn=64' (tensor cores) or "
+           "'cuda-cores'">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect",
     "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",
-    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::memref::MemRefDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect"
   ];
 }

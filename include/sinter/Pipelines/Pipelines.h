@@ -41,6 +41,13 @@ struct FusionOptions : public mlir::PassPipelineOptions<FusionOptions> {
       *this, "report-summary",
       llvm::cl::desc("Print a one-line-per-pattern fusion summary to stderr"),
       llvm::cl::init(false)};
+  Option<bool> allowRngChange{
+      *this, "allow-rng-change",
+      llvm::cl::desc(
+          "Raise dropout drawn from the frontend's random generator into "
+          "Sinter's Philox dropout (sinter.dropout, sinter.attention's "
+          "dropout_p): same distribution, other random bits"),
+      llvm::cl::init(false)};
 };
 
 /// Appends the fusion pipeline to `pm` (anchored on the module).

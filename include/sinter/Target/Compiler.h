@@ -47,6 +47,9 @@ struct CompileOptions {
   /// Run the fusion pipeline before lowering (when it is built).
   bool fusion = true;
   EmitKind emit = EmitKind::Artifact;
+  /// CUDA targets: attention tile configuration overriding the shipped
+  /// table ("warps=4,mtiles=1,bn=64" or "cuda-cores"); empty: the table.
+  std::string attentionConfig;
   /// Called after each stage ("parsing", "fusion", "lowering", "codegen",
   /// "link") with its wall time and a note ("skipped: ..." or empty).
   std::function<void(llvm::StringRef stage, double milliseconds,

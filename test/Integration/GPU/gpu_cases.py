@@ -16,6 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
+# Extra sinterc flags of some cases, by case name.
+FLAGS = {}
+
 
 def _tt(shape, t):
     return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), t)
@@ -264,7 +267,7 @@ def adamw_case(shapes, lr=1e-3, step=5.0, beta1=0.9, beta2=0.999, eps=1e-8,
 
 def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                    mask_shape=None, lse=False, scale=None, Dv=None,
-                   dropout_p=0.0, seed=42):
+                   dropout_p=0.0, seed=42, config=None):
     Dv = Dv or D
     q, k = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t)
     v, o = _tt([B, Hkv, Skv, Dv], t), _tt([B, Hq, Sq, Dv], t)
@@ -367,6 +370,10 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
         "_mask" if mask_shape else "", "_lse" if lse else "",
         "_dropout" if dropout_p else "")
+    if config:
+        # Runs with this tile configuration instead of the shipped table's.
+        name += "_" + config.replace(",", "_").replace("=", "")
+        FLAGS[name] = ["--attention-config=" + config]
     return name, ir, make, ref, torch_same_dtype
 
 
@@ -410,6 +417,159 @@ func.func @main(%%x: tensor<%(M)dx%(K)dx%(t)s>, %%w: tensor<%(K)dx%(N)dx%(t)s>, 
 
     return ("unfused_mlp_%dx%dx%d_%s" % (M, K, N, t), ir, make, ref,
             torch_same_dtype)
+
+
+def reduce_sum_case(shape, axis, t="f32", form="generic"):
+    """A leftover linalg sum over one axis, as frontends write it: a zero
+    fill as init and a reduction generic (form "generic": the region adds in
+    the storage type, so f16/bf16 accumulate in f32 by the serial kernel's
+    rule; form "extf": the region widens to an f32 accumulator explicitly and
+    an elementwise truncf rounds the result to the storage type)."""
+    rank = len(shape)
+    dims = ["d%d" % i for i in range(rank)]
+    out_shape = [d for i, d in enumerate(shape) if i != axis]
+    out_dims = [d for i, d in enumerate(dims) if i != axis]
+    iters = ", ".join('"reduction"' if i == axis else '"parallel"'
+                      for i in range(rank))
+    x, y = _tt(shape, t), _tt(out_shape, t)
+    in_map = "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(dims))
+    out_map = "affine_map<(%s) -> (%s)>" % (", ".join(dims),
+                                            ", ".join(out_dims))
+    if form == "generic":
+        ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%zero = arith.constant 0.0 : %(t)s
+  %%e = tensor.empty() : %(y)s
+  %%z = linalg.fill ins(%%zero : %(t)s) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [%(im)s, %(om)s], iterator_types = [%(it)s]} ins(%%x : %(x)s) outs(%%z : %(y)s) {
+  ^bb0(%%a: %(t)s, %%acc: %(t)s):
+    %%s = arith.addf %%a, %%acc : %(t)s
+    linalg.yield %%s : %(t)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "im": in_map, "om": out_map, "it": iters}
+    else:
+        acc = _tt(out_shape, "f32")
+        ident = "affine_map<(%s) -> (%s)>" % (", ".join(out_dims),
+                                              ", ".join(out_dims))
+        par = ", ".join(['"parallel"'] * len(out_dims))
+        ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : %(acc)s
+  %%z = linalg.fill ins(%%zero : f32) outs(%%e : %(acc)s) -> %(acc)s
+  %%s = linalg.generic {indexing_maps = [%(im)s, %(om)s], iterator_types = [%(it)s]} ins(%%x : %(x)s) outs(%%z : %(acc)s) {
+  ^bb0(%%a: %(t)s, %%sum: f32):
+    %%w = arith.extf %%a : %(t)s to f32
+    %%n = arith.addf %%w, %%sum : f32
+    linalg.yield %%n : f32
+  } -> %(acc)s
+  %%e2 = tensor.empty() : %(y)s
+  %%r = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = [%(par)s]} ins(%%s : %(acc)s) outs(%%e2 : %(y)s) {
+  ^bb0(%%v: f32, %%o: %(t)s):
+    %%c = arith.truncf %%v : f32 to %(t)s
+    linalg.yield %%c : %(t)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "acc": acc, "im": in_map, "om": out_map,
+       "it": iters, "id": ident, "par": par}
+
+    def make(torch, dev, gen):
+        return [torch.randn(*shape, generator=gen, device=dev)
+                .to(getattr(torch, TYPES[t]))]
+
+    def ref(torch, xx):
+        return [xx.double().sum(axis)]
+
+    def torch_same_dtype(torch, xx):
+        return [xx.sum(axis)]
+
+    name = "reduce_sum_%s_axis%d_%s%s" % ("x".join(map(str, shape)), axis, t,
+                                          "_extf" if form == "extf" else "")
+    return name, ir, make, ref, torch_same_dtype
+
+
+def reduce_max_case(shape, axis, t="f32"):
+    """A max-reduce over a non-trailing axis into a -inf fill (0xFF800000
+    for f32): the fill folds into the serial kernel's initial value."""
+    rank = len(shape)
+    dims = ["d%d" % i for i in range(rank)]
+    out_shape = [d for i, d in enumerate(shape) if i != axis]
+    x, y = _tt(shape, t), _tt(out_shape, t)
+    ninf = {"f32": "0xFF800000", "bf16": "0xFF80", "f16": "0xFC00"}[t]
+    ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%ninf = arith.constant %(ninf)s : %(t)s
+  %%e = tensor.empty() : %(y)s
+  %%z = linalg.fill ins(%%ninf : %(t)s) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(%(d)s) -> (%(d)s)>, affine_map<(%(d)s) -> (%(od)s)>], iterator_types = [%(it)s]} ins(%%x : %(x)s) outs(%%z : %(y)s) {
+  ^bb0(%%a: %(t)s, %%m: %(t)s):
+    %%n = arith.maximumf %%a, %%m : %(t)s
+    linalg.yield %%n : %(t)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "ninf": ninf, "d": ", ".join(dims),
+       "od": ", ".join(d for i, d in enumerate(dims) if i != axis),
+       "it": ", ".join('"reduction"' if i == axis else '"parallel"'
+                       for i in range(rank))}
+
+    def make(torch, dev, gen):
+        # Large negative values: a missing -inf init would show.
+        return [(torch.randn(*shape, generator=gen, device=dev) - 100)
+                .to(getattr(torch, TYPES[t]))]
+
+    def ref(torch, xx):
+        return [xx.double().amax(axis)]
+
+    def torch_same_dtype(torch, xx):
+        return [xx.amax(axis)]
+
+    return ("reduce_max_%s_axis%d_%s" % ("x".join(map(str, shape)), axis, t),
+            ir, make, ref, torch_same_dtype)
+
+
+def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
+    """x @ w^T with w stored [N, K]: linalg.matmul (or batch_matmul) with
+    user indexing maps into a zero fill, as torch-mlir emits a linear layer.
+    The tiled matmul kernel takes default maps only; this runs on the serial
+    kernel (f32 accumulation, one rounding per result)."""
+    b = [batch] if batch else []
+    a_t, w_t, c_t = _tt(b + [M, K], t), _tt(b + [N, K], t), _tt(b + [M, N], t)
+    if batch:
+        op = "linalg.batch_matmul"
+        maps = ("affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, "
+                "affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, "
+                "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>")
+    else:
+        op = "linalg.matmul"
+        maps = ("affine_map<(d0, d1, d2) -> (d0, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d1, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d0, d1)>")
+    ir = """func.func @main(%%x: %(a)s, %%w: %(w)s) -> %(c)s {
+  %%zero = arith.constant 0.0 : %(t)s
+  %%e = tensor.empty() : %(c)s
+  %%z = linalg.fill ins(%%zero : %(t)s) outs(%%e : %(c)s) -> %(c)s
+  %%r = %(op)s indexing_maps = [%(maps)s] ins(%%x, %%w : %(a)s, %(w)s) outs(%%z : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % {"a": a_t, "w": w_t, "c": c_t, "t": t, "op": op, "maps": maps}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(*(b + [M, K]), generator=gen, device=dev).to(dt),
+                (torch.randn(*(b + [N, K]), generator=gen, device=dev)
+                 / K ** 0.5).to(dt)]
+
+    def ref(torch, x, w):
+        return [x.double() @ w.double().transpose(-1, -2)]
+
+    def torch_same_dtype(torch, x, w):
+        return [x @ w.transpose(-1, -2)]
+
+    name = "%smatmul_tb_%s%dx%dx%d_%s" % ("batch_" if batch else "",
+                                          "%dx" % batch if batch else "",
+                                          M, K, N, t)
+    return name, ir, make, ref, torch_same_dtype
 
 
 def dropout_residual_case(rows, cols, t="bf16", p=0.1, seed=1234567890123):
@@ -531,6 +691,14 @@ def correctness_cases():
     cases.append(gpt_block_case())
     cases.append(unfused_mlp_case())
     cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
+    # Leftover reductions and transposed matmuls: the serial kernel.
+    cases.append(reduce_sum_case([77, 1000], 1, "f32"))
+    cases.append(reduce_sum_case([300, 1000], 0, "bf16"))
+    cases.append(reduce_sum_case([300, 1000], 0, "bf16", form="extf"))
+    cases.append(reduce_max_case([6, 333, 40], 1, "f32"))
+    cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
+    cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
+    cases.append(matmul_transposed_b_case(33, 64, 40, "bf16", batch=2))
     cases += [
         attention_case(1, 2, 2, 1, 1, 64),
         attention_case(2, 4, 2, 17, 17, 64, causal=True, lse=True),
@@ -543,6 +711,18 @@ def correctness_cases():
         attention_case(2, 8, 2, 1023, 1023, 128, causal=True),
         attention_case(1, 4, 2, 77, 130, 64, causal=True, lse=True,
                        dropout_p=0.2),
+        # Tensor-core tile shapes beyond the table's, and the CUDA-core
+        # kernel on shapes the table sends to the tensor cores.
+        attention_case(1, 4, 2, 300, 333, 128, causal=True, lse=True,
+                       config="warps=4,mtiles=2,bn=64"),
+        attention_case(2, 2, 2, 190, 190, 64, config="warps=8,mtiles=1,bn=32"),
+        attention_case(1, 2, 2, 257, 129, 64, "f16", causal=True,
+                       mask_shape=[257, 129], config="warps=4,mtiles=1,bn=128"),
+        attention_case(1, 2, 1, 200, 200, 256, causal=True, lse=True),
+        attention_case(1, 2, 2, 130, 130, 128, causal=True, lse=True,
+                       config="cuda-cores"),
+        attention_case(1, 2, 2, 64, 64, 128, dropout_p=0.1,
+                       config="warps=4,mtiles=1,bn=64"),
     ]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
@@ -551,9 +731,13 @@ def correctness_cases():
 
 def attention_bench_cases():
     """The attention shapes of BENCHMARKS.md (bf16 forward)."""
-    return [attention_case(2, 16, 16, 4096, 4096, 128),
+    return [attention_case(2, 16, 16, 4096, 4096, 64),
+            attention_case(2, 16, 16, 4096, 4096, 64, causal=True),
+            attention_case(2, 16, 16, 4096, 4096, 128),
             attention_case(2, 16, 16, 4096, 4096, 128, causal=True),
-            attention_case(2, 16, 16, 4096, 4096, 64)]
+            attention_case(16, 16, 16, 1024, 1024, 128),
+            attention_case(1, 16, 16, 16384, 16384, 128),
+            attention_case(1, 16, 16, 16384, 16384, 128, causal=True)]
 
 
 def bench_cases():

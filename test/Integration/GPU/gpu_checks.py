@@ -15,6 +15,7 @@ absolute floor. Exits non-zero on any failure.
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,10 +27,16 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
 import gpu_cases  # noqa: E402
 
 
-def build(out, chip, compiler, which):
+def selected(cases, only):
+    """The cases whose name matches the regular expression `only`."""
+    return [c for c in cases if not only or re.search(only, c[0])]
+
+
+def build(out, chip, compiler, which, only=None):
     cases = {"check": gpu_cases.correctness_cases,
              "bench": gpu_cases.bench_cases,
              "bench-attention": gpu_cases.attention_bench_cases}[which]()
+    cases = selected(cases, only)
     os.makedirs(out, exist_ok=True)
     for name, ir, *_ in cases:
         d = os.path.join(out, name)
@@ -38,6 +45,7 @@ def build(out, chip, compiler, which):
         with open(src, "w") as f:
             f.write(ir)
         cmd = compiler + [src, "--target=cuda:" + chip, "-o", d]
+        cmd += gpu_cases.FLAGS.get(name, [])
         t0 = time.time()
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -46,14 +54,15 @@ def build(out, chip, compiler, which):
         print("built %-45s %6.0f ms" % (name, 1000 * (time.time() - t0)))
 
 
-def check(out, seed):
+def check(out, seed, only=None):
     import torch
     import sinter.cuda as sc
     dev = torch.device("cuda")
     failures = 0
     print("seed %d, %s, torch %s" % (seed, torch.cuda.get_device_name(),
                                       torch.__version__))
-    for name, ir, make, ref, same in gpu_cases.correctness_cases():
+    for name, ir, make, ref, same in selected(gpu_cases.correctness_cases(),
+                                              only):
         gen = torch.Generator(device=dev).manual_seed(seed)
         prog = sc.CudaProgram(os.path.join(out, name))
         # Each case has one public function (main, or the example's own).
@@ -117,15 +126,17 @@ def main():
     p.add_argument("--seed", type=int,
                    default=int(os.environ.get("SINTER_TEST_SEED",
                                               int(time.time()) % 100000)))
+    p.add_argument("--only", help="regular expression: the cases whose "
+                   "names match (default: all)")
     a = p.parse_args()
     if a.mode == "build":
-        build(a.out, a.chip, a.compiler.split(), "check")
+        build(a.out, a.chip, a.compiler.split(), "check", a.only)
     elif a.mode == "build-bench":
-        build(a.out, a.chip, a.compiler.split(), "bench")
+        build(a.out, a.chip, a.compiler.split(), "bench", a.only)
     elif a.mode == "build-bench-attention":
-        build(a.out, a.chip, a.compiler.split(), "bench-attention")
+        build(a.out, a.chip, a.compiler.split(), "bench-attention", a.only)
     else:
-        sys.exit(1 if check(a.out, a.seed) else 0)
+        sys.exit(1 if check(a.out, a.seed, a.only) else 0)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ run)
   # Sinter's kernels only (the torch reference kernels are not ours).
   filters=()
   for k in rms_norm_ layer_norm_ softmax_ fused_ adamw_ attention_ matmul_ \
-           generic_ extract_slice_; do
+           generic_ reduce_ extract_slice_; do
     filters+=(--kernel-name "kns=$k")
   done
   status=0

@@ -14,7 +14,10 @@
 //   the op a user would have expected to be fused.
 //
 // Pattern names used so far: "attention", "softmax", "layer_norm",
-// "rms_norm", "adamw", "elementwise".
+// "rms_norm", "adamw", "elementwise", and "dropout" (a frontend's dropout
+// raised into Sinter's Philox dropout under allow-rng-change: a second
+// record on the sinter.fused or sinter.attention that holds it, with the
+// bytes of the random tensor and masks no longer written).
 //
 //===----------------------------------------------------------------------===//
 

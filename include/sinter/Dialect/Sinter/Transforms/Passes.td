@@ -45,16 +45,27 @@ def RaiseAttention : Pass<"sinter-raise-attention"> {
       `[B, Hkv, R, S, D]`, `collapse_shape`) become `Hkv < Hq` operands
       read without the copy;
     * an f32 softmax between f16/bf16 products (`arith.extf`/`truncf`
-      around it); a TOSA splat-tensor scale counts as a uniform scalar.
+      around it); a TOSA splat-tensor scale counts as a uniform scalar;
+    * dropout on the probabilities as torch-mlir emits it (a random tensor
+      from the frontend's generator compared with `1 - p`, the mask times
+      P divided by `1 - p`, or `select(keep, P / (1 - p), 0)`; see
+      `sinter-fuse-elementwise`) becomes `dropout_p` and the `seed` operand
+      (the generator's seed), **only with `allow-rng-change`**: the mask is
+      then drawn from Philox4x32-10 instead of the frontend's generator,
+      same distribution, other bits (docs/Rationale.md). Without the option
+      the chain is left unraised with a near-miss remark, never raised
+      without its dropout. A dropout whose keep-mask is an input tensor
+      cannot be expressed by the op either (near miss).
 
-    Not recognised yet (the chain stays upstream linalg): dropout on the
-    probabilities, 4-D contraction generics, dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
+    Not recognised yet (the chain stays upstream linalg): 4-D contraction
+    generics, dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
 
     The rewritten operands are reshaped to `[B, H, S, D]` (`B = 1` when the
     products are not split into heads); a causal fill that is finite
     (`<= -1e9`) is only treated as `causal` when no query row is fully
     masked. Every fusion reports the bytes of S and P (and the other
-    intermediates between them) no longer written.
+    intermediates between them) no longer written; a raised dropout adds a
+    `dropout` record with the bytes of its random tensor and masks.
 
     The pass runs before `sinter-raise-softmax` (the documented order): it
     matches the raw chain, so softmaxes that belong to an attention are
@@ -83,6 +94,12 @@ def RaiseAttention : Pass<"sinter-raise-attention"> {
     ```
   }];
   let dependentDialects = ["sinter::SinterDialect", "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"allowRngChange", "allow-rng-change", "bool", /*default=*/"false",
+           "Raise dropout on the probabilities drawn from the frontend's "
+           "random generator into the op's Philox dropout (same "
+           "distribution, other random bits)">,
+  ];
 }
 
 //===----------------------------------------------------------------------===//
@@ -153,7 +170,10 @@ def FusionReport : Pass<"sinter-fusion-report", "mlir::ModuleOp"> {
     one line per pattern to stderr
     (`sinter-fusion-report: attention: 1 fused, 1048576 bytes avoided`).
     The `sinter.fusion` attributes are removed unless `keep-attrs` is set.
-    The IR is otherwise unchanged.
+    The IR is otherwise unchanged. An op may carry several records, each
+    counted under its pattern: a `sinter.fused` or `sinter.attention` that
+    holds a frontend dropout raised under `allow-rng-change` has a `dropout`
+    record besides its `elementwise` or `attention` one.
 
     The option string may also be a bare file name, so the pass flag itself
     reads as the report flag: `--sinter-fusion-report=out.json` is
@@ -314,8 +334,33 @@ def FuseElementwise : Pass<"sinter-fuse-elementwise"> {
       residual stream, needed again by the next residual add, so it is
       written once either way and the norm reads it once.
 
+    * Dropout with a keep-mask tensor given as an input (`mask * x / (1 -
+      p)`, `select(mask, x / (1 - p), 0)`) is ordinary elementwise
+      arithmetic and fuses like any chain (dropout + residual is one op).
+    * Dropout drawn from the frontend's random generator -- torch-mlir's
+      `aten.dropout`: a `linalg.generic` with no tensor input that hashes
+      `linalg.index` and a seed into bits mapped onto [0, 1) (`aten.uniform`),
+      compared with a constant `1 - p`, the mask (`uitofp` or
+      `select(keep, c, 0)`) times x and `1 / (1 - p)`, or
+      `select(keep, x / (1 - p), 0)` -- becomes `sinter.dropout` inside the
+      fused op **only with `allow-rng-change`**, and the generator is
+      removed. That keeps the distribution (each element kept independently
+      with probability `1 - p`, scaled by `1 / (1 - p)`) but changes the
+      bits: the mask comes from Philox4x32-10 at the element's row-major
+      offset. The seed is the generator's own: its one run-time integer
+      input (torch-mlir: the `torch_c.get_next_seed` value), or the one
+      integer constant it reads. Without the option the dropout stays as
+      the frontend wrote it (the rest of the chain still fuses) and a
+      near-miss remark says why. Not raised either (near miss): a threshold
+      that is not a constant, a scale that is not `1 / (1 - p)`, a random
+      tensor read through a broadcast or transpose (not one draw per
+      element), a mask or random value with another user, a generator
+      whose seed is ambiguous or that does not draw per element.
+
     Every fused op gets a remark with the bytes of intermediates no longer
-    written; every refused merge a near-miss remark with its reason.
+    written; every refused merge a near-miss remark with its reason. A
+    raised dropout adds a `dropout` record (the bytes of the random tensor
+    no longer written) to the fused op's `elementwise` one.
 
     Before:
 
@@ -337,10 +382,14 @@ def FuseElementwise : Pass<"sinter-fuse-elementwise"> {
     ```
   }];
   let dependentDialects = ["sinter::SinterDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
   let options = [
     Option<"fuseSingleOps", "fuse-single-ops", "bool", /*default=*/"true",
            "Also wrap an isolated elementwise op into a sinter.fused">,
+    Option<"allowRngChange", "allow-rng-change", "bool", /*default=*/"false",
+           "Raise dropout drawn from the frontend's random generator into "
+           "sinter.dropout (same distribution, other random bits)">,
   ];
 }
 

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+# Part of the Sinter project.
+"""Autotune the tensor-core attention kernel's tile shapes.
+
+Three steps, split across the two machines:
+
+    python3 bench/autotune_attention.py build ART [--compiler sinterc]
+        compile every candidate for every tuned shape (here: needs sinterc)
+    python3 bench/autotune_attention.py run ART --json ART/tuning.json
+        time every candidate on the GPU (triton do_bench median), check it
+        against SDPA, keep the fastest correct one per shape
+    python3 bench/autotune_attention.py table ART/tuning.json
+        rewrite lib/GPU/AttentionConfigs.inc, the table sinterc reads
+
+User compiles never tune: they read the shipped table. The tuned shapes are
+BENCHMARKS.md's (B2 H16 S4096, bf16), one per (head dim, causal).
+"""
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TABLE = os.path.join(ROOT, "lib", "GPU", "AttentionConfigs.inc")
+
+SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
+          for causal in (False, True)]
+CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
+    (4, 8), (1, 2), (32, 64, 128))]
+
+
+def shape_name(B, H, S, D, causal, t="bf16"):
+    return "b%dh%ds%dd%d_%s%s" % (B, H, S, D, t, "_causal" if causal else "")
+
+
+def source(B, H, S, D, causal, t="bf16"):
+    ty = "tensor<%dx%dx%dx%dx%s>" % (B, H, S, D, t)
+    return """func.func @main(%%q: %s, %%k: %s, %%v: %s) -> %s {
+  %%o = sinter.attention %%q, %%k, %%v%s : %s, %s, %s -> %s
+  return %%o : %s
+}
+""" % (ty, ty, ty, ty, " {causal}" if causal else "", ty, ty, ty, ty, ty)
+
+
+def build(art, compiler, chip):
+    os.makedirs(art, exist_ok=True)
+    for shape in SHAPES:
+        sname = shape_name(*shape)
+        src = os.path.join(art, sname + ".mlir")
+        with open(src, "w") as f:
+            f.write(source(*shape))
+        for cfg in CANDIDATES:
+            d = os.path.join(art, sname, cfg.replace(",", "_").replace("=",
+                                                                       ""))
+            os.makedirs(d, exist_ok=True)
+            t0 = time.time()
+            r = subprocess.run(compiler.split() + [
+                src, "--target=cuda:" + chip, "--quiet",
+                "--attention-config=" + cfg, "-o", d],
+                capture_output=True, text=True)
+            status = "ok" if r.returncode == 0 else "rejected"
+            with open(os.path.join(d, "config.txt"), "w") as f:
+                f.write(cfg + "\n" + status + "\n" + r.stderr)
+            print("%-28s %-26s %-8s %5.0f ms%s" % (
+                sname, cfg, status, 1000 * (time.time() - t0),
+                "" if r.returncode == 0 else
+                "  (" + next((l for l in r.stderr.splitlines()
+                              if "error:" in l), r.stderr)[-90:] + ")"))
+
+
+def run(art, out_json):
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import torch
+    import torch.nn.functional as F
+    from triton.testing import do_bench
+    import sinter.cuda as sc
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(0)
+    results = {"device": torch.cuda.get_device_name(),
+               "torch": torch.__version__,
+               "date": time.strftime("%Y-%m-%d"), "shapes": {}}
+    for B, H, S, D, causal in SHAPES:
+        sname = shape_name(B, H, S, D, causal)
+        if not os.path.isdir(os.path.join(art, sname)):
+            continue
+        q, k, v = (torch.randn(B, H, S, D, generator=gen, device=dev)
+                   .to(torch.bfloat16) for _ in range(3))
+        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        flops = 4 * B * H * S * S * D / (2 if causal else 1)
+        rows = []
+        for cfg_dir in sorted(os.listdir(os.path.join(art, sname))):
+            d = os.path.join(art, sname, cfg_dir)
+            cfg, status = open(os.path.join(d, "config.txt")).read().split(
+                "\n")[:2]
+            if status != "ok":
+                continue
+            fn = sc.CudaProgram(d)["main"]
+            out = torch.full_like(q, float("nan"))
+            fn(q, k, v, out=out)
+            torch.cuda.synchronize()
+            err = ((out.float() - want.float()).norm() /
+                   want.float().norm()).item()
+            ms = do_bench(lambda: fn(q, k, v, out=out), warmup=25, rep=100,
+                          return_mode="median")
+            ok = err == err and err < 2e-2
+            rows.append({"config": cfg, "ms": ms,
+                         "TFLOPs": flops / ms / 1e9, "rel_err": err,
+                         "ok": ok})
+            print("%-28s %-26s %8.3f ms %7.1f TFLOP/s err %.1e%s" % (
+                sname, cfg, ms, flops / ms / 1e9, err,
+                "" if ok else "  WRONG"))
+        good = [r for r in rows if r["ok"]]
+        best = min(good, key=lambda r: r["ms"]) if good else None
+        results["shapes"][sname] = {"B": B, "H": H, "S": S, "D": D,
+                                    "causal": causal, "candidates": rows,
+                                    "best": best}
+        if best:
+            print("  best: %s %.1f TFLOP/s" % (best["config"],
+                                                best["TFLOPs"]))
+    with open(out_json, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+def table(tuning_json, chip_min=80):
+    res = json.load(open(tuning_json))
+    lines = open(TABLE).read().split("\n")
+    head = [l for l in lines if l.startswith("//")]
+    body = []
+    for sname, s in sorted(res["shapes"].items(),
+                           key=lambda kv: (kv[1]["D"], kv[1]["causal"])):
+        if not s["best"]:
+            continue
+        # Measured in bf16; f16 runs the same instructions.
+        body.append('SINTER_ATTENTION_CONFIG(%d, "bf16/f16", %d, %s, "%s")  '
+                    '// %.0f TFLOP/s, %s, %s' % (
+                        chip_min, s["D"], "true" if s["causal"] else "false",
+                        s["best"]["config"], s["best"]["TFLOPs"],
+                        res["device"], res["date"]))
+    with open(TABLE, "w") as f:
+        f.write("\n".join(head) + "\n\n" + "\n".join(body) + "\n")
+    print("wrote %d entries to %s" % (len(body), TABLE))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    p.add_argument("step", choices=["build", "run", "table"])
+    p.add_argument("path", help="artifact directory (build/run) or "
+                   "tuning JSON (table)")
+    p.add_argument("--compiler", default=os.path.join(ROOT, "build", "bin",
+                                                      "sinterc"))
+    p.add_argument("--chip", default="sm_90a")
+    p.add_argument("--json", help="where run writes its results (default "
+                   "PATH/tuning.json)")
+    a = p.parse_args()
+    if a.step == "build":
+        build(a.path, a.compiler, a.chip)
+    elif a.step == "run":
+        run(a.path, a.json or os.path.join(a.path, "tuning.json"))
+    else:
+        table(a.path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,753 @@
+//===- AttentionMMAKernel.cpp - Tensor-core attention (mma.sync) ----------===//
+//
+// Part of the Sinter project.
+//
+// FlashAttention-2's forward pass on the tensor cores of sm_80 and later
+// (mma.sync.m16n8k16, bf16/f16 operands, f32 accumulators):
+//
+//  * one block of `warps` warps per (batch, query head, tile of BM query
+//    rows), BM = 16 * mTiles * warps; each warp owns 16 * mTiles rows;
+//  * Q (BM x D), K and V (BN x D each) live in dynamic shared memory, rows
+//    padded by 16 bytes so that ldmatrix's eight row addresses fall in
+//    distinct banks; tiles arrive with cp.async (16 bytes per copy, the
+//    rows past the sequence zero-filled by the copy itself);
+//  * per key tile: S = Q K^T with ldmatrix (K as the "column-major" B
+//    operand needs no transpose) and mma.sync; online softmax on the
+//    accumulator fragments in registers (row max across the four lanes of
+//    a quad with two shuffles, exp2 with scale*log2(e) folded into one fma,
+//    per-lane partial row sums reduced once at the end); the f32
+//    probabilities are packed to bf16/f16 and reused in place as the A
+//    operand of O += P V (the m16n8k16 accumulator layout of two adjacent
+//    n-tiles is the A layout of one k-step), V through ldmatrix.trans;
+//  * V of tile t loads while S of tile t is computed, K of tile t+1 while
+//    P V of tile t is; causal blocks stop at their last visible key tile,
+//    and only tiles that cross the diagonal or the sequence end pay for
+//    the per-element mask; heavy causal blocks are scheduled first.
+//
+// Peak memory is O(S): nothing of size Sq x Skv is ever materialised.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "sinter/Conversion/Philox.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+/// How far (log2 units) a row's max may exceed its reference before the
+/// accumulators are rescaled.
+static constexpr double kLazyRescale = 8.0;
+
+std::string AttentionConfig::str() const {
+  if (!tensorCores)
+    return "cuda-cores";
+  return "warps=" + std::to_string(warps) +
+         ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN);
+}
+
+FailureOr<AttentionConfig>
+sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
+  AttentionConfig cfg;
+  text = text.trim();
+  if (text == "cuda-cores") {
+    cfg.tensorCores = false;
+    return cfg;
+  }
+  SmallVector<StringRef> parts;
+  text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    auto [key, value] = part.split('=');
+    int64_t v;
+    if (value.trim().getAsInteger(10, v))
+      return failure();
+    key = key.trim();
+    if (key == "warps")
+      cfg.warps = v;
+    else if (key == "mtiles")
+      cfg.mTiles = v;
+    else if (key == "bn")
+      cfg.blockN = v;
+    else
+      return failure();
+  }
+  if (!llvm::is_contained({2, 4, 8}, cfg.warps) ||
+      !llvm::is_contained({1, 2}, cfg.mTiles) ||
+      !llvm::is_contained({16, 32, 64, 128}, cfg.blockN))
+    return failure();
+  return cfg;
+}
+
+/// Shared memory of a configuration: Q, K and V tiles with padded rows.
+static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
+                           int64_t eltBytes) {
+  int64_t bm = 16 * cfg.mTiles * cfg.warps;
+  return (bm + 2 * cfg.blockN) * (D + 8) * eltBytes;
+}
+
+LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
+                                                     int64_t smVersion,
+                                                     const AttentionConfig &cfg,
+                                                     std::string &why) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto vType = cast<RankedTensorType>(op.getValue().getType());
+  Type elt = qType.getElementType();
+  int64_t D = qType.getDimSize(3), Dv = vType.getDimSize(3);
+  if (smVersion < 80) {
+    why = "mma.sync with bf16/f16 needs sm_80 or later";
+    return failure();
+  }
+  if (!elt.isBF16() && !elt.isF16()) {
+    why = "tensor cores take bf16/f16 operands (f32 attention stays exact "
+          "on CUDA cores)";
+    return failure();
+  }
+  if (D != Dv || D % 16 != 0 || D > 256) {
+    why = "needs equal q/k and v head dims, a multiple of 16 up to 256";
+    return failure();
+  }
+  if (op.getEffectiveScale() <= 0.0) {
+    why = "needs a positive softmax scale";
+    return failure();
+  }
+  int64_t threads = 32 * cfg.warps, chunks = D / 8;
+  int64_t bm = 16 * cfg.mTiles * cfg.warps;
+  if (threads % chunks != 0 || cfg.blockN % (threads / chunks) != 0 ||
+      bm % (threads / chunks) != 0) {
+    why = "the tile shape does not divide among the block's threads";
+    return failure();
+  }
+  // O accumulators + S + P fragments must fit the 255-register budget.
+  int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4);
+  if (regs > 240) {
+    why = "the tile shape needs more than 240 registers per thread";
+    return failure();
+  }
+  int64_t smem = sharedBytes(cfg, D, elt.getIntOrFloatBitWidth() / 8);
+  if (smem > 227 * 1024) {
+    why = "the tile shape needs more shared memory than a block may have";
+    return failure();
+  }
+  return success();
+}
+
+namespace {
+/// The values of one kernel under construction.
+struct MMABuilder {
+  ImplicitLocOpBuilder &b;
+  KernelBuilder kb;
+  Type elt;
+  VectorType acc2x2, frag4x2, frag2x2, f32x2, elt2;
+
+  MMABuilder(ImplicitLocOpBuilder &b, Type elt) : b(b), kb(b), elt(elt) {
+    acc2x2 = VectorType::get({2, 2}, b.getF32Type());
+    frag4x2 = VectorType::get({4, 2}, elt);
+    frag2x2 = VectorType::get({2, 2}, elt);
+    f32x2 = VectorType::get({2}, b.getF32Type());
+    elt2 = VectorType::get({2}, elt);
+  }
+
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value add(Value x, int64_t c) { return c ? add(x, kb.idx(c)) : x; }
+  Value mul(Value x, int64_t c) {
+    return arith::MulIOp::create(b, x, kb.idx(c));
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, p, x, y);
+  }
+  Value zeroAcc() {
+    return arith::ConstantOp::create(
+        b, acc2x2,
+        DenseElementsAttr::get(acc2x2, b.getF32FloatAttr(0.0).getValue()));
+  }
+  Value splat2(Value s) { return vector::BroadcastOp::create(b, f32x2, s); }
+  Value row(Value acc, int64_t r) {
+    return vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{r});
+  }
+  Value setRow(Value acc, Value v, int64_t r) {
+    return vector::InsertOp::create(b, v, acc, ArrayRef<int64_t>{r});
+  }
+  Value elem(Value v2, int64_t c) {
+    return vector::ExtractOp::create(b, v2, ArrayRef<int64_t>{c});
+  }
+  Value ldmatrix(Value smem, Value r, Value c, bool transpose) {
+    return nvgpu::LdMatrixOp::create(b, frag4x2, smem, ValueRange{r, c},
+                                     b.getBoolAttr(transpose),
+                                     b.getI32IntegerAttr(4));
+  }
+  /// Rows [2*half, 2*half+1] of an ldmatrix.x4 result: one B fragment.
+  Value half(Value x4, int64_t h) {
+    return vector::ExtractStridedSliceOp::create(
+        b, x4, ArrayRef<int64_t>{2 * h, 0}, ArrayRef<int64_t>{2, 2},
+        ArrayRef<int64_t>{1, 1});
+  }
+  /// One mma.sync.m16n8k16 (row.col, f32 accumulators) through NVVM:
+  /// nvgpu.mma.sync does not lower bf16. Operands are 32-bit registers of
+  /// two elements: i32 for bf16, vector<2xf16> for f16.
+  Value mma(Value a, Value bFrag, Value c) {
+    auto regs = [&](Value frag, int64_t n) {
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < n; ++i) {
+        Value r = vector::ExtractOp::create(b, frag, ArrayRef<int64_t>{i});
+        if (elt.isBF16())
+          r = LLVM::BitcastOp::create(b, b.getI32Type(), r);
+        out.push_back(r);
+      }
+      return out;
+    };
+    SmallVector<Value> cs;
+    for (int64_t i = 0; i < 4; ++i)
+      cs.push_back(
+          vector::ExtractOp::create(b, c, ArrayRef<int64_t>{i / 2, i % 2}));
+    Type f32 = b.getF32Type();
+    auto resType =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes ptx =
+        elt.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value d = NVVM::MmaOp::create(
+        b, resType, regs(a, 4), regs(bFrag, 2), cs,
+        ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> ds;
+    for (int64_t i = 0; i < 4; ++i)
+      ds.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
+    return vector::FromElementsOp::create(b, acc2x2, ds);
+  }
+  Value quadReduce(Value v, bool isMax) {
+    for (int32_t off : {1, 2}) {
+      Value o = gpu::ShuffleOp::create(b, v, off, 32, gpu::ShuffleMode::XOR)
+                    .getShuffleResult();
+      v = isMax ? Value(arith::MaximumFOp::create(b, v, o))
+                : Value(arith::AddFOp::create(b, v, o));
+    }
+    return v;
+  }
+};
+} // namespace
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
+    AttentionOp op, gpu::GPUModuleOp module, StringRef name,
+    const AttentionConfig &cfg) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKey().getType());
+  int64_t B = qType.getDimSize(0), Hq = qType.getDimSize(1),
+          Sq = qType.getDimSize(2), D = qType.getDimSize(3);
+  int64_t Hkv = kType.getDimSize(1), Skv = kType.getDimSize(2);
+  Type elt = qType.getElementType();
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  double dropP = op.getDropoutP().convertToDouble();
+  const int64_t W = cfg.warps, MT = cfg.mTiles, BN = cfg.blockN;
+  const int64_t BM = 16 * MT * W, T = 32 * W, P = D + 8;
+  const int64_t NT = BN / 8, DT = D / 8, KS = D / 16;
+
+  KernelLaunch launch;
+  int64_t mTiles = llvm::divideCeil(Sq, BM);
+  launch.grid = B * Hq * mTiles;
+  launch.block = T;
+  launch.sharedMemory = sharedBytes(cfg, D, eltBytes);
+  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
+  launch.results.append(op->getResults().begin(), op->getResults().end());
+
+  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  gpu::GPUFuncOp func =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  launch.kernel = func;
+  b.setInsertionPointToStart(&func.getBody().front());
+  MMABuilder mb(b, elt);
+  KernelBuilder &kb = mb.kb;
+
+  unsigned a = 0;
+  Value q = kb.flatten(func.getArgument(a++));
+  Value k = kb.flatten(func.getArgument(a++));
+  Value v = kb.flatten(func.getArgument(a++));
+  Value mask = op.getMask() ? kb.flatten(func.getArgument(a)) : Value();
+  unsigned numInputs = op->getNumOperands();
+  Value seed = op.getSeed() ? func.getArgument(numInputs - 1) : Value();
+  Value out = kb.flatten(func.getArgument(numInputs));
+  Value lseOut =
+      op.getLse() ? kb.flatten(func.getArgument(numInputs + 1)) : Value();
+
+  // Shared memory: [Q: BM x P][K: BN x P][V: BN x P].
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                         MemRefLayoutAttrInterface(), ws));
+  auto view = [&](int64_t byteOffset, int64_t rows) -> Value {
+    return memref::ViewOp::create(
+        b, MemRefType::get({rows, P}, elt, MemRefLayoutAttrInterface(), ws),
+        smem, kb.idx(byteOffset), ValueRange{});
+  };
+  Value qs = view(0, BM);
+  Value ks = view(BM * P * eltBytes, BN);
+  Value vs = view((BM + BN) * P * eltBytes, BN);
+
+  // Program coordinates; for causal attention the longest rows go first.
+  Value bid = kb.blockId();
+  Value mTile = arith::RemUIOp::create(b, bid, kb.idx(mTiles));
+  if (op.getCausal())
+    mTile = arith::SubIOp::create(b, kb.idx(mTiles - 1), mTile);
+  Value bh = arith::DivUIOp::create(b, bid, kb.idx(mTiles));
+  Value h = arith::RemUIOp::create(b, bh, kb.idx(Hq));
+  Value batch = arith::DivUIOp::create(b, bh, kb.idx(Hq));
+  Value g = arith::DivUIOp::create(b, h, kb.idx(Hq / Hkv));
+  Value tid = kb.threadId();
+  Value warp = arith::DivUIOp::create(b, tid, kb.idx(32));
+  Value lane = arith::RemUIOp::create(b, tid, kb.idx(32));
+  Value quadRow = arith::DivUIOp::create(b, lane, kb.idx(4)); // 0..7
+  Value quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
+  Value q0 = mb.mul(mTile, BM);
+  Value warpRow = mb.mul(warp, 16 * MT); // first row of this warp in the tile
+  Value bhq = mb.add(mb.mul(batch, Hq), h);
+  Value bhkv = mb.add(mb.mul(batch, Hkv), g);
+  Value qSeqBase = mb.mul(bhq, Sq);
+  Value kvSeqBase = mb.mul(bhkv, Skv);
+
+  // ldmatrix row addresses: lane l names row l%8 of matrix l/8.
+  Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
+  Value m1 = arith::RemUIOp::create(
+      b, arith::DivUIOp::create(b, lane, kb.idx(8)), kb.idx(2));
+  Value m2 = arith::DivUIOp::create(b, lane, kb.idx(16));
+  // A operand / V (trans): matrices ordered (rows lo, k lo), (rows hi, k lo),
+  // (rows lo, k hi), (rows hi, k hi).
+  Value rowA = mb.add(l8, mb.mul(m1, 8)), colA = mb.mul(m2, 8);
+  // K as B operand: (n lo, k lo), (n lo, k hi), (n hi, k lo), (n hi, k hi).
+  Value rowK = mb.add(l8, mb.mul(m2, 8)), colK = mb.mul(m1, 8);
+
+  // Asynchronous copy of `rows` sequence rows starting at `row0` into
+  // `dst`; rows past `seqLen` are zero-filled.
+  int64_t chunks = D / 8 * eltBytes / 2; // 16-byte chunks per row
+  int64_t vecElems = 16 / eltBytes;
+  Value chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
+  Value chunkCol =
+      mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
+  auto copyTile = [&](Value src, Value seqBase, Value row0, int64_t rows,
+                      int64_t seqLen, Value dst) {
+    int64_t rowsPerPass = T / chunks;
+    bool ragged = seqLen % rows != 0 || seqLen < rows;
+    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+      Value r = mb.add(chunkRow, pass * rowsPerPass);
+      Value seqRow = mb.add(row0, r);
+      Value n;
+      if (ragged) {
+        Value in = mb.cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
+        seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
+        n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
+      }
+      Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+          ValueRange{r, chunkCol}, src, ValueRange{gidx},
+          b.getIndexAttr(vecElems), n, b.getUnitAttr());
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b);
+  };
+  auto waitAll = [&]() {
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+    gpu::BarrierOp::create(b);
+  };
+
+  // Key tiles of this block: all, or up to the causal diagonal of its last
+  // row (key j is visible from row i when j <= i + Skv - Sq).
+  int64_t nTiles = llvm::divideCeil(Skv, BN);
+  Value tileEnd = kb.idx(nTiles);
+  if (op.getCausal()) {
+    Value lim = mb.add(q0, BM + Skv - Sq);
+    lim = arith::MinSIOp::create(b, lim, kb.idx(Skv));
+    lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
+    tileEnd = arith::DivUIOp::create(b, mb.add(lim, BN - 1), kb.idx(BN));
+  }
+
+  // Additive mask: numpy broadcast strides over [B, Hq, Sq, Skv].
+  SmallVector<int64_t> maskStride(4, 0);
+  Value maskBase;
+  if (mask) {
+    ArrayRef<int64_t> ms =
+        cast<RankedTensorType>(op.getMask().getType()).getShape();
+    int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
+    for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
+      if (ms[d] != 1)
+        maskStride[off + d] = stride;
+      stride *= ms[d];
+    }
+    maskBase = mb.add(mb.mul(batch, maskStride[0]), mb.mul(h, maskStride[1]));
+  }
+
+  double log2e = 1.4426950408889634;
+  double scaleLog2 = op.getEffectiveScale() * log2e;
+  double ninf = -std::numeric_limits<double>::infinity();
+  Value cScale = kb.f32(scaleLog2);
+  Value negInf = kb.f32(ninf);
+
+  // Prologue: Q and the first K tile.
+  copyTile(q, qSeqBase, q0, BM, Sq, qs);
+  copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, ks);
+
+  // Loop-carried state: O fragments [mt][dt], then m and l [mt][r].
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < MT * DT; ++i)
+    init.push_back(mb.zeroAcc());
+  for (int64_t i = 0; i < MT * 2; ++i)
+    init.push_back(negInf);
+  for (int64_t i = 0; i < MT * 2; ++i)
+    init.push_back(kb.f32(0.0));
+  auto loop = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    auto iter = loop.getRegionIterArgs();
+    SmallVector<Value> O(iter.begin(), iter.begin() + MT * DT);
+    SmallVector<Value> M(iter.begin() + MT * DT,
+                         iter.begin() + MT * DT + 2 * MT);
+    SmallVector<Value> L(iter.begin() + MT * DT + 2 * MT, iter.end());
+    Value kv0 = mb.mul(t, BN);
+
+    waitAll(); // K[t] (and Q) landed; every warp is done with V[t-1]
+    copyTile(v, kvSeqBase, kv0, BN, Skv, vs);
+
+    // S = Q K^T.
+    SmallVector<Value> S(MT * NT, mb.zeroAcc());
+    for (int64_t kstep = 0; kstep < KS; ++kstep) {
+      SmallVector<Value> A;
+      for (int64_t mt = 0; mt < MT; ++mt)
+        A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
+                                mb.add(colA, 16 * kstep), false));
+      for (int64_t np = 0; np < NT / 2; ++np) {
+        Value bk = mb.ldmatrix(ks, mb.add(rowK, 16 * np),
+                               mb.add(colK, 16 * kstep), false);
+        Value b0 = mb.half(bk, 0), b1 = mb.half(bk, 1);
+        for (int64_t mt = 0; mt < MT; ++mt) {
+          S[mt * NT + 2 * np] = mb.mma(A[mt], b0, S[mt * NT + 2 * np]);
+          S[mt * NT + 2 * np + 1] = mb.mma(A[mt], b1, S[mt * NT + 2 * np + 1]);
+        }
+      }
+    }
+
+    // Coordinates of fragment element (mt, nt, r, c).
+    auto rowOf = [&](int64_t mt, int64_t r) {
+      return mb.add(mb.add(q0, mb.add(warpRow, quadRow)), 16 * mt + 8 * r);
+    };
+    auto keyOf = [&](int64_t nt, int64_t c) {
+      return mb.add(mb.add(kv0, quadCol), 8 * nt + c);
+    };
+    // Additive mask, in raw score units (divided by the scale).
+    if (mask) {
+      Value invScale = kb.f32(1.0 / op.getEffectiveScale());
+      for (int64_t mt = 0; mt < MT; ++mt)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value i = rowOf(mt, r);
+          Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
+          Value rowBase = mb.add(
+              maskBase, mb.mul(arith::SelectOp::create(b, iOk, i, kb.idx(0)),
+                               maskStride[2]));
+          for (int64_t nt = 0; nt < NT; ++nt) {
+            Value rv = mb.row(S[mt * NT + nt], r);
+            for (int64_t c = 0; c < 2; ++c) {
+              Value j = keyOf(nt, c);
+              Value ok = arith::AndIOp::create(
+                  b, iOk, mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
+              Value at = arith::SelectOp::create(
+                  b, ok, mb.add(rowBase, mb.mul(j, maskStride[3])), kb.idx(0));
+              Value mv = vector::ExtractOp::create(
+                  b, kb.loadF32(mask, at, 1, nullptr, 0.0, false),
+                  ArrayRef<int64_t>{0});
+              Value s = arith::AddFOp::create(
+                  b, mb.elem(rv, c), arith::MulFOp::create(b, mv, invScale));
+              rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
+            }
+            S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], rv, r);
+          }
+        }
+    }
+    // Invisible keys (past Skv; causal: past the diagonal) score -inf. Only
+    // tiles that reach the sequence end or cross the diagonal check.
+    Value needsMask;
+    if (Skv % BN != 0)
+      needsMask =
+          mb.cmp(arith::CmpIPredicate::ugt, mb.add(kv0, BN), kb.idx(Skv));
+    if (op.getCausal()) {
+      // Some element has j + Sq > i + Skv: kv0 + BN - 1 + Sq > q0 + Skv.
+      Value crosses = mb.cmp(arith::CmpIPredicate::ugt,
+                             mb.add(kv0, BN - 1 + Sq), mb.add(q0, Skv));
+      needsMask =
+          needsMask ? arith::OrIOp::create(b, needsMask, crosses) : crosses;
+    }
+    if (needsMask) {
+      SmallVector<Type> types(MT * NT, mb.acc2x2);
+      auto ifOp = scf::IfOp::create(b, types, needsMask, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        SmallVector<Value> masked(S);
+        for (int64_t mt = 0; mt < MT; ++mt)
+          for (int64_t r = 0; r < 2; ++r) {
+            Value i = rowOf(mt, r);
+            Value iPlus = mb.add(i, Skv);
+            for (int64_t nt = 0; nt < NT; ++nt) {
+              Value rv = mb.row(masked[mt * NT + nt], r);
+              for (int64_t c = 0; c < 2; ++c) {
+                Value j = keyOf(nt, c);
+                Value vis = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
+                if (op.getCausal())
+                  vis = arith::AndIOp::create(
+                      b, vis,
+                      mb.cmp(arith::CmpIPredicate::ule, mb.add(j, Sq), iPlus));
+                Value s =
+                    arith::SelectOp::create(b, vis, mb.elem(rv, c), negInf);
+                rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
+              }
+              masked[mt * NT + nt] = mb.setRow(masked[mt * NT + nt], rv, r);
+            }
+          }
+        scf::YieldOp::create(b, masked);
+        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+        scf::YieldOp::create(b, S);
+      }
+      for (int64_t i = 0; i < MT * NT; ++i)
+        S[i] = ifOp.getResult(i);
+    }
+
+    // Online softmax per row (mt, r); P overwrites S (still f32).
+    SmallVector<Value> Grow(MT * 2), Alpha(MT * 2);
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value rowMax;
+        for (int64_t nt = 0; nt < NT; ++nt) {
+          Value rv = mb.row(S[mt * NT + nt], r);
+          Value mx =
+              arith::MaximumFOp::create(b, mb.elem(rv, 0), mb.elem(rv, 1));
+          rowMax =
+              rowMax ? Value(arith::MaximumFOp::create(b, rowMax, mx)) : mx;
+        }
+        rowMax = mb.quadReduce(rowMax, /*isMax=*/true);
+        // The reference max m (log2 units) moves only when the row max
+        // exceeds it by more than kLazyRescale: probabilities stay below
+        // 2^kLazyRescale, exact enough in f32 accumulators and bf16/f16 P,
+        // and most tiles skip rescaling O (FlashAttention-4's trick).
+        Value mOld = M[mt * 2 + r];
+        Value maxScaled = arith::MulFOp::create(b, rowMax, cScale);
+        Value grow = arith::CmpFOp::create(
+            b, arith::CmpFPredicate::OGT, maxScaled,
+            arith::AddFOp::create(b, mOld, kb.f32(kLazyRescale)));
+        Value mNew = arith::SelectOp::create(b, grow, maxScaled, mOld);
+        Grow[mt * 2 + r] = grow;
+        // A row that has seen only -inf keeps reference 0: exp2 gives 0.
+        Value none =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
+        Value ref = arith::SelectOp::create(b, none, kb.f32(0.0), mNew);
+        Value alpha =
+            math::Exp2Op::create(b, arith::SubFOp::create(b, mOld, ref));
+        Alpha[mt * 2 + r] = alpha;
+        Value negRef2 = mb.splat2(arith::NegFOp::create(b, ref));
+        Value c2 = mb.splat2(cScale);
+        Value sum;
+        for (int64_t nt = 0; nt < NT; ++nt) {
+          Value rv = mb.row(S[mt * NT + nt], r);
+          Value p =
+              math::Exp2Op::create(b, math::FmaOp::create(b, rv, c2, negRef2));
+          Value ps = arith::AddFOp::create(b, mb.elem(p, 0), mb.elem(p, 1));
+          sum = sum ? Value(arith::AddFOp::create(b, sum, ps)) : ps;
+          if (dropP > 0.0) {
+            // l sums undropped probabilities; P V sees the dropout mask of
+            // element ((b*Hq + h)*Sq + i)*Skv + j.
+            Value i = rowOf(mt, r);
+            Value iSafe = arith::SelectOp::create(
+                b, mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)), i,
+                kb.idx(0));
+            for (int64_t c = 0; c < 2; ++c) {
+              Value off =
+                  mb.add(mb.mul(mb.add(qSeqBase, iSafe), Skv), keyOf(nt, c));
+              Value keep = buildPhiloxKeep(
+                  b, b.getLoc(),
+                  arith::IndexCastOp::create(b, b.getI64Type(), off), seed,
+                  dropP);
+              Value pc = arith::SelectOp::create(
+                  b, keep,
+                  arith::MulFOp::create(b, mb.elem(p, c),
+                                        kb.f32(1.0 / (1.0 - dropP))),
+                  kb.f32(0.0));
+              p = vector::InsertOp::create(b, pc, p, ArrayRef<int64_t>{c});
+            }
+          }
+          S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], p, r);
+        }
+        L[mt * 2 + r] = arith::AddFOp::create(
+            b, arith::MulFOp::create(b, L[mt * 2 + r], alpha), sum);
+        M[mt * 2 + r] = mNew;
+      }
+    // Rescale O only when some row of this thread moved its reference (the
+    // branch is skipped when no lane of the warp needs it).
+    Value anyGrow;
+    for (Value g : Grow)
+      anyGrow = anyGrow ? Value(arith::OrIOp::create(b, anyGrow, g)) : g;
+    {
+      SmallVector<Type> types(MT * DT, mb.acc2x2);
+      auto ifOp = scf::IfOp::create(b, types, anyGrow, /*withElse=*/true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      SmallVector<Value> scaled(O);
+      for (int64_t mt = 0; mt < MT; ++mt)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value alpha2 = mb.splat2(Alpha[mt * 2 + r]);
+          for (int64_t dt = 0; dt < DT; ++dt) {
+            Value o = mb.row(scaled[mt * DT + dt], r);
+            scaled[mt * DT + dt] = mb.setRow(
+                scaled[mt * DT + dt], arith::MulFOp::create(b, o, alpha2), r);
+          }
+        }
+      scf::YieldOp::create(b, scaled);
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(b, O);
+      for (int64_t i = 0; i < MT * DT; ++i)
+        O[i] = ifOp.getResult(i);
+    }
+
+    waitAll(); // V[t] landed; every warp is done with K[t]
+    Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
+    scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, ks);
+      scf::YieldOp::create(b);
+    });
+
+    // O += P V, P packed to the operand type in the A layout.
+    for (int64_t kk = 0; kk < NT / 2; ++kk) {
+      SmallVector<Value> A;
+      for (int64_t mt = 0; mt < MT; ++mt) {
+        Value frag = arith::ConstantOp::create(
+            b, mb.frag4x2,
+            DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(elt)));
+        for (int64_t part = 0; part < 4; ++part) {
+          // a0a1: (row, k lo), a2a3: (row+8, k lo), a4a5: (row, k hi), ...
+          Value p = mb.row(S[mt * NT + 2 * kk + part / 2], part % 2);
+          Value pe = arith::TruncFOp::create(b, mb.elt2, p);
+          frag = vector::InsertOp::create(b, pe, frag, ArrayRef<int64_t>{part});
+        }
+        A.push_back(frag);
+      }
+      for (int64_t nd = 0; nd < DT / 2; ++nd) {
+        Value bv = mb.ldmatrix(vs, mb.add(rowA, 16 * kk), mb.add(colA, 16 * nd),
+                               /*transpose=*/true);
+        Value b0 = mb.half(bv, 0), b1 = mb.half(bv, 1);
+        for (int64_t mt = 0; mt < MT; ++mt) {
+          O[mt * DT + 2 * nd] = mb.mma(A[mt], b0, O[mt * DT + 2 * nd]);
+          O[mt * DT + 2 * nd + 1] = mb.mma(A[mt], b1, O[mt * DT + 2 * nd + 1]);
+        }
+      }
+    }
+    SmallVector<Value> yields(O);
+    yields.append(M);
+    yields.append(L);
+    scf::YieldOp::create(b, yields);
+  }
+
+  // Epilogue: O / l per row, 4-byte stores of element pairs; lse.
+  for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value l = mb.quadReduce(loop.getResult(MT * DT + 2 * MT + mt * 2 + r),
+                              /*isMax=*/false);
+      Value m = loop.getResult(MT * DT + mt * 2 + r);
+      Value positive =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, kb.f32(0.0));
+      Value inv = arith::SelectOp::create(
+          b, positive, arith::DivFOp::create(b, kb.f32(1.0), l), kb.f32(0.0));
+      Value i = mb.add(mb.add(q0, mb.add(warpRow, quadRow)), 16 * mt + 8 * r);
+      Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
+      Value rowBase = mb.mul(mb.add(qSeqBase, i), D);
+      Value inv2 = mb.splat2(inv);
+      scf::IfOp::create(b, iOk, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        for (int64_t dt = 0; dt < DT; ++dt) {
+          Value o = arith::MulFOp::create(
+              b, mb.row(loop.getResult(mt * DT + dt), r), inv2);
+          Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
+          auto st = vector::StoreOp::create(
+              b, arith::TruncFOp::create(b, mb.elt2, o), out, at);
+          st.setAlignment(4);
+        }
+        if (lseOut) {
+          // Natural-log units: (m + log2 l) * ln 2; -inf without keys.
+          Value lse = arith::MulFOp::create(
+              b, arith::AddFOp::create(b, m, math::Log2Op::create(b, l)),
+              kb.f32(std::log(2.0)));
+          lse = arith::SelectOp::create(b, positive, lse, negInf);
+          Value lead = mb.cmp(arith::CmpIPredicate::eq, quadCol, kb.idx(0));
+          scf::IfOp::create(b, lead, [&](OpBuilder &ob2, Location loc2) {
+            OpBuilder::InsertionGuard g3(b);
+            b.setInsertionPoint(ob2.getInsertionBlock(),
+                                ob2.getInsertionPoint());
+            memref::StoreOp::create(b, lse, lseOut,
+                                    ValueRange{mb.add(qSeqBase, i)});
+            scf::YieldOp::create(b);
+          });
+        }
+        scf::YieldOp::create(b);
+      });
+    }
+  return launch;
+}
+
+namespace {
+struct TableEntry {
+  int64_t minSm;
+  const char *dtype;
+  int64_t headDim;
+  bool causal;
+  const char *config;
+};
+} // namespace
+
+static const TableEntry kAttentionTable[] = {
+#define SINTER_ATTENTION_CONFIG(sm, dtype, d, causal, cfg)                     \
+  {sm, dtype, d, causal, cfg},
+#include "AttentionConfigs.inc"
+#undef SINTER_ATTENTION_CONFIG
+};
+
+AttentionConfig sinter::gpu_kernels::selectAttentionConfig(AttentionOp op,
+                                                           int64_t smVersion) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  std::string dtype;
+  llvm::raw_string_ostream os(dtype);
+  os << qType.getElementType();
+  const TableEntry *best = nullptr;
+  for (const TableEntry &e : kAttentionTable)
+    if (e.minSm <= smVersion &&
+        llvm::is_contained(llvm::split(e.dtype, '/'), dtype) &&
+        e.headDim == qType.getDimSize(3) && e.causal == op.getCausal() &&
+        (!best || e.minSm > best->minSm))
+      best = &e;
+  AttentionConfig cfg;
+  if (best)
+    if (FailureOr<AttentionConfig> parsed = parseAttentionConfig(best->config);
+        succeeded(parsed))
+      cfg = *parsed;
+  // A table entry or the default that does not fit this shape falls back
+  // to the smallest tiles, then to CUDA cores.
+  std::string why;
+  if (cfg.tensorCores && failed(checkMMAAttention(op, smVersion, cfg, why))) {
+    cfg = AttentionConfig{4, 1, 32, true};
+    if (failed(checkMMAAttention(op, smVersion, cfg, why)))
+      cfg.tensorCores = false;
+  }
+  return cfg;
+}

@@ -1,0 +1,421 @@
+//===- ReductionKernel.cpp - Leftover linalg reductions on CUDA -----------===//
+//
+// Part of the Sinter project.
+//
+// The simple, correct path for linalg ops that no fusion pattern absorbed
+// and that neither the elementwise kernel nor the matmul kernel runs:
+// reductions (row and column sums, max-reduces, argmax-style multi-result
+// generics), contractions with transposed or broadcast operands, and
+// parallel generics that write through a permuted output map. One thread
+// computes one output element: it starts from the init (a folded constant
+// fill, or the init tensor's element), runs the reduction loops serially in
+// iteration order, evaluates the generic's region once per point, and
+// stores the result once. Operands are read through arbitrary projected
+// permutations (transposes, broadcasts, constant 0 on size-1 dimensions).
+//
+// Precision: f16/bf16 arithmetic in the region runs in f32 and each result
+// is rounded to its storage type once, after the last reduction step -- the
+// accumulation rule of every other Sinter kernel (a bf16 sum accumulates in
+// f32, a bf16 matmul multiplies and adds in f32). Explicit conversions in
+// the region (arith.truncf to f16/bf16) still round where they are written.
+// f32, f64 and integer regions run exactly as written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <functional>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+static constexpr int64_t kBlock = 256;
+
+static bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// Element types the serial kernel loads and stores.
+static bool isSupportedElementType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32() || t.isF64() ||
+         t.isSignlessInteger(32) || t.isSignlessInteger(64);
+}
+
+TypedAttr sinter::gpu_kernels::foldableFillValue(linalg::FillOp fill) {
+  Attribute value;
+  if (!fill.hasPureTensorSemantics() ||
+      !matchPattern(fill.getInputs()[0], m_Constant(&value)))
+    return {};
+  Type elt = getElementTypeOrSelf(fill.getOutputs()[0].getType());
+  if (auto f = dyn_cast<FloatAttr>(value); f && isa<FloatType>(elt)) {
+    // The fill converts its value to the element type (rounding).
+    APFloat v = f.getValue();
+    bool lost;
+    v.convert(cast<FloatType>(elt).getFloatSemantics(),
+              APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(elt, v);
+  }
+  if (auto i = dyn_cast<IntegerAttr>(value);
+      i && elt.isSignlessInteger() && i.getType().isSignlessInteger())
+    return IntegerAttr::get(
+        elt, i.getValue().sextOrTrunc(elt.getIntOrFloatBitWidth()));
+  return {};
+}
+
+/// Row-major linear index of the element of a static `shape` that `map`
+/// reads at the iteration point `iv` (constant results are 0).
+static Value linearIndex(KernelBuilder &kb, AffineMap map,
+                         ArrayRef<int64_t> shape, ArrayRef<Value> iv) {
+  ImplicitLocOpBuilder &b = kb.builder();
+  Value index;
+  int64_t stride = 1;
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(k))) {
+      Value term = iv[dim.getPosition()];
+      if (stride != 1)
+        term = arith::MulIOp::create(b, term, kb.idx(stride));
+      index = index ? arith::AddIOp::create(b, index, term) : term;
+    }
+    stride *= shape[k];
+  }
+  return index ? index : kb.idx(0);
+}
+
+LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() == 0 ||
+      op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return op->emitOpError("the CUDA backend runs linalg ops on tensors only");
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type t = operand.get().getType();
+    auto shaped = dyn_cast<RankedTensorType>(t);
+    Type elt = shaped ? shaped.getElementType() : t;
+    if (!isSupportedElementType(elt))
+      return op->emitOpError("operand #")
+             << operand.getOperandNumber() << " has element type " << elt
+             << ", which the CUDA backend's serial linalg kernel does not "
+                "support (f16, bf16, f32, f64, i32, i64)";
+    if (!shaped)
+      continue;
+    if (!shaped.hasStaticShape())
+      return op->emitOpError("the CUDA backend needs static shapes, got ") << t;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return op->emitOpError("reads operand #")
+             << operand.getOperandNumber() << " through "
+             << AffineMapAttr::get(map)
+             << ", which is not a projected permutation; the CUDA backend "
+                "runs leftover linalg ops whose operands are transposes or "
+                "broadcasts of the iteration space only";
+    if (!op.isDpsInit(&operand))
+      continue;
+    // Every output element is written by exactly one thread: the output
+    // map names every parallel loop and no reduction loop.
+    llvm::SmallBitVector seen(op.getNumLoops());
+    for (AffineExpr e : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        seen.set(dim.getPosition());
+    for (auto [d, it] : llvm::enumerate(iters))
+      if (seen.test(d) != (it == utils::IteratorType::parallel))
+        return op->emitOpError("writes init #")
+               << operand.getOperandNumber() - op.getNumDpsInputs()
+               << " through " << AffineMapAttr::get(map)
+               << ", which does not index exactly the parallel loops; the "
+                  "CUDA backend cannot run that";
+  }
+  for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
+    if (isa<linalg::IndexOp>(bodyOp))
+      continue;
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            bodyOp.getDialect()))
+      return bodyOp.emitOpError(
+          "cannot run inside a CUDA kernel (only arith, math and "
+          "linalg.index can)");
+    // f16/bf16 values are carried in f32: a bit-level view of one cannot.
+    if (isa<arith::BitcastOp>(bodyOp) &&
+        llvm::any_of(llvm::concat<Type>(bodyOp.getOperandTypes(),
+                                        bodyOp.getResultTypes()),
+                     isNarrowFloat))
+      return bodyOp.emitOpError("on f16/bf16 values cannot run in the CUDA "
+                                "backend's serial linalg kernel (it computes "
+                                "f16/bf16 arithmetic in f32)");
+  }
+  return success();
+}
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
+    linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
+  if (failed(checkSerialKernel(op)))
+    return failure();
+  MLIRContext *ctx = op->getContext();
+  Block &body = op.getRegion().front();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  SmallVector<unsigned> reductionDims;
+  int64_t trips = 1; // iterations of the reduction loops
+  for (auto [d, it] : llvm::enumerate(iters))
+    if (it == utils::IteratorType::reduction) {
+      reductionDims.push_back(d);
+      trips *= ranges[d];
+    }
+
+  // Which inits the kernel reads: those the region uses (or all, when the
+  // reduction loops run zero times), unless a constant fill folds in.
+  SmallVector<OpOperand *> inits;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    inits.push_back(&init);
+  SmallVector<TypedAttr> initConstants(inits.size());
+  SmallVector<bool> readsInit(inits.size(), false);
+  for (auto [j, init] : llvm::enumerate(inits)) {
+    bool used = !op.getMatchingBlockArgument(init).use_empty() || trips == 0;
+    if (!used)
+      continue;
+    if (auto fill = init->get().getDefiningOp<linalg::FillOp>())
+      initConstants[j] = foldableFillValue(fill);
+    if (initConstants[j])
+      continue;
+    if (init->get().getDefiningOp<tensor::EmptyOp>())
+      return op.emitOpError("init #")
+             << j << " is an uninitialized tensor that the region reads";
+    readsInit[j] = true;
+  }
+
+  // Values the region uses from above: constants are rematerialized in the
+  // kernel, other scalars become kernel arguments.
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  SmallVector<Value> capturedArgs;
+  for (Value v : captured) {
+    if (matchPattern(v, m_Constant()))
+      continue;
+    if (isa<ShapedType>(v.getType()) || !isSupportedElementType(v.getType()))
+      return op.emitOpError("uses a value of type ")
+             << v.getType()
+             << " from above its region, which a CUDA kernel cannot take";
+    capturedArgs.push_back(v);
+  }
+
+  KernelLaunch launch;
+  SmallVector<Value> inputs = op.getDpsInputs();
+  launch.operands.append(inputs.begin(), inputs.end());
+  SmallVector<unsigned> initArg(inits.size(), 0);
+  for (auto [j, init] : llvm::enumerate(inits))
+    if (readsInit[j]) {
+      initArg[j] = launch.operands.size();
+      launch.operands.push_back(init->get());
+    }
+  unsigned firstCaptured = launch.operands.size();
+  launch.operands.append(capturedArgs.begin(), capturedArgs.end());
+  unsigned firstResult = launch.operands.size();
+  launch.results.append(op->result_begin(), op->result_end());
+
+  // One thread per output element, in the row-major order of the first
+  // result (consecutive threads store consecutive elements of it).
+  auto out0 = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t total = out0.getNumElements();
+  launch.block = std::clamp<int64_t>(total, 1, kBlock);
+  launch.grid = std::max<int64_t>(1, llvm::divideCeil(total, launch.block));
+
+  ImplicitLocOpBuilder b(op->getLoc(), ctx);
+  gpu::GPUFuncOp func =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  launch.kernel = func;
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b);
+  Type f32 = b.getF32Type();
+
+  // f16/bf16 values live in f32 inside the kernel.
+  auto promoted = [&](Value v) -> Value {
+    if (!isNarrowFloat(v.getType()))
+      return v;
+    return arith::ExtFOp::create(b, f32, v);
+  };
+  auto promotedConstant = [&](TypedAttr attr) -> Value {
+    if (auto f = dyn_cast<FloatAttr>(attr); f && isNarrowFloat(f.getType())) {
+      APFloat v = f.getValue();
+      bool lost;
+      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      return arith::ConstantOp::create(b, FloatAttr::get(f32, v));
+    }
+    return arith::ConstantOp::create(b, attr);
+  };
+
+  // 1-D views of the buffers (rank-0 buffers are read without an index).
+  auto view = [&](Value memref) {
+    return cast<MemRefType>(memref.getType()).getRank() == 0
+               ? memref
+               : kb.flatten(memref);
+  };
+  auto load = [&](Value mem, Value index) -> Value {
+    if (cast<MemRefType>(mem.getType()).getRank() == 0)
+      return memref::LoadOp::create(b, mem, ValueRange{});
+    return memref::LoadOp::create(b, mem, ValueRange{index});
+  };
+  auto store = [&](Value v, Value mem, Value index) {
+    if (cast<MemRefType>(mem.getType()).getRank() == 0)
+      memref::StoreOp::create(b, v, mem, ValueRange{});
+    else
+      memref::StoreOp::create(b, v, mem, ValueRange{index});
+  };
+  SmallVector<Value> inputViews, initViews(inits.size()), resultViews;
+  for (auto [i, input] : llvm::enumerate(inputs))
+    inputViews.push_back(isa<RankedTensorType>(input.getType())
+                             ? view(func.getArgument(i))
+                             : Value());
+  for (auto [j, init] : llvm::enumerate(inits))
+    if (readsInit[j])
+      initViews[j] = view(func.getArgument(initArg[j]));
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    resultViews.push_back(view(func.getArgument(firstResult + r)));
+
+  // Constants and scalars the region captures.
+  IRMapping captures;
+  for (Value v : captured) {
+    if (Operation *def = v.getDefiningOp();
+        def && matchPattern(v, m_Constant()))
+      captures.map(v, b.clone(*def)->getResult(0));
+  }
+  for (auto [k, v] : llvm::enumerate(capturedArgs))
+    captures.map(v, func.getArgument(firstCaptured + k));
+  for (Value v : captured)
+    captures.map(v, promoted(captures.lookup(v)));
+
+  Value tid = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
+      kb.threadId());
+  if (launch.grid * launch.block != total) {
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, kb.idx(total));
+    auto guard = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  }
+
+  // The parallel coordinates of this thread's output element.
+  SmallVector<Value> iv(op.getNumLoops());
+  AffineMap out0Map = op.getMatchingIndexingMap(inits[0]);
+  Value rest = tid;
+  for (int64_t k = out0.getRank() - 1; k >= 0; --k) {
+    auto dim = dyn_cast<AffineDimExpr>(out0Map.getResult(k));
+    if (!dim)
+      continue;
+    int64_t extent = out0.getDimSize(k);
+    iv[dim.getPosition()] =
+        k == 0 ? rest : arith::RemUIOp::create(b, rest, kb.idx(extent));
+    if (k != 0)
+      rest = arith::DivUIOp::create(b, rest, kb.idx(extent));
+  }
+
+  // Initial accumulators.
+  SmallVector<Value> outIndex, accs;
+  for (auto [j, init] : llvm::enumerate(inits)) {
+    auto type = cast<RankedTensorType>(init->get().getType());
+    // The first result is stored in thread order.
+    outIndex.push_back(j == 0 ? tid
+                              : linearIndex(kb, op.getMatchingIndexingMap(init),
+                                            type.getShape(), iv));
+    Value acc;
+    if (initConstants[j])
+      acc = promotedConstant(initConstants[j]);
+    else if (readsInit[j])
+      acc = promoted(load(initViews[j], outIndex[j]));
+    else // never read: any value of the carried type
+      acc = promotedConstant(
+          cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
+    accs.push_back(acc);
+  }
+
+  // The region at one iteration point, on the current accumulators.
+  auto emitBody = [&](ValueRange current) -> SmallVector<Value> {
+    IRMapping mapping = captures;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      BlockArgument arg = body.getArgument(i);
+      if (arg.use_empty())
+        continue;
+      if (!inputViews[i]) {
+        mapping.map(arg, promoted(func.getArgument(i)));
+        continue;
+      }
+      OpOperand *operand = op.getDpsInputOperand(i);
+      auto type = cast<RankedTensorType>(input.getType());
+      Value index = linearIndex(kb, op.getMatchingIndexingMap(operand),
+                                type.getShape(), iv);
+      mapping.map(arg, promoted(load(inputViews[i], index)));
+    }
+    for (auto [j, init] : llvm::enumerate(inits))
+      mapping.map(op.getMatchingBlockArgument(init), current[j]);
+    for (Operation &bodyOp : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+        mapping.map(index.getResult(), iv[index.getDim()]);
+        continue;
+      }
+      if (auto ext = dyn_cast<arith::ExtFOp>(bodyOp);
+          ext && isNarrowFloat(ext.getIn().getType())) {
+        // The operand is already f32.
+        Value x = mapping.lookup(ext.getIn());
+        mapping.map(ext.getResult(),
+                    ext.getType() == f32 || isNarrowFloat(ext.getType())
+                        ? x
+                        : Value(arith::ExtFOp::create(b, ext.getType(), x)));
+        continue;
+      }
+      if (auto trunc = dyn_cast<arith::TruncFOp>(bodyOp);
+          trunc && isNarrowFloat(trunc.getType())) {
+        // A rounding the region asks for: round, then carry in f32.
+        Value x = mapping.lookup(trunc.getIn());
+        Value r = arith::TruncFOp::create(b, trunc.getType(), x);
+        mapping.map(trunc.getResult(), arith::ExtFOp::create(b, f32, r));
+        continue;
+      }
+      if (auto cst = dyn_cast<arith::ConstantOp>(bodyOp)) {
+        mapping.map(cst.getResult(), promotedConstant(cst.getValue()));
+        continue;
+      }
+      Operation *clone = b.clone(bodyOp, mapping);
+      for (Value r : clone->getResults())
+        if (isNarrowFloat(r.getType()))
+          r.setType(f32);
+    }
+    SmallVector<Value> next;
+    for (Value v : body.getTerminator()->getOperands())
+      next.push_back(mapping.lookupOrDefault(v));
+    return next;
+  };
+
+  // The reduction loops, outermost first, carrying the accumulators.
+  std::function<SmallVector<Value>(unsigned, ValueRange)> emitLoops =
+      [&](unsigned level, ValueRange current) -> SmallVector<Value> {
+    if (level == reductionDims.size())
+      return emitBody(current);
+    unsigned d = reductionDims[level];
+    auto loop =
+        scf::ForOp::create(b, kb.idx(0), kb.idx(ranges[d]), kb.idx(1), current);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    iv[d] = loop.getInductionVar();
+    SmallVector<Value> next = emitLoops(level + 1, loop.getRegionIterArgs());
+    scf::YieldOp::create(b, next);
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> results = emitLoops(0, accs);
+
+  // One store per result, rounded to its storage type once.
+  for (auto [j, r] : llvm::enumerate(results)) {
+    Type elt = cast<MemRefType>(resultViews[j].getType()).getElementType();
+    if (r.getType() != elt)
+      r = arith::TruncFOp::create(b, elt, r);
+    store(r, resultViews[j], outIndex[j]);
+  }
+  return launch;
+}
