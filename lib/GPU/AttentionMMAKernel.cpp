@@ -99,10 +99,9 @@ static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
   return (bm + 2 * cfg.blockN) * (D + 8) * eltBytes;
 }
 
-LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
-                                                     int64_t smVersion,
-                                                     const AttentionConfig &cfg,
-                                                     std::string &why) {
+LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
+                                                       int64_t smVersion,
+                                                       std::string &why) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto vType = cast<RankedTensorType>(op.getValue().getType());
   Type elt = qType.getElementType();
@@ -124,6 +123,18 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
     why = "needs a positive softmax scale";
     return failure();
   }
+  return success();
+}
+
+LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
+                                                     int64_t smVersion,
+                                                     const AttentionConfig &cfg,
+                                                     std::string &why) {
+  if (failed(checkMMAAttentionOp(op, smVersion, why)))
+    return failure();
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  Type elt = qType.getElementType();
+  int64_t D = qType.getDimSize(3);
   int64_t threads = 32 * cfg.warps, chunks = D / 8;
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
   if (threads % chunks != 0 || cfg.blockN % (threads / chunks) != 0 ||

@@ -93,7 +93,11 @@ mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);
 /// The shipped table's configuration for `op` on sm_`smVersion` (see
 /// AttentionConfigs.inc, written by bench/autotune_attention.py).
 AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion);
-/// Whether the tensor-core kernel runs `op` with `cfg`; `why` says why not.
+/// Whether the tensor-core kernel can run `op` at all on sm_`smVersion`
+/// (operand types, head dims, scale); `why` says why not.
+mlir::LogicalResult checkMMAAttentionOp(AttentionOp op, int64_t smVersion,
+                                        std::string &why);
+/// Whether it runs `op` with the tiles of `cfg` (registers, shared memory).
 mlir::LogicalResult checkMMAAttention(AttentionOp op, int64_t smVersion,
                                       const AttentionConfig &cfg,
                                       std::string &why);

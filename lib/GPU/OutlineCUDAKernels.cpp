@@ -119,7 +119,10 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     else
       cfg = *parseAttentionConfig(tuning.attentionConfig); // checked by pass
     std::string why;
-    if (cfg.tensorCores) {
+    // Attention the tensor cores cannot take (f32, odd head dims, old
+    // chips) runs on CUDA cores whatever the configuration says.
+    if (cfg.tensorCores &&
+        succeeded(checkMMAAttentionOp(attention, tuning.smVersion, why))) {
       if (succeeded(checkMMAAttention(attention, tuning.smVersion, cfg, why)))
         return one(buildAttentionMMAKernel(attention, module, name, cfg));
       if (!tuning.attentionConfig.empty())

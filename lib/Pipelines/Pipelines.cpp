@@ -35,7 +35,11 @@ void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
   pm.addPass(createCSEPass());
   // 3. Raise. Attention first: it consumes its softmax from the raw chain, so
   //    a softmax that belongs to an attention is never raised on its own.
-  pm.addPass(createRaiseAttention());
+  // Dropout on the probabilities, and in elementwise chains, is raised to
+  // Sinter's Philox dropout only when the user accepts other random bits.
+  RaiseAttentionOptions attention;
+  attention.allowRngChange = options.allowRngChange;
+  pm.addPass(createRaiseAttention(attention));
   // The remaining softmaxes (not inside an attention).
   pm.addPass(createRaiseSoftmax());
   // Norms before generic elementwise fusion, which would otherwise swallow
@@ -44,7 +48,9 @@ void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
   // AdamW updates are elementwise too; group them before the generic fuser.
   pm.addPass(createRaiseAdamW());
   // Whatever elementwise chains remain (bias+GELU, residual adds, ...).
-  pm.addPass(createFuseElementwise());
+  FuseElementwiseOptions elementwise;
+  elementwise.allowRngChange = options.allowRngChange;
+  pm.addPass(createFuseElementwise(elementwise));
   // 4. Clean up what the raising left dead or duplicated (empties, fills,
   //    reshapes of reshapes).
   pm.addPass(createCanonicalizerPass());

@@ -211,7 +211,9 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
     fusion.done("skipped: --no-fusion");
   } else {
     PassManager pm(&context);
-    sinter::buildFusionPipeline(pm, sinter::FusionOptions());
+    sinter::FusionOptions fusionOptions;
+    fusionOptions.allowRngChange = options.allowRngChange;
+    sinter::buildFusionPipeline(pm, fusionOptions);
     if (failed(pm.run(*module)))
       return failure();
     fusion.done();

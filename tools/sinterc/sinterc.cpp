@@ -52,6 +52,13 @@ static cl::opt<bool>
                       "written (unfused ops take the linalg-to-loops path)"),
              cl::init(false), cl::cat(category));
 
+static cl::opt<bool> allowRngChange(
+    "allow-rng-change",
+    cl::desc("Let fusion raise dropout drawn from the frontend's random "
+             "generator to Sinter's Philox dropout: same distribution, "
+             "different random bits (docs/Rationale.md)"),
+    cl::init(false), cl::cat(category));
+
 static cl::opt<sinter::EmitKind>
     emit("emit", cl::desc("What to write into the output directory"),
          cl::values(clEnumValN(sinter::EmitKind::Artifact, "artifact",
@@ -138,6 +145,7 @@ int main(int argc, char **argv) {
   options.fusion = !noFusion;
   options.emit = emit;
   options.attentionConfig = attentionConfig;
+  options.allowRngChange = allowRngChange;
   if (!quiet)
     options.onStage = [](llvm::StringRef stage, double ms,
                          llvm::StringRef note) {

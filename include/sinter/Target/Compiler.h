@@ -46,6 +46,9 @@ struct CompileOptions {
   std::string target = "cpu";
   /// Run the fusion pipeline before lowering (when it is built).
   bool fusion = true;
+  /// Let fusion replace a frontend's dropout generator by Sinter's Philox
+  /// dropout (same distribution, other random bits; docs/Rationale.md).
+  bool allowRngChange = false;
   EmitKind emit = EmitKind::Artifact;
   /// CUDA targets: attention tile configuration overriding the shipped
   /// table ("warps=4,mtiles=1,bn=64" or "cuda-cores"); empty: the table.

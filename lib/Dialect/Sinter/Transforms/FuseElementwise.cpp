@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DropoutMatch.h"
 #include "MatchUtils.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
@@ -33,9 +34,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace sinter {
@@ -140,13 +143,345 @@ static void forEachUsedValue(Operation *op, function_ref<void(Value)> fn) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Frontend dropout inside a fused body
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A frontend dropout found in a `sinter.fused` body: `result` is `input`
+/// kept with probability `1 - p` and scaled by `1 / (1 - p)`, decided by
+/// comparing a random input with a constant.
+struct BodyDropout {
+  Value input, result;
+  double p = 0.0;
+  /// The body ops computing `result` from the random value (the casts of
+  /// the random value, the comparison, the mask, the products).
+  SmallVector<Operation *> ops;
+};
+
+/// Why a random value was not recognised as a dropout, and where.
+struct DropoutMiss {
+  std::string reason;
+  Operation *at = nullptr;
+};
+
+} // namespace
+
+/// `v` defined in `body` as `x * c`, `c * x` or `x / c` for a constant `c`:
+/// returns `x` and multiplies `scale` by the factor.
+static Value peelConstantFactor(Value v, Block *body, double &scale) {
+  Operation *d = v.getDefiningOp();
+  if (!d || d->getBlock() != body)
+    return {};
+  if (auto mul = dyn_cast<arith::MulFOp>(d)) {
+    if (std::optional<double> c = evalFloatConstant(mul.getRhs())) {
+      scale *= *c;
+      return mul.getLhs();
+    }
+    if (std::optional<double> c = evalFloatConstant(mul.getLhs())) {
+      scale *= *c;
+      return mul.getRhs();
+    }
+  }
+  if (auto div = dyn_cast<arith::DivFOp>(d))
+    if (std::optional<double> c = evalFloatConstant(div.getRhs())) {
+      scale /= *c;
+      return div.getLhs();
+    }
+  return {};
+}
+
+/// Whether the body compares `u` (through float casts) with something:
+/// only then does it look like a dropout worth a near-miss remark.
+static bool isCompared(Value u) {
+  for (Operation *user : u.getUsers()) {
+    if (isa<arith::CmpFOp>(user))
+      return true;
+    if (isa<arith::ExtFOp, arith::TruncFOp>(user) &&
+        isCompared(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
+/// Matches the dropout that body argument `u` (a U[0, 1) value, one per
+/// element) decides: `u` compared with a constant threshold, the keep mask
+/// turned into a factor (`uitofp`, `select(keep, c, 0)`) multiplying one
+/// value, or a `select(keep, value, 0)`, with constant factors that scale
+/// the kept elements by 1/(1 - p). Every intermediate must have one use.
+static std::optional<BodyDropout> matchBodyDropout(BlockArgument u,
+                                                   DropoutMiss &miss) {
+  Block *body = u.getOwner();
+  BodyDropout m;
+  auto fail = [&](Operation *at, const Twine &reason) {
+    miss.at = at;
+    miss.reason = reason.str();
+    return std::nullopt;
+  };
+  auto singleUser = [](Value v) -> Operation * {
+    return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+  };
+  // The random value, through float casts, feeds one comparison.
+  Value r = u;
+  Operation *user = singleUser(r);
+  while (isa_and_nonnull<arith::ExtFOp, arith::TruncFOp>(user)) {
+    m.ops.push_back(user);
+    r = user->getResult(0);
+    user = singleUser(r);
+  }
+  if (!user) {
+    // Anchor the remark at the comparison (the dropout) when there is one.
+    Operation *at = body->getParentOp();
+    for (Operation *other : r.getUsers())
+      if (!isa<arith::CmpFOp>(at))
+        at = other;
+    return fail(at, "the random value is used more than once (each draw "
+                    "may decide one element)");
+  }
+  auto cmp = dyn_cast<arith::CmpFOp>(user);
+  if (!cmp)
+    return fail(user, "the random value is used by '" +
+                          user->getName().getStringRef() +
+                          "', not compared with a probability");
+  m.ops.push_back(cmp);
+  bool randomOnLeft = cmp.getLhs() == r;
+  Value thresholdValue = randomOnLeft ? cmp.getRhs() : cmp.getLhs();
+  std::optional<double> threshold = evalFloatConstant(thresholdValue);
+  if (!threshold)
+    return fail(cmp, "the random value is compared with a threshold that is "
+                     "not a uniform constant");
+  bool keepBelow = false;
+  std::optional<double> keep =
+      keepProbability(cmp.getPredicate(), randomOnLeft, *threshold, keepBelow);
+  if (!keep)
+    return fail(cmp, "the random value is compared by '" +
+                         arith::stringifyCmpFPredicate(cmp.getPredicate()) +
+                         "', not an order comparison");
+  // The comparison, possibly negated, then the mask or select, say which
+  // elements are kept: those where `keptWhenTrue` matches the comparison.
+  Value cond = cmp.getResult();
+  bool keptWhenTrue = true;
+  Operation *condUser = singleUser(cond);
+  while (auto x = dyn_cast_or_null<arith::XOrIOp>(condUser)) {
+    Value other = x.getLhs() == cond ? x.getRhs() : x.getLhs();
+    if (!matchPattern(other, m_One()))
+      break;
+    keptWhenTrue = !keptWhenTrue;
+    m.ops.push_back(x);
+    cond = x.getResult();
+    condUser = singleUser(cond);
+  }
+  if (!condUser)
+    return fail(cmp, "the keep mask is used more than once");
+  double scale = 1.0;
+  Value x, cur;
+  if (auto toFloat = dyn_cast<arith::UIToFPOp>(condUser)) {
+    m.ops.push_back(toFloat);
+    cur = toFloat.getResult();
+  } else if (auto sel = dyn_cast<arith::SelectOp>(condUser);
+             sel && sel.getCondition() == cond) {
+    std::optional<double> tv = evalFloatConstant(sel.getTrueValue());
+    std::optional<double> fv = evalFloatConstant(sel.getFalseValue());
+    Value kept;
+    if (fv && *fv == 0.0) {
+      kept = sel.getTrueValue();
+    } else if (tv && *tv == 0.0) {
+      kept = sel.getFalseValue();
+      keptWhenTrue = !keptWhenTrue;
+    } else {
+      return fail(sel, "the select does not zero the dropped elements");
+    }
+    m.ops.push_back(sel);
+    cur = sel.getResult();
+    if (std::optional<double> c = evalFloatConstant(kept))
+      scale = *c;
+    else
+      x = kept;
+  } else {
+    return fail(condUser, "the comparison of the random value is used by '" +
+                              condUser->getName().getStringRef() +
+                              "', not as a keep mask");
+  }
+  if (!keptWhenTrue) {
+    *keep = 1.0 - *keep;
+    keepBelow = !keepBelow;
+  }
+  if (!(*keep > 0.0 && *keep <= 1.0))
+    return fail(cmp, "the threshold keeps a fraction " + formatNumber(*keep) +
+                         " of the elements, outside (0, 1]");
+  Type type = cur.getType();
+  // Up the chain of products until the kept elements are scaled by
+  // 1/(1 - p) (the first such point: a later multiply is no longer part of
+  // the dropout).
+  while (!(x && isDropoutScale(scale, *keep, type))) {
+    Operation *next = singleUser(cur);
+    if (!next)
+      break;
+    if (!x && isa<arith::ExtFOp, arith::TruncFOp>(next)) {
+      type = next->getResult(0).getType();
+    } else if (auto mul = dyn_cast<arith::MulFOp>(next)) {
+      Value other = mul.getLhs() == cur ? mul.getRhs() : mul.getLhs();
+      if (std::optional<double> c = evalFloatConstant(other))
+        scale *= *c;
+      else if (!x)
+        x = other;
+      else
+        break;
+    } else if (auto div = dyn_cast<arith::DivFOp>(next);
+               div && div.getLhs() == cur) {
+      std::optional<double> c = evalFloatConstant(div.getRhs());
+      if (!c)
+        break;
+      scale /= *c;
+    } else {
+      break;
+    }
+    m.ops.push_back(next);
+    cur = next->getResult(0);
+  }
+  Operation *end = cur.getDefiningOp();
+  if (!x)
+    return fail(end, cur.hasOneUse() || cur.use_empty()
+                         ? "the keep mask does not multiply a value"
+                         : "the keep mask is used more than once");
+  // Constant factors of the value itself (`mask * (x / (1 - p))`).
+  while (!isDropoutScale(scale, *keep, type) && x.hasOneUse()) {
+    double s = scale;
+    Value inner = peelConstantFactor(x, body, s);
+    if (!inner)
+      break;
+    m.ops.push_back(x.getDefiningOp());
+    x = inner;
+    scale = s;
+  }
+  if (!isDropoutScale(scale, *keep, type))
+    return fail(end, "the kept elements are scaled by " + formatNumber(scale) +
+                         ", not 1/(1 - p) = " + formatNumber(1.0 / *keep));
+  if (x.getType() != cur.getType())
+    return fail(end, "the dropped value and the result have different types");
+  m.input = x;
+  m.result = cur;
+  m.p = snapDropoutProbability(*keep, *threshold, keepBelow,
+                               thresholdValue.getType());
+  llvm::sort(m.ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return m;
+}
+
+/// Raises the frontend dropouts of `fused` (body arguments reading a random
+/// generator's tensor element for element) into `sinter.dropout` when
+/// `allowRngChange`; otherwise (or when the shape does not match) reports
+/// a near miss. Removes the random inputs it no longer reads.
+static void raiseDropouts(FusedOp fused, bool allowRngChange) {
+  Block &body = fused.getBody().front();
+  MLIRContext *ctx = fused.getContext();
+  unsigned rank = fused.getIterationShape().size();
+  SmallVector<Attribute> maps(fused.getIndexingMaps().begin(),
+                              fused.getIndexingMaps().end());
+  SmallVector<unsigned> dropped;
+  unsigned raised = 0;
+  SmallVector<Operation *> generators;
+  for (unsigned i = 0, e = fused.getInputs().size(); i < e; ++i) {
+    Value in = fused.getInputs()[i];
+    RandomGenerator gen = matchRandomGenerator(in);
+    if (gen.kind == RandomGenerator::Kind::None)
+      continue;
+    BlockArgument arg = body.getArgument(i);
+    // Random values used otherwise (noise added to a value) are no dropout.
+    if (!isCompared(arg))
+      continue;
+    AffineMap map = cast<AffineMapAttr>(maps[i]).getValue();
+    if (!map.isIdentity()) {
+      reportNearMiss(fused, "dropout",
+                     "the random tensor is read through a broadcast or "
+                     "transpose map, not one draw per element");
+      continue;
+    }
+    if (gen.kind == RandomGenerator::Kind::Unusable) {
+      reportNearMiss(fused, "dropout",
+                     "the random tensor cannot be replaced: " + gen.reason);
+      continue;
+    }
+    DropoutMiss miss;
+    std::optional<BodyDropout> d = matchBodyDropout(arg, miss);
+    if (!d) {
+      reportNearMiss(miss.at ? miss.at : fused.getOperation(), "dropout",
+                     miss.reason);
+      continue;
+    }
+    Operation *end = d->result.getDefiningOp();
+    if (!allowRngChange) {
+      reportNearMiss(end, "dropout", kRngChangeReason);
+      continue;
+    }
+    // The seed becomes a scalar input; the dropout replaces the chain.
+    OpBuilder outer(fused);
+    Value seed = buildSeedI64(outer, fused.getLoc(), gen.seed);
+    fused.getInputsMutable().append(seed);
+    maps.push_back(AffineMapAttr::get(AffineMap::get(rank, 0, {}, ctx)));
+    Value seedArg = body.addArgument(seed.getType(), seed.getLoc());
+    OpBuilder b(end);
+    auto drop = DropoutOp::create(b, end->getLoc(), d->input, seedArg,
+                                  b.getF64FloatAttr(d->p));
+    d->result.replaceAllUsesWith(drop.getResult());
+    for (Operation *op : llvm::reverse(d->ops))
+      if (op->use_empty())
+        op->erase();
+    ++raised;
+    if (arg.use_empty()) {
+      dropped.push_back(i);
+      if (!llvm::is_contained(generators, gen.op))
+        generators.push_back(gen.op);
+    }
+  }
+  // Drop the random inputs (last first, so that indices stay valid).
+  for (unsigned i : llvm::reverse(dropped)) {
+    body.eraseArgument(i);
+    fused.getInputsMutable().erase(i);
+    maps.erase(maps.begin() + i);
+  }
+  fused.setIndexingMapsAttr(ArrayAttr::get(ctx, maps));
+  // Constants only the replaced chains used (the threshold, the scale).
+  if (raised) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+  }
+  // The random tensors no longer written.
+  int64_t bytes = 0;
+  for (Operation *g : generators) {
+    if (!g->use_empty())
+      continue;
+    bytes += tensorBytes(g->getResult(0).getType());
+    match::eraseWithDeadProducers(g);
+  }
+  if (raised)
+    reportFusion(fused, "dropout", bytes);
+}
+
+/// Whether `op` reads a tensor computed by a frontend's random generator.
+static bool readsRandom(Operation *op) {
+  return llvm::any_of(op->getOperands(), [](Value v) {
+    return matchRandomGenerator(v).kind != RandomGenerator::Kind::None;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Grouping
+//===----------------------------------------------------------------------===//
+
 namespace {
 
 /// Clusters the elementwise ops of one block and rewrites each group.
 class BlockFuser {
 public:
-  BlockFuser(Block &block, bool fuseSingleOps)
-      : block(block), fuseSingleOps(fuseSingleOps) {}
+  BlockFuser(Block &block, bool fuseSingleOps, bool allowRngChange)
+      : block(block), fuseSingleOps(fuseSingleOps),
+        allowRngChange(allowRngChange) {}
   void run();
 
 private:
@@ -161,6 +496,7 @@ private:
 
   Block &block;
   bool fuseSingleOps;
+  bool allowRngChange;
   DenseMap<Operation *, unsigned> pos;
   DenseMap<Operation *, unsigned> groupOf;
   std::vector<Group> groups;
@@ -265,7 +601,10 @@ void BlockFuser::run() {
   for (Group &g : groups) {
     if (g.empty() || llvm::none_of(g, computes))
       continue;
-    if (g.size() == 1 && !fuseSingleOps)
+    // A lone op that decides a dropout from a random tensor is still raised
+    // (with the generator it replaces, it is more than one op).
+    if (g.size() == 1 && !fuseSingleOps &&
+        !(allowRngChange && readsRandom(g.front())))
       continue;
     materialize(g);
   }
@@ -405,6 +744,7 @@ void BlockFuser::materialize(ArrayRef<Operation *> ops) {
       match::eraseWithDeadProducers(op, &erased);
   StringRef pattern = "elementwise";
   reportFusion(fused, pattern, bytesAvoided);
+  raiseDropouts(fused, allowRngChange);
 }
 
 namespace {
@@ -420,7 +760,7 @@ struct SinterFuseElementwisePass
         blocks.push_back(b);
     });
     for (Block *b : blocks)
-      BlockFuser(*b, fuseSingleOps).run();
+      BlockFuser(*b, fuseSingleOps, allowRngChange).run();
   }
 };
 } // namespace

@@ -8,8 +8,11 @@
 //
 //   P V      linalg.batch_matmul / linalg.matmul with a zero-filled init
 //   P        optional truncf generic, optional collapse_shape of the heads,
-//            then a softmax over the trailing axis (SoftmaxMatch.h) or an
-//            already raised sinter.softmax without mask
+//            an optional dropout drawn from the frontend's generator
+//            (DropoutMatch.h; raised into dropout_p/seed only with
+//            allow-rng-change, otherwise a near miss), then a softmax over
+//            the trailing axis (SoftmaxMatch.h) or an already raised
+//            sinter.softmax without mask
 //   T -> S   elementwise generics between the softmax input and the scores:
 //            uniform scalar scales, an additive mask tensor, a causal
 //            `select` over a `linalg.index` comparison, extf
@@ -21,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DropoutMatch.h"
 #include "MatchUtils.h"
 #include "SoftmaxMatch.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
@@ -37,6 +41,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
+#include <functional>
 
 namespace sinter {
 #define GEN_PASS_DEF_RAISEATTENTION
@@ -299,9 +304,23 @@ struct ScoreChain {
   SetVector<Operation *> ops;
 };
 
+/// A dropout on the probabilities, decided by the frontend's generator.
+struct ProbsDropout {
+  bool found = false;
+  double p = 0.0;
+  Value seed;
+  /// The ops computing the dropped probabilities from the probabilities
+  /// and the random tensor.
+  SetVector<Operation *> ops;
+  /// The random tensor's generator and whether only the dropout reads it.
+  Operation *generator = nullptr;
+  bool generatorErased = false;
+};
+
 class AttentionMatcher {
 public:
-  explicit AttentionMatcher(Operation *pv) : pv(pv) {}
+  AttentionMatcher(Operation *pv, bool allowRngChange)
+      : pv(pv), allowRngChange(allowRngChange) {}
   /// On success fills the fields below; otherwise `reason` (and
   /// `significant` when a near-miss remark is warranted).
   bool match();
@@ -325,8 +344,15 @@ private:
   static bool reaches(Value v, Value target, int depth = 12);
   bool checkCausalConstant(Value maskTensor, AffineMap map, unsigned rank,
                            bool &isCausal);
+  enum class DropoutResult { None, Matched, Failed };
+  /// Whether `probs` is a frontend dropout of another tensor (set in
+  /// `input`); `Failed` (with `reason`) when it is one that cannot or may
+  /// not be raised.
+  DropoutResult matchDropout(Value probs, Value &input);
 
   Operation *pv;
+  bool allowRngChange;
+  ProbsDropout dropout;
   Product pvProd, qkProd;
   ScoreChain chain;
   SoftmaxMatch softmax;
@@ -555,6 +581,238 @@ bool AttentionMatcher::walkScores(Value t, Value scoresTarget,
   return true;
 }
 
+AttentionMatcher::DropoutResult AttentionMatcher::matchDropout(Value probs,
+                                                               Value &input) {
+  using match::Node;
+  auto type = dyn_cast<RankedTensorType>(probs.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<FloatType>(type.getElementType()) || !probs.getDefiningOp())
+    return DropoutResult::None;
+  match::ViewBuilder b(probs.getContext(), type.getRank());
+  // Whether a node depends on a random tensor (bounded: the walk also sees
+  // the softmax and the scores).
+  DenseMap<Node *, bool> memo;
+  int budget = 512;
+  std::function<bool(Node *)> dependsOnRandom = [&](Node *n) -> bool {
+    Node *k = b.skip(n);
+    if (auto it = memo.find(k); it != memo.end())
+      return it->second;
+    memo[k] = false;
+    if (--budget < 0)
+      return false;
+    bool r = false;
+    if (k->kind == Node::Kind::View)
+      r = matchRandomGenerator(k->value).kind != RandomGenerator::Kind::None;
+    else
+      for (Node *o : k->operands)
+        r = r || dependsOnRandom(o);
+    memo[k] = r;
+    return r;
+  };
+  Node *root = b.root(probs);
+  if (!dependsOnRandom(root))
+    return DropoutResult::None;
+  auto fail = [&](const Twine &r) {
+    reason = ("dropout on the probabilities is not raised: " + r).str();
+    return DropoutResult::Failed;
+  };
+  auto isCast = [](Node *k) {
+    return k->kind == Node::Kind::Op &&
+           isa<arith::ExtFOp, arith::TruncFOp>(k->op);
+  };
+  SetVector<Operation *> ops;
+  double scale = 1.0;
+  Node *cond = nullptr, *x = nullptr;
+  bool keptWhenTrue = true;
+  Node *top = b.skip(root, &ops);
+  if (top->kind == Node::Kind::Op && isa<arith::SelectOp>(top->op)) {
+    // select(keep, x, 0) (or select(drop, 0, x)).
+    Node *tv = top->operands[1], *fv = top->operands[2];
+    std::optional<double> ct = match::getConstant(b, tv);
+    std::optional<double> cf = match::getConstant(b, fv);
+    cond = top->operands[0];
+    if (cf && *cf == 0.0 && !dependsOnRandom(tv)) {
+      x = tv;
+    } else if (ct && *ct == 0.0 && !dependsOnRandom(fv)) {
+      x = fv;
+      keptWhenTrue = false;
+    } else {
+      return fail("the select does not zero the dropped elements");
+    }
+  } else {
+    // mask * x * constants: descend into the products that involve the
+    // random tensor; the one other factor is the dropped tensor.
+    ops.clear();
+    Node *maskNode = nullptr;
+    std::string why;
+    std::function<bool(Node *, bool)> collect = [&](Node *n,
+                                                    bool divide) -> bool {
+      SetVector<Operation *> local;
+      Node *k = b.skip(n, &local);
+      if (k->kind == Node::Kind::Const) {
+        scale = divide ? scale / k->constant : scale * k->constant;
+        return true;
+      }
+      if (!dependsOnRandom(k)) {
+        if (divide || x) {
+          why = divide ? "the probabilities are divided by a tensor"
+                       : "the mask multiplies more than the probabilities";
+          return false;
+        }
+        x = n;
+        return true;
+      }
+      ops.insert(local.begin(), local.end());
+      if (k->kind == Node::Kind::Op && isa<arith::MulFOp>(k->op))
+        return collect(k->operands[0], divide) &&
+               collect(k->operands[1], divide);
+      if (k->kind == Node::Kind::Op && isa<arith::DivFOp>(k->op))
+        return collect(k->operands[0], divide) &&
+               collect(k->operands[1], !divide);
+      if (divide || maskNode) {
+        why = "the probabilities are combined with the random tensor in a "
+              "way that is not a dropout";
+        return false;
+      }
+      maskNode = k;
+      return true;
+    };
+    if (!collect(root, false))
+      return fail(why);
+    if (!maskNode || !x)
+      return fail("the probabilities are combined with the random tensor in "
+                  "a way that is not a dropout");
+    // The mask: uitofp(keep) or select(keep, c, 0), through float casts.
+    Node *m = maskNode;
+    while (isCast(m))
+      m = b.skip(m->operands[0], &ops);
+    if (m->kind == Node::Kind::Op && isa<arith::UIToFPOp>(m->op)) {
+      cond = m->operands[0];
+    } else if (m->kind == Node::Kind::Op && isa<arith::SelectOp>(m->op)) {
+      std::optional<double> ct = match::getConstant(b, m->operands[1]);
+      std::optional<double> cf = match::getConstant(b, m->operands[2]);
+      cond = m->operands[0];
+      if (ct && cf && *cf == 0.0) {
+        scale *= *ct;
+      } else if (ct && cf && *ct == 0.0) {
+        scale *= *cf;
+        keptWhenTrue = false;
+      } else {
+        return fail("the mask is not a select of a constant and zero");
+      }
+    } else {
+      return fail("the probabilities are multiplied by a random value that "
+                  "is not a keep mask");
+    }
+  }
+  // The condition: a comparison of the random tensor with a constant,
+  // possibly negated.
+  Node *c = b.skip(cond, &ops);
+  while (c->kind == Node::Kind::Op && isa<arith::XOrIOp>(c->op)) {
+    Node *l = b.skip(c->operands[0]), *r = b.skip(c->operands[1]);
+    auto isTrue = [](Node *k) {
+      return k->kind == Node::Kind::Op &&
+             matchPattern(k->op->getResult(0), m_One());
+    };
+    if (isTrue(r))
+      c = b.skip(c->operands[0], &ops);
+    else if (isTrue(l))
+      c = b.skip(c->operands[1], &ops);
+    else
+      break;
+    keptWhenTrue = !keptWhenTrue;
+  }
+  auto cmp = c->kind == Node::Kind::Op ? dyn_cast<arith::CmpFOp>(c->op)
+                                       : arith::CmpFOp();
+  if (!cmp)
+    return fail("the keep mask is not a comparison of the random tensor");
+  auto randomView = [&](Node *n) -> Node * {
+    SetVector<Operation *> local;
+    Node *k = b.skip(n, &local);
+    while (isCast(k))
+      k = b.skip(k->operands[0], &local);
+    if (k->kind != Node::Kind::View ||
+        matchRandomGenerator(k->value).kind == RandomGenerator::Kind::None)
+      return nullptr;
+    ops.insert(local.begin(), local.end());
+    return k;
+  };
+  Node *rl = randomView(c->operands[0]);
+  Node *rr = rl ? nullptr : randomView(c->operands[1]);
+  if (!rl && !rr)
+    return fail("the keep mask is not a comparison of the random tensor");
+  bool randomOnLeft = rl != nullptr;
+  Node *rv = rl ? rl : rr;
+  Node *thresholdNode = randomOnLeft ? c->operands[1] : c->operands[0];
+  std::optional<double> threshold = match::getConstant(b, thresholdNode);
+  if (!threshold)
+    return fail("the random tensor is compared with a threshold that is not "
+                "a uniform constant");
+  if (!rv->indices.isIdentity() ||
+      cast<RankedTensorType>(rv->value.getType()).getShape() != type.getShape())
+    return fail("the random tensor is read through a broadcast or "
+                "transpose map, not one draw per element");
+  RandomGenerator gen = matchRandomGenerator(rv->value);
+  if (gen.kind == RandomGenerator::Kind::Unusable)
+    return fail("the random tensor cannot be replaced: " + gen.reason);
+  bool keepBelow = false;
+  std::optional<double> keep =
+      keepProbability(cmp.getPredicate(), randomOnLeft, *threshold, keepBelow);
+  if (!keep)
+    return fail("the random tensor is not compared by an order predicate");
+  if (!keptWhenTrue) {
+    *keep = 1.0 - *keep;
+    keepBelow = !keepBelow;
+  }
+  if (!(*keep > 0.0 && *keep <= 1.0))
+    return fail("the threshold keeps a fraction " + formatNumber(*keep) +
+                " of the elements, outside (0, 1]");
+  // Constant factors of the dropped tensor (`select(keep, P / (1 - p), 0)`).
+  Type elem = type.getElementType();
+  while (!isDropoutScale(scale, *keep, elem)) {
+    SetVector<Operation *> local;
+    Node *k = b.skip(x, &local);
+    if (k->kind != Node::Kind::Op || !isa<arith::MulFOp, arith::DivFOp>(k->op))
+      break;
+    std::optional<double> c0 = match::getConstant(b, k->operands[0]);
+    std::optional<double> c1 = match::getConstant(b, k->operands[1]);
+    if (c1) {
+      scale = isa<arith::DivFOp>(k->op) ? scale / *c1 : scale * *c1;
+      x = k->operands[0];
+    } else if (c0 && isa<arith::MulFOp>(k->op)) {
+      scale *= *c0;
+      x = k->operands[1];
+    } else {
+      break;
+    }
+    ops.insert(local.begin(), local.end());
+  }
+  if (!isDropoutScale(scale, *keep, elem))
+    return fail("the kept probabilities are scaled by " + formatNumber(scale) +
+                ", not 1/(1 - p) = " + formatNumber(1.0 / *keep));
+  if (x->kind != Node::Kind::View || !x->indices.isIdentity() ||
+      x->value.getType() != probs.getType())
+    return fail("the dropped value is not a tensor of the probabilities' "
+                "shape and type read element for element");
+  if (Operation *esc = match::findEscapingOp(
+          ops.getArrayRef(), [&](Value v) { return v == probs; }))
+    return fail("the intermediate computed by '" +
+                esc->getName().getStringRef() + "' has another user");
+  if (!allowRngChange)
+    return fail(kRngChangeReason);
+  dropout.found = true;
+  dropout.p = snapDropoutProbability(*keep, *threshold, keepBelow,
+                                     cmp.getLhs().getType());
+  dropout.seed = gen.seed;
+  dropout.ops = std::move(ops);
+  dropout.generator = gen.op;
+  dropout.generatorErased = llvm::all_of(gen.op->getUsers(), [&](Operation *u) {
+    return dropout.ops.contains(u);
+  });
+  input = x->value;
+  return DropoutResult::Matched;
+}
+
 bool AttentionMatcher::match() {
   std::optional<Product> p = matchProduct(pv);
   if (!p || p->transposedB)
@@ -563,9 +821,10 @@ bool AttentionMatcher::match() {
   auto outType = cast<RankedTensorType>(pv->getResult(0).getType());
   Type elemType = outType.getElementType();
 
-  // P: optional truncf, optional collapse of the heads, then a softmax.
+  // P: optional truncf, optional collapse of the heads, an optional
+  // dropout (in any order), then a softmax.
   Value probs = pvProd.lhs;
-  for (int step = 0; step < 2; ++step) {
+  for (int step = 0; step < 5; ++step) {
     if (auto g = probs.getDefiningOp<linalg::GenericOp>()) {
       Block *body = g.getBlock();
       if (g.getNumDpsInputs() == 1 && body->getOperations().size() == 2 &&
@@ -582,7 +841,19 @@ bool AttentionMatcher::match() {
         c && keepsTrailingDims(c)) {
       covered.insert(c);
       probs = c.getSrc();
+      continue;
     }
+    if (dropout.found)
+      break;
+    Value dropped;
+    DropoutResult r = matchDropout(probs, dropped);
+    if (r == DropoutResult::Failed) {
+      significant = true;
+      return false;
+    }
+    if (r == DropoutResult::None)
+      break;
+    probs = dropped;
   }
   auto probsType = cast<RankedTensorType>(probs.getType());
   int64_t pr = probsType.getRank();
@@ -601,6 +872,26 @@ bool AttentionMatcher::match() {
     std::optional<SoftmaxMatch> m = matchSoftmax(probs, miss);
     if (!m) {
       significant = miss.significant;
+      // An elementwise op between a softmax and P V (such as a dropout
+      // with a keep-mask tensor) cannot be moved into the op.
+      if (auto g = probs.getDefiningOp<linalg::GenericOp>();
+          !significant && g && g.getNumReductionLoops() == 0) {
+        for (Value in : g.getDpsInputs()) {
+          while (
+              isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+                  in.getDefiningOp()))
+            in = in.getDefiningOp()->getOperand(0);
+          SoftmaxMiss inner;
+          if (in.getDefiningOp<SoftmaxOp>() || matchSoftmax(in, inner)) {
+            significant = true;
+            return fail("the probabilities go through a '" +
+                        g->getName().getStringRef() +
+                        "' between the softmax and P V (a dropout with a "
+                        "keep-mask tensor?), which sinter.attention cannot "
+                        "express");
+          }
+        }
+      }
       return fail("the probabilities are not a softmax: " + miss.reason);
     }
     softmax = *m;
@@ -812,6 +1103,7 @@ bool AttentionMatcher::match() {
   else
     all.insert(softmax.covered.begin(), softmax.covered.end());
   all.insert(covered.begin(), covered.end());
+  all.insert(dropout.ops.begin(), dropout.ops.end());
   all.insert(pv);
   if (Operation *esc = match::findEscapingOp(
           all.getArrayRef(), [&](Value v) { return v == pv->getResult(0); }))
@@ -955,10 +1247,14 @@ void AttentionMatcher::rewrite(llvm::DenseSet<Operation *> &erased) {
   auto outType = cast<RankedTensorType>(pv->getResult(0).getType());
   auto attnType =
       RankedTensorType::get({batch, heads, sq, dv}, outType.getElementType());
-  auto attn = AttentionOp::create(
-      b, loc, attnType, /*lse=*/Type(), q, k, v, mask, /*seed=*/Value(),
-      b.getF32FloatAttr(static_cast<float>(chain.scale)),
-      chain.causal ? b.getUnitAttr() : UnitAttr(), b.getF64FloatAttr(0.0));
+  Value seed;
+  if (dropout.found)
+    seed = buildSeedI64(b, loc, dropout.seed);
+  auto attn =
+      AttentionOp::create(b, loc, attnType, /*lse=*/Type(), q, k, v, mask, seed,
+                          b.getF32FloatAttr(static_cast<float>(chain.scale)),
+                          chain.causal ? b.getUnitAttr() : UnitAttr(),
+                          b.getF64FloatAttr(dropout.found ? dropout.p : 0.0));
   Value result = attn.getOutput();
   if (outType.getRank() != 4) {
     SmallVector<ReassociationIndices> reassoc =
@@ -967,16 +1263,30 @@ void AttentionMatcher::rewrite(llvm::DenseSet<Operation *> &erased) {
             : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
     result = tensor::CollapseShapeOp::create(b, loc, outType, result, reassoc);
   }
-  int64_t bytes = 0;
+  auto bytesOf = [&](ArrayRef<Operation *> ops) {
+    int64_t bytes = 0;
+    for (Operation *op : ops)
+      if (op != pv && !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+        for (Value r : op->getResults())
+          bytes += tensorBytes(r.getType());
+    return bytes;
+  };
+  // The dropout's intermediates (and its random tensor) are reported as the
+  // dropout's.
+  SmallVector<Operation *> attentionOps, dropoutOps;
   for (Operation *op : covered)
-    if (op != pv && !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
-      for (Value r : op->getResults())
-        bytes += tensorBytes(r.getType());
+    (dropout.ops.contains(op) ? dropoutOps : attentionOps).push_back(op);
+  if (dropout.found && dropout.generatorErased)
+    dropoutOps.push_back(dropout.generator);
+  int64_t bytes = bytesOf(attentionOps);
+  int64_t dropoutBytes = bytesOf(dropoutOps);
   pv->getResult(0).replaceAllUsesWith(result);
   match::eraseWithDeadProducers(pv, &erased);
   if (qScaleOp && !erased.contains(qScaleOp) && qScaleOp->use_empty())
     match::eraseWithDeadProducers(qScaleOp, &erased);
   reportFusion(attn, "attention", bytes);
+  if (dropout.found)
+    reportFusion(attn, "dropout", dropoutBytes);
 }
 
 namespace {
@@ -995,7 +1305,7 @@ struct SinterRaiseAttentionPass
     for (Operation *op : llvm::reverse(products)) {
       if (erased.contains(op))
         continue;
-      AttentionMatcher m(op);
+      AttentionMatcher m(op, allowRngChange);
       if (!m.match()) {
         if (m.significant)
           reportNearMiss(op, "attention", m.reason);

@@ -349,7 +349,7 @@ def FuseElementwise : Pass<"sinter-fuse-elementwise"> {
       bits: the mask comes from Philox4x32-10 at the element's row-major
       offset. The seed is the generator's own: its one run-time integer
       input (torch-mlir: the `torch_c.get_next_seed` value), or the one
-      integer constant it reads. Without the option the dropout stays as
+      integer constant it reads from outside its body. Without the option the dropout stays as
       the frontend wrote it (the rest of the chain still fuses) and a
       near-miss remark says why. Not raised either (near miss): a threshold
       that is not a constant, a scale that is not `1 / (1 - p)`, a random

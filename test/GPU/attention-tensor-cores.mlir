@@ -1,0 +1,77 @@
+// The tensor-core attention kernel: which attention runs on it, its PTX
+// (cp.async tiles, ldmatrix, mma.sync with bf16/f16 operands and f32
+// accumulators), the tile table and its override, and the fallbacks.
+//
+// RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels | FileCheck %s
+// RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_75" | FileCheck %s --check-prefix=SM75
+// RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=8,mtiles=1,bn=32" | FileCheck %s --check-prefix=CFG
+// RUN: sinter-opt %s --split-input-file --sinter-lower-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+// RUN: sinter-opt %s --split-input-file --sinter-lower-to-nvvm="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
+// RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=3" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=2,bn=128" 2>&1 | FileCheck %s --check-prefix=TOOBIG
+
+// bf16, head dim 128, causal: the table's tensor-core tiles (4 warps of 32
+// query rows: 128 rows per block; 64 keys per tile), dynamic shared memory
+// for Q, K and V with 16-byte-padded rows: (128 + 2*64) * 136 * 2 bytes.
+// CHECK-LABEL: func.func @causal_d128
+// CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %{{.*}} args
+// CHECK: gpu.func @attention_0
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix {{.*}}transpose = false
+// CHECK: nvvm.mma.sync
+// CHECK: nvgpu.ldmatrix {{.*}}transpose = true
+// SM75-LABEL: func.func @causal_d128
+// SM75-NOT: nvgpu.ldmatrix
+// SM75: gpu.func @attention_0
+// SM75-NOT: nvvm.mma.sync
+// CFG: gpu.func @attention_0
+// CFG-SAME: known_block_size = array<i32: 256, 1, 1>
+// PTX: .entry attention_0
+// PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: ex2.approx
+// SM80: .target sm_80
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// BAD: bad attention-config 'warps=3'
+// TOOBIG: the tile shape needs more than 240 registers per thread
+func.func @causal_d128(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>,
+                       %v: tensor<1x2x200x128xbf16>) -> tensor<1x2x200x128xbf16> {
+  %o = sinter.attention %q, %k, %v {causal} : tensor<1x2x200x128xbf16>,
+      tensor<1x2x200x128xbf16>, tensor<1x2x200x128xbf16> -> tensor<1x2x200x128xbf16>
+  return %o : tensor<1x2x200x128xbf16>
+}
+
+// -----
+
+// f16 with GQA: tensor cores, f16 operands.
+// PTX: .entry attention_0
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @gqa_f16(%q: tensor<1x8x64x64xf16>, %k: tensor<1x2x64x64xf16>,
+                   %v: tensor<1x2x64x64xf16>) -> tensor<1x8x64x64xf16> {
+  %o = sinter.attention %q, %k, %v : tensor<1x8x64x64xf16>,
+      tensor<1x2x64x64xf16>, tensor<1x2x64x64xf16> -> tensor<1x8x64x64xf16>
+  return %o : tensor<1x8x64x64xf16>
+}
+
+// -----
+
+// f32 stays exact on CUDA cores; so does a head dim that is not a multiple
+// of 16.
+// CHECK-LABEL: func.func @f32_and_odd_dims
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.func @attention_0
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: gpu.func @attention_1
+// CHECK-NOT: nvvm.mma.sync
+func.func @f32_and_odd_dims(%q: tensor<1x2x64x64xf32>, %q2: tensor<1x2x64x40xbf16>)
+    -> (tensor<1x2x64x64xf32>, tensor<1x2x64x40xbf16>) {
+  %o = sinter.attention %q, %q, %q : tensor<1x2x64x64xf32>,
+      tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32> -> tensor<1x2x64x64xf32>
+  %o2 = sinter.attention %q2, %q2, %q2 : tensor<1x2x64x40xbf16>,
+      tensor<1x2x64x40xbf16>, tensor<1x2x64x40xbf16> -> tensor<1x2x64x40xbf16>
+  return %o, %o2 : tensor<1x2x64x64xf32>, tensor<1x2x64x40xbf16>
+}
