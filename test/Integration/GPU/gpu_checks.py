@@ -27,9 +27,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
 import gpu_cases  # noqa: E402
 
 
-def selected(cases, only):
-    """The cases whose name matches the regular expression `only`."""
-    return [c for c in cases if not only or re.search(only, c[0])]
+def selected(cases, only, skip=None):
+    """The cases whose name matches the regular expression `only` and not
+    `skip`."""
+    return [c for c in cases if (not only or re.search(only, c[0])) and
+            not (skip and re.search(skip, c[0]))]
 
 
 def build(out, chip, compiler, which, only=None):
@@ -54,7 +56,7 @@ def build(out, chip, compiler, which, only=None):
         print("built %-45s %6.0f ms" % (name, 1000 * (time.time() - t0)))
 
 
-def check(out, seed, only=None):
+def check(out, seed, only=None, skip=None, kernels_only=False):
     import torch
     import sinter.cuda as sc
     dev = torch.device("cuda")
@@ -62,13 +64,21 @@ def check(out, seed, only=None):
     print("seed %d, %s, torch %s" % (seed, torch.cuda.get_device_name(),
                                       torch.__version__))
     for name, ir, make, ref, same in selected(gpu_cases.correctness_cases(),
-                                              only):
+                                              only, skip):
         gen = torch.Generator(device=dev).manual_seed(seed)
         prog = sc.CudaProgram(os.path.join(out, name))
         # Each case has one public function (main, or the example's own).
         fn = (prog["main"] if "main" in prog.functions
               else next(iter(prog.functions.values())))
         ins = make(torch, dev, gen)
+        if kernels_only:
+            # Under the sanitizers: Sinter's kernels alone, no reference
+            # (torch's cuBLAS references crash racecheck on CUDA 13.0).
+            outs = fn(*ins)
+            outs = list(outs) if isinstance(outs, tuple) else [outs]
+            torch.cuda.synchronize()
+            print("RAN  %s" % name)
+            continue
         # References first: in-place outputs (AdamW) overwrite the inputs.
         refs = ref(torch, *ins)
         theirs = same(torch, *ins)
@@ -128,6 +138,11 @@ def main():
                                               int(time.time()) % 100000)))
     p.add_argument("--only", help="regular expression: the cases whose "
                    "names match (default: all)")
+    p.add_argument("--skip", help="regular expression: leave out the cases "
+                   "whose names match")
+    p.add_argument("--kernels-only", action="store_true",
+                   help="run Sinter's kernels without computing references "
+                   "(for compute-sanitizer)")
     a = p.parse_args()
     if a.mode == "build":
         build(a.out, a.chip, a.compiler.split(), "check", a.only)
@@ -136,7 +151,8 @@ def main():
     elif a.mode == "build-bench-attention":
         build(a.out, a.chip, a.compiler.split(), "bench-attention", a.only)
     else:
-        sys.exit(1 if check(a.out, a.seed, a.only) else 0)
+        sys.exit(1 if check(a.out, a.seed, a.only, a.skip, a.kernels_only)
+                 else 0)
 
 
 if __name__ == "__main__":
