@@ -31,7 +31,9 @@ TABLE = os.path.join(ROOT, "lib", "GPU", "AttentionConfigs.inc")
 SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
           for causal in (False, True)]
 CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
-    (4, 8), (1, 2), (32, 64, 128))]
+    (4, 8), (1, 2), (32, 64, 128))] + [
+    "wgmma,warps=%d,mtiles=1,bn=%d" % c for c in itertools.product(
+        (4, 8), (64, 128))]
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):
@@ -133,14 +135,24 @@ def table(tuning_json, chip_min=80):
     body = []
     for sname, s in sorted(res["shapes"].items(),
                            key=lambda kv: (kv[1]["D"], kv[1]["causal"])):
-        if not s["best"]:
-            continue
-        # Measured in bf16; f16 runs the same instructions.
-        body.append('SINTER_ATTENTION_CONFIG(%d, "bf16/f16", %d, %s, "%s")  '
-                    '// %.0f TFLOP/s, %s, %s' % (
-                        chip_min, s["D"], "true" if s["causal"] else "false",
-                        s["best"]["config"], s["best"]["TFLOPs"],
-                        res["device"], res["date"]))
+        good = [c for c in s["candidates"] if c["ok"]]
+        # The best mma.sync tiles serve sm_80 and later; where a wgmma
+        # configuration (sm_90a only) is faster, it gets its own entry.
+        picks = []
+        mma = [c for c in good if "wgmma" not in c["config"]]
+        if mma:
+            picks.append((chip_min, max(mma, key=lambda c: c["TFLOPs"])))
+        if good:
+            best = max(good, key=lambda c: c["TFLOPs"])
+            if "wgmma" in best["config"]:
+                picks.append((90, best))
+        for sm, c in picks:
+            # Measured in bf16; f16 runs the same instructions.
+            body.append('SINTER_ATTENTION_CONFIG(%d, "bf16/f16", %d, %s, '
+                        '"%s")  // %.0f TFLOP/s, %s, %s' % (
+                            sm, s["D"], "true" if s["causal"] else "false",
+                            c["config"], c["TFLOPs"], res["device"],
+                            res["date"]))
     with open(TABLE, "w") as f:
         f.write("\n".join(head) + "\n\n" + "\n".join(body) + "\n")
     print("wrote %d entries to %s" % (len(body), TABLE))

@@ -11,6 +11,10 @@ triton.testing.do_bench (median after warm-up) on the same inputs; bytes =
 every input read once + every output written once. Also the
 device-to-device copy ceiling. Prints a table of TB/s and ratios; writes
 JSON (and a PNG chart when matplotlib is available).
+
+Cases named <case>_hint-<hint> are <case> compiled with
+--cuda-cache-hints=<hint>: Sinter alone (no peers), right after <case>,
+printed against it, and summed up in a last table (hint x case, % of copy).
 """
 
 import argparse
@@ -127,9 +131,12 @@ def main():
     print("%s, torch %s, CUDA %s, %s" % (info["gpu"], info["torch"],
                                          info["cuda"], info["date"]))
     print("copy ceiling: %.2f TB/s" % copy_tbs)
+    # TB/s of each base case's Sinter kernel, for the hint variants.
+    base_tbs = {}
     for name, ir, make, ref, same in gpu_cases.bench_cases():
         if a.only and not any(w in name for w in a.only.split(",")):
             continue
+        base, _, hint = name.partition(gpu_cases.HINT_TAG)
         prog = sc.CudaProgram(os.path.join(a.artifacts, name))
         fn = prog["main"]
         ins = make(torch, dev, gen)
@@ -156,7 +163,8 @@ def main():
         err = (got.double() - r).abs().max().item()
         del r
         cands = {"sinter": call}
-        if not a.no_peers:
+        # Hint variants: only Sinter's kernel; the peers ran with the base.
+        if not a.no_peers and not hint:
             cands.update(peers_for(name, ins))
         res = {}
         for backend, f in cands.items():
@@ -165,7 +173,22 @@ def main():
             res[backend] = ms
             rows.append({"case": name, "backend": backend, "ms": ms,
                          "p90_ms": t_p90(f), "TBps": nbytes / ms / 1e9,
-                         "bytes": nbytes})
+                         "bytes": nbytes, "base_case": base,
+                         "cache_hints": hint or "none"})
+        if hint:
+            # One line under the base case's table: the same kernel with
+            # --cuda-cache-hints=<hint>, and its change against "none".
+            tbs = nbytes / res["sinter"] / 1e9
+            ref_tbs = base_tbs.get(base)
+            if ref_tbs is None:
+                print("\n%s  (%.1f MB moved; base case not run)"
+                      % (base, nbytes / 1e6))
+            print("  %-16s %9.4f %8.2f %8.1f%% %s  max err %.2e" % (
+                "hint=" + hint, res["sinter"], tbs, 100 * tbs / copy_tbs,
+                "%+5.1f%% vs none" % (100 * (tbs / ref_tbs - 1))
+                if ref_tbs else "", err))
+            continue
+        base_tbs[name] = nbytes / res["sinter"] / 1e9
         print("\n%s  (%.1f MB moved; max err %.2e, torch same-dtype %.2e)"
               % (name, nbytes / 1e6, err, terr))
         print("  %-16s %9s %8s %9s %s" % ("backend", "ms", "TB/s", "of copy",
@@ -174,6 +197,25 @@ def main():
             tbs = nbytes / ms / 1e9
             print("  %-16s %9.4f %8.2f %8.1f%% %6.2fx" % (
                 backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]))
+    hinted = [r for r in rows if r.get("cache_hints", "none") != "none"]
+    if hinted:
+        bases = list(dict.fromkeys(r["base_case"] for r in hinted))
+        hints = ["none"] + list(dict.fromkeys(r["cache_hints"]
+                                              for r in hinted))
+        print("\nCache hints, Sinter's kernel, %% of copy (%.2f TB/s):"
+              % copy_tbs)
+        w = max(len(b) for b in bases)
+        print("  %-12s" % "hint" + "".join("  %*s" % (w, b) for b in bases))
+        for h in hints:
+            cells = []
+            for b in bases:
+                r = next((r for r in rows if r["backend"] == "sinter" and
+                          r.get("base_case") == b and
+                          r.get("cache_hints") == h), None)
+                cells.append("  %*s" % (w, "%.1f%%" % (100 * r["TBps"] /
+                                                       copy_tbs)
+                                        if r else "-"))
+            print("  %-12s" % h + "".join(cells))
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump({"info": info, "copy_TBps": copy_tbs, "rows": rows}, f,
@@ -185,7 +227,7 @@ def main():
         cases = [r["case"] for r in rows if r["backend"] == "sinter"]
         backends = ["sinter", "torch.compile", "F.rms_norm", "F.layer_norm",
                     "torch fused AdamW", "eager composed"]
-        fig, ax = plt.subplots(figsize=(9, 4))
+        fig, ax = plt.subplots(figsize=(max(9, 0.8 * len(cases)), 4.5))
         width = 0.16
         for i, bk in enumerate(backends):
             vals = [next((r["TBps"] for r in rows if r["case"] == c and
@@ -194,7 +236,7 @@ def main():
                    label=bk)
         ax.axhline(copy_tbs, color="k", ls="--", label="copy ceiling")
         ax.set_xticks([j + 2 * width for j in range(len(cases))])
-        ax.set_xticklabels(cases, fontsize=7)
+        ax.set_xticklabels(cases, fontsize=6, rotation=30, ha="right")
         ax.set_ylabel("TB/s")
         ax.set_title("Memory-bound kernels, %s" % info["gpu"])
         ax.legend(fontsize=7)

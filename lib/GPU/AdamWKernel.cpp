@@ -31,7 +31,8 @@ static constexpr int64_t kMaxBlocks = 1024;
 
 FailureOr<SmallVector<KernelLaunch>>
 sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
-                                       StringRef baseName) {
+                                       StringRef baseName,
+                                       const Tuning &tuning) {
   unsigned n = op.getNumTensors();
   SmallVector<KernelLaunch> launches;
   double beta1 = op.getBeta1().convertToDouble();
@@ -90,7 +91,9 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         createKernel(b, module, name, bufferTypes(launch), launch.block);
     launch.kernel = func;
     b.setInsertionPointToStart(&func.getBody().front());
-    KernelBuilder kb(b);
+    // Each buffer is read once, params and moments written once: all of
+    // them take the cache hint.
+    KernelBuilder kb(b, tuning.cacheHints);
     unsigned numArgs = func.getFunctionType().getNumInputs();
     Value lr = func.getArgument(numArgs - 2);
     Value step = func.getArgument(numArgs - 1);
@@ -192,10 +195,10 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
           x.pred = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, vi,
                                          kb.idx(nvec));
         x.index = arith::MulIOp::create(b, vi, kb.idx(w));
-        x.p = kb.loadF32(param, x.index, w, x.pred);
-        x.g = kb.loadF32(grad, x.index, w, x.pred);
-        x.m = kb.loadF32(m, x.index, w, x.pred);
-        x.v = kb.loadF32(v, x.index, w, x.pred);
+        x.p = kb.streamLoadF32(param, x.index, w, x.pred);
+        x.g = kb.streamLoadF32(grad, x.index, w, x.pred);
+        x.m = kb.streamLoadF32(m, x.index, w, x.pred);
+        x.v = kb.streamLoadF32(v, x.index, w, x.pred);
         vecs.push_back(x);
       }
       auto splat = [&](Value s) { return kb.splat(s, w); };
@@ -216,9 +219,9 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         Value upd = arith::MulFOp::create(
             b, splat(stepSize), arith::DivFOp::create(b, mNew, denom));
         pNew = arith::SubFOp::create(b, pNew, upd);
-        kb.storeF32(param, x.index, pNew, x.pred);
-        kb.storeF32(m, x.index, mNew, x.pred);
-        kb.storeF32(v, x.index, vNew, x.pred);
+        kb.streamStoreF32(param, x.index, pNew, x.pred);
+        kb.streamStoreF32(m, x.index, mNew, x.pred);
+        kb.streamStoreF32(v, x.index, vNew, x.pred);
       }
     }
     launches.push_back(std::move(launch));

@@ -56,7 +56,7 @@ static constexpr double kLazyRescale = 8.0;
 std::string AttentionConfig::str() const {
   if (!tensorCores)
     return "cuda-cores";
-  return "warps=" + std::to_string(warps) +
+  return std::string(wgmma ? "wgmma," : "") + "warps=" + std::to_string(warps) +
          ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN);
 }
 
@@ -71,6 +71,10 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
   for (StringRef part : parts) {
+    if (part.trim() == "wgmma") {
+      cfg.wgmma = true;
+      continue;
+    }
     auto [key, value] = part.split('=');
     int64_t v;
     if (value.trim().getAsInteger(10, v))
@@ -89,14 +93,18 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       !llvm::is_contained({1, 2}, cfg.mTiles) ||
       !llvm::is_contained({16, 32, 64, 128}, cfg.blockN))
     return failure();
+  // wgmma: whole warpgroups of 64 rows (one m-tile per warp).
+  if (cfg.wgmma && (cfg.warps % 4 != 0 || cfg.mTiles != 1))
+    return failure();
   return cfg;
 }
 
-/// Shared memory of a configuration: Q, K and V tiles with padded rows.
+/// Shared memory of a configuration: Q, K and V tiles, rows padded by 16
+/// bytes for ldmatrix, or packed in wgmma's 8x16-byte core matrices.
 static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
                            int64_t eltBytes) {
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
-  return (bm + 2 * cfg.blockN) * (D + 8) * eltBytes;
+  return (bm + 2 * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes;
 }
 
 LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
@@ -128,6 +136,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
 
 LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
                                                      int64_t smVersion,
+                                                     bool archSpecific,
                                                      const AttentionConfig &cfg,
                                                      std::string &why) {
   if (failed(checkMMAAttentionOp(op, smVersion, why)))
@@ -135,7 +144,16 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   Type elt = qType.getElementType();
   int64_t D = qType.getDimSize(3);
+  if (cfg.wgmma && !(smVersion == 90 && archSpecific)) {
+    why = "wgmma needs sm_90a";
+    return failure();
+  }
   int64_t threads = 32 * cfg.warps, chunks = D / 8;
+  if (cfg.wgmma && threads % (8 * chunks) != 0) {
+    why = "the wgmma tile copy needs the block's threads to cover 8 whole "
+          "rows per pass";
+    return failure();
+  }
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
   if (threads % chunks != 0 || cfg.blockN % (threads / chunks) != 0 ||
       bm % (threads / chunks) != 0) {
@@ -240,6 +258,107 @@ struct MMABuilder {
       ds.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
     return vector::FromElementsOp::create(b, acc2x2, ds);
   }
+  /// The f32 accumulators of fragments `accs` (vector<2x2xf32> each), in
+  /// register order d0..d3 per fragment, and back.
+  SmallVector<Value> flatten(ArrayRef<Value> accs) {
+    SmallVector<Value> out;
+    for (Value a : accs)
+      for (int64_t i = 0; i < 4; ++i)
+        out.push_back(
+            vector::ExtractOp::create(b, a, ArrayRef<int64_t>{i / 2, i % 2}));
+    return out;
+  }
+  SmallVector<Value> unflatten(ArrayRef<Value> regs) {
+    SmallVector<Value> out;
+    for (size_t i = 0; i < regs.size(); i += 4)
+      out.push_back(
+          vector::FromElementsOp::create(b, acc2x2, regs.slice(i, 4)));
+    return out;
+  }
+  /// Inline PTX `text` with `vals` passed through as tied in/out operands:
+  /// it orders the values after (and their later uses after) the
+  /// instruction, e.g. reading accumulators only after wgmma.wait_group.
+  SmallVector<Value> asmTied(StringRef text, ArrayRef<Value> vals) {
+    std::string cons;
+    SmallVector<Type> types;
+    for (Value v : vals) {
+      cons += std::string(cons.empty() ? "" : ",") +
+              (v.getType().isF32() ? "=f" : "=r");
+      types.push_back(v.getType());
+    }
+    for (size_t i = 0; i < vals.size(); ++i)
+      cons += "," + std::to_string(i);
+    if (vals.empty())
+      cons = "~{memory}";
+    return callAsm(text, cons, vals, types);
+  }
+  SmallVector<Value> callAsm(StringRef text, StringRef cons,
+                             ArrayRef<Value> operands, ArrayRef<Type> types) {
+    Type resType;
+    if (types.size() == 1)
+      resType = types[0];
+    else if (!types.empty())
+      resType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+    auto op = LLVM::InlineAsmOp::create(
+        b, resType, operands, text, cons, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    SmallVector<Value> out;
+    if (types.size() == 1)
+      out.push_back(op.getResult(0));
+    else
+      for (size_t i = 0; i < types.size(); ++i)
+        out.push_back(LLVM::ExtractValueOp::create(
+            b, op.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+    return out;
+  }
+  /// wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 per
+  /// thread): A from the descriptor `descA`, or from the four registers
+  /// `aRegs`; B from `descB` (transposed when `transB`).
+  SmallVector<Value> wgmma(int64_t n, ArrayRef<Value> acc,
+                           ArrayRef<Value> aRegs, Value descA, Value descB,
+                           bool accumulate, bool transB) {
+    int64_t nAcc = static_cast<int64_t>(acc.size());
+    std::string ty = elt.isBF16() ? "bf16" : "f16";
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                       std::to_string(nAcc) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(n) + "k16.f32." + ty + "." + ty + " {";
+    for (int64_t i = 0; i < nAcc; ++i)
+      text += (i ? ", $" : "$") + std::to_string(i);
+    text += "}, ";
+    SmallVector<Value> operands{
+        arith::ConstantIntOp::create(b, accumulate ? 1 : 0, 32)};
+    std::string cons;
+    for (int64_t i = 0; i < nAcc; ++i)
+      cons += i ? ",=f" : "=f";
+    cons += ",r";
+    int64_t next = nAcc + 1;
+    if (!aRegs.empty()) {
+      text += "{";
+      for (size_t i = 0; i < aRegs.size(); ++i) {
+        text += (i ? ", $" : "$") + std::to_string(next++);
+        operands.push_back(aRegs[i]);
+        cons += ",r";
+      }
+      text += "}, ";
+    } else {
+      text += "$" + std::to_string(next++) + ", ";
+      operands.push_back(descA);
+      cons += ",l";
+    }
+    text += "$" + std::to_string(next++) + ", p, 1, 1";
+    operands.push_back(descB);
+    cons += ",l";
+    text += aRegs.empty() ? ", 0" : "";
+    text += transB ? ", 1;\n}" : ", 0;\n}";
+    for (int64_t i = 0; i < nAcc; ++i) {
+      operands.push_back(acc[i]);
+      cons += "," + std::to_string(i);
+    }
+    SmallVector<Type> types(nAcc, b.getF32Type());
+    return callAsm(text, cons, operands, types);
+  }
   Value quadReduce(Value v, bool isMax) {
     for (int32_t off : {1, 2}) {
       Value o = gpu::ShuffleOp::create(b, v, off, 32, gpu::ShuffleMode::XOR)
@@ -264,7 +383,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   double dropP = op.getDropoutP().convertToDouble();
   const int64_t W = cfg.warps, MT = cfg.mTiles, BN = cfg.blockN;
-  const int64_t BM = 16 * MT * W, T = 32 * W, P = D + 8;
+  const bool WG = cfg.wgmma;
+  const int64_t BM = 16 * MT * W, T = 32 * W, P = WG ? D : D + 8;
   const int64_t NT = BN / 8, DT = D / 8, KS = D / 16;
 
   KernelLaunch launch;
@@ -301,9 +421,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                          MemRefLayoutAttrInterface(), ws));
   auto view = [&](int64_t byteOffset, int64_t rows) -> Value {
+    // wgmma tiles are flat: 8-row x 16-byte core matrices, see below.
+    SmallVector<int64_t> shape =
+        WG ? SmallVector<int64_t>{rows * D} : SmallVector<int64_t>{rows, P};
     return memref::ViewOp::create(
-        b, MemRefType::get({rows, P}, elt, MemRefLayoutAttrInterface(), ws),
-        smem, kb.idx(byteOffset), ValueRange{});
+        b, MemRefType::get(shape, elt, MemRefLayoutAttrInterface(), ws), smem,
+        kb.idx(byteOffset), ValueRange{});
   };
   Value qs = view(0, BM);
   Value ks = view(BM * P * eltBytes, BN);
@@ -348,6 +471,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   Value chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
   Value chunkCol =
       mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
+  // wgmma layout ("K-major, no swizzle"): 16-byte chunk c of row r lives in
+  // core matrix (r / 8, c) at element ((r/8) * chunks + c) * 64 + (r%8) * 8;
+  // eight consecutive lanes fill the eight rows of one core matrix, so a
+  // warp writes 512 contiguous bytes.
+  Value wgRowLo, wgChunk, wgRowHi;
+  if (WG) {
+    wgRowLo = arith::RemUIOp::create(b, tid, kb.idx(8));
+    wgChunk = arith::RemUIOp::create(
+        b, arith::DivUIOp::create(b, tid, kb.idx(8)), kb.idx(chunks));
+    wgRowHi = arith::DivUIOp::create(b, tid, kb.idx(8 * chunks));
+    chunkRow = mb.add(mb.mul(wgRowHi, 8), wgRowLo);
+    chunkCol = mb.mul(wgChunk, vecElems);
+  }
   auto copyTile = [&](Value src, Value seqBase, Value row0, int64_t rows,
                       int64_t seqLen, Value dst) {
     int64_t rowsPerPass = T / chunks;
@@ -362,16 +498,49 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
       }
       Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
+      SmallVector<Value> dstIdx{r, chunkCol};
+      if (WG)
+        dstIdx = {mb.add(
+            mb.mul(
+                mb.add(mb.mul(mb.add(wgRowHi, pass * rowsPerPass / 8), chunks),
+                       wgChunk),
+                64),
+            mb.mul(wgRowLo, 8))};
       nvgpu::DeviceAsyncCopyOp::create(
-          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-          ValueRange{r, chunkCol}, src, ValueRange{gidx},
-          b.getIndexAttr(vecElems), n, b.getUnitAttr());
+          b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx, src,
+          ValueRange{gidx}, b.getIndexAttr(vecElems), n, b.getUnitAttr());
     }
     NVVM::CpAsyncCommitGroupOp::create(b);
   };
   auto waitAll = [&]() {
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+    // wgmma reads shared memory through the async proxy: make the copies'
+    // generic-proxy writes visible to it before the barrier.
+    if (WG)
+      mb.asmTied("fence.proxy.async.shared::cta;", {});
     gpu::BarrierOp::create(b);
+  };
+
+  // wgmma descriptors (64-bit): start address >> 4 in bits 0-13, leading
+  // byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, no
+  // swizzle. Q and K are K-major (LBO: next 16-byte chunk along the head
+  // dim, 128 B; SBO: next 8 rows, D * 16 B); V is read N-major (trans-b):
+  // LBO steps 8 keys (D * 16 B), SBO steps 8 head-dim columns (128 B).
+  auto descriptor = [&](Value tile, int64_t byteOffset, int64_t lbo,
+                        int64_t sbo) -> Value {
+    Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, tile);
+    addr = arith::IndexCastOp::create(b, b.getI64Type(), addr);
+    addr = arith::AddIOp::create(
+        b, addr, arith::ConstantIntOp::create(b, byteOffset, 64));
+    Value field = arith::ShRUIOp::create(
+        b,
+        arith::AndIOp::create(b, addr,
+                              arith::ConstantIntOp::create(b, 0x3FFFF, 64)),
+        arith::ConstantIntOp::create(b, 4, 64));
+    uint64_t strides = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32);
+    return arith::OrIOp::create(
+        b, field,
+        arith::ConstantIntOp::create(b, static_cast<int64_t>(strides), 64));
   };
 
   // Key tiles of this block: all, or up to the causal diagonal of its last
@@ -435,7 +604,26 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
 
     // S = Q K^T.
     SmallVector<Value> S(MT * NT, mb.zeroAcc());
-    for (int64_t kstep = 0; kstep < KS; ++kstep) {
+    if (WG) {
+      // One warpgroup-wide m64nBNk16 per 16 head-dim columns; Q of this
+      // warpgroup's 64 rows and K straight from shared memory.
+      Value wg = arith::DivUIOp::create(b, warp, kb.idx(4));
+      Value qOff = arith::IndexCastOp::create(b, b.getI64Type(),
+                                              mb.mul(wg, 64 * D * eltBytes));
+      SmallVector<Value> acc = mb.flatten(S);
+      for (int64_t kstep = 0; kstep < KS; ++kstep) {
+        Value dq = arith::AddIOp::create(
+            b, descriptor(qs, kstep * 256, 128, D * 16),
+            arith::ShRUIOp::create(b, qOff,
+                                   arith::ConstantIntOp::create(b, 4, 64)));
+        Value dk = descriptor(ks, kstep * 256, 128, D * 16);
+        acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
+      }
+      mb.asmTied("wgmma.commit_group.sync.aligned;", {});
+      acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
+      S = mb.unflatten(acc);
+    }
+    for (int64_t kstep = 0; kstep < (WG ? 0 : KS); ++kstep) {
       SmallVector<Value> A;
       for (int64_t mt = 0; mt < MT; ++mt)
         A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
@@ -640,7 +828,31 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     });
 
     // O += P V, P packed to the operand type in the A layout.
-    for (int64_t kk = 0; kk < NT / 2; ++kk) {
+    if (WG) {
+      // P from registers (the m64nNk16 A layout is mma.sync's, per warp),
+      // V from shared memory, one m64nDk16 per 16 keys.
+      SmallVector<Value> regs = mb.flatten(O);
+      int64_t nAcc = regs.size();
+      for (int64_t kk = 0; kk < NT / 2; ++kk)
+        for (int64_t part = 0; part < 4; ++part) {
+          Value p = mb.row(S[2 * kk + part / 2], part % 2);
+          Value pe = arith::TruncFOp::create(b, mb.elt2, p);
+          regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pe));
+        }
+      // Registers written by ordinary instructions (rescaled O, P) reach
+      // wgmma only through a wgmma.fence.
+      regs = mb.asmTied("wgmma.fence.sync.aligned;", regs);
+      SmallVector<Value> acc(regs.begin(), regs.begin() + nAcc);
+      for (int64_t kk = 0; kk < NT / 2; ++kk) {
+        ArrayRef<Value> a(regs.begin() + nAcc + 4 * kk, 4);
+        Value dv = descriptor(vs, kk * 2 * D * 16, D * 16, 128);
+        acc = mb.wgmma(D, acc, a, Value(), dv, true, /*transB=*/true);
+      }
+      mb.asmTied("wgmma.commit_group.sync.aligned;", {});
+      acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
+      O = mb.unflatten(acc);
+    }
+    for (int64_t kk = 0; kk < (WG ? 0 : NT / 2); ++kk) {
       SmallVector<Value> A;
       for (int64_t mt = 0; mt < MT; ++mt) {
         Value frag = arith::ConstantOp::create(
@@ -735,29 +947,35 @@ static const TableEntry kAttentionTable[] = {
 };
 
 AttentionConfig sinter::gpu_kernels::selectAttentionConfig(AttentionOp op,
-                                                           int64_t smVersion) {
+                                                           int64_t smVersion,
+                                                           bool archSpecific) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   std::string dtype;
   llvm::raw_string_ostream os(dtype);
   os << qType.getElementType();
-  const TableEntry *best = nullptr;
+  // Entries for this shape, the most specific chip first; the first whose
+  // tiles run here wins (an sm_90a wgmma entry does not run on sm_90).
+  SmallVector<const TableEntry *> matches;
   for (const TableEntry &e : kAttentionTable)
     if (e.minSm <= smVersion &&
         llvm::is_contained(llvm::split(e.dtype, '/'), dtype) &&
-        e.headDim == qType.getDimSize(3) && e.causal == op.getCausal() &&
-        (!best || e.minSm > best->minSm))
-      best = &e;
-  AttentionConfig cfg;
-  if (best)
-    if (FailureOr<AttentionConfig> parsed = parseAttentionConfig(best->config);
-        succeeded(parsed))
-      cfg = *parsed;
-  // A table entry or the default that does not fit this shape falls back
-  // to the smallest tiles, then to CUDA cores.
+        e.headDim == qType.getDimSize(3) && e.causal == op.getCausal())
+      matches.push_back(&e);
+  llvm::stable_sort(matches, [](const TableEntry *x, const TableEntry *y) {
+    return x->minSm > y->minSm;
+  });
   std::string why;
-  if (cfg.tensorCores && failed(checkMMAAttention(op, smVersion, cfg, why))) {
-    cfg = AttentionConfig{4, 1, 32, true};
-    if (failed(checkMMAAttention(op, smVersion, cfg, why)))
+  for (const TableEntry *e : matches) {
+    FailureOr<AttentionConfig> parsed = parseAttentionConfig(e->config);
+    if (succeeded(parsed) &&
+        succeeded(checkMMAAttention(op, smVersion, archSpecific, *parsed, why)))
+      return *parsed;
+  }
+  // No entry fits: the default tiles, then the smallest, then CUDA cores.
+  AttentionConfig cfg;
+  if (failed(checkMMAAttention(op, smVersion, archSpecific, cfg, why))) {
+    cfg = AttentionConfig{4, 1, 32, true, false};
+    if (failed(checkMMAAttention(op, smVersion, archSpecific, cfg, why)))
       cfg.tensorCores = false;
   }
   return cfg;

@@ -7,9 +7,12 @@
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 #include <limits>
 
@@ -65,18 +68,144 @@ Value KernelBuilder::splat(Value scalar, int64_t width) {
       b, VectorType::get({width}, scalar.getType()), scalar);
 }
 
-Value KernelBuilder::loadF32(Value memref, Value index, int64_t width,
-                             Value pred, double fill, bool aligned) {
+std::optional<CacheHint> sinter::gpu_kernels::parseCacheHint(StringRef text) {
+  return llvm::StringSwitch<std::optional<CacheHint>>(text.trim())
+      .Case("none", CacheHint::None)
+      .Case("evict-first", CacheHint::EvictFirst)
+      .Case("no-allocate", CacheHint::NoAllocate)
+      .Case("l2-256b", CacheHint::L2Prefetch256B)
+      .Case("streaming", CacheHint::Streaming)
+      .Default(std::nullopt);
+}
+
+bool KernelBuilder::hinted(Value memref, int64_t bytes, bool aligned,
+                           bool isStore) {
+  if (!aligned || bytes != 16)
+    return false;
+  if (!cast<MemRefType>(memref.getType()).getLayout().isIdentity())
+    return false;
+  switch (hint) {
+  case CacheHint::None:
+    return false;
+  case CacheHint::EvictFirst:
+  case CacheHint::Streaming:
+    return true;
+  case CacheHint::NoAllocate:
+  case CacheHint::L2Prefetch256B:
+    return !isStore; // load-only hints
+  }
+  return false;
+}
+
+Value KernelBuilder::evictFirstPolicy() {
+  if (policy)
+    return policy;
+  OpBuilder::InsertionGuard guard(b);
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<gpu::GPUFuncOp>(parent);
+  if (!func)
+    func = parent->getParentOfType<gpu::GPUFuncOp>();
+  b.setInsertionPointToStart(&func.getBody().front());
+  // Fraction 1.0: every line the hinted accesses touch is evict-first.
+  policy =
+      LLVM::InlineAsmOp::create(
+          b, b.getI64Type(), ValueRange{},
+          "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l",
+          /*has_side_effects=*/false, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr())
+          .getRes();
+  return policy;
+}
+
+/// The global-space address of element `index` of the 1-D identity-layout
+/// `memref`: its aligned pointer converted to the global space (cvta.to.global,
+/// once per buffer) plus the byte offset.
+static Value globalAddress(OpBuilder &ob, Location loc, Value memref,
+                           Value index) {
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  MLIRContext *ctx = ob.getContext();
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(ob, loc, memref);
+  Value generic = LLVM::IntToPtrOp::create(
+      ob, loc, LLVM::LLVMPointerType::get(ctx),
+      arith::IndexCastOp::create(ob, loc, ob.getI64Type(), base).getResult());
+  Value global = LLVM::AddrSpaceCastOp::create(
+      ob, loc, LLVM::LLVMPointerType::get(ctx, /*global=*/1), generic);
+  Value bytes = arith::MulIOp::create(
+      ob, loc, index,
+      arith::ConstantIndexOp::create(ob, loc, elt.getIntOrFloatBitWidth() / 8));
+  return LLVM::GEPOp::create(
+      ob, loc, global.getType(), ob.getI8Type(), global,
+      ValueRange{arith::IndexCastOp::create(ob, loc, ob.getI64Type(), bytes)
+                     .getResult()});
+}
+
+static LLVM::InlineAsmOp inlinePTX(OpBuilder &ob, Location loc, Type result,
+                                   ValueRange operands, StringRef text,
+                                   StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      ob, loc, result, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ob.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+Value KernelBuilder::load(Value memref, Value index, int64_t width, Value pred,
+                          double fill, bool aligned, bool stream) {
   auto type = cast<MemRefType>(memref.getType());
   Type elt = type.getElementType();
   auto vecType = VectorType::get({width}, elt);
   auto f32VecType = VectorType::get({width}, b.getF32Type());
   int64_t bytes = width * elt.getIntOrFloatBitWidth() / 8;
+  bool useHint = stream && hinted(memref, bytes, aligned, /*isStore=*/false);
+  Value pol =
+      useHint && hint == CacheHint::EvictFirst ? evictFirstPolicy() : Value();
+  // 16 bytes as four b32 registers, reinterpreted as the element vector.
+  auto emitHintedLoad = [&](OpBuilder &ob, Location loc) -> Value {
+    SmallVector<Value> operands = {globalAddress(ob, loc, memref, index)};
+    StringRef text, constraints = "=r,=r,=r,=r,l";
+    switch (hint) {
+    case CacheHint::EvictFirst:
+      text = "ld.global.L1::no_allocate.L2::cache_hint.v4.b32 "
+             "{$0, $1, $2, $3}, [$4], $5;";
+      constraints = "=r,=r,=r,=r,l,l";
+      operands.push_back(pol);
+      break;
+    case CacheHint::NoAllocate:
+      text = "ld.global.L1::no_allocate.v4.b32 {$0, $1, $2, $3}, [$4];";
+      break;
+    case CacheHint::L2Prefetch256B:
+      text = "ld.global.L2::256B.v4.b32 {$0, $1, $2, $3}, [$4];";
+      break;
+    case CacheHint::Streaming:
+      text = "ld.global.cs.v4.b32 {$0, $1, $2, $3}, [$4];";
+      break;
+    case CacheHint::None:
+      llvm_unreachable("no hinted load without a hint");
+    }
+    Type i32 = ob.getI32Type();
+    auto words =
+        LLVM::LLVMStructType::getLiteral(ob.getContext(), {i32, i32, i32, i32});
+    Value res = inlinePTX(ob, loc, words, operands, text, constraints).getRes();
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < 4; ++i)
+      parts.push_back(LLVM::ExtractValueOp::create(ob, loc, res, i));
+    Value v = vector::FromElementsOp::create(ob, loc, VectorType::get({4}, i32),
+                                             parts);
+    return vector::BitCastOp::create(ob, loc, vecType, v);
+  };
   auto emitLoad = [&](OpBuilder &ob, Location loc) -> Value {
-    auto load = vector::LoadOp::create(ob, loc, vecType, memref, index);
-    if (aligned)
-      load.setAlignment(std::min<int64_t>(bytes, 16));
-    Value v = load;
+    Value v;
+    if (useHint) {
+      v = emitHintedLoad(ob, loc);
+    } else {
+      auto load = vector::LoadOp::create(ob, loc, vecType, memref, index);
+      if (aligned)
+        load.setAlignment(std::min<int64_t>(bytes, 16));
+      v = load;
+    }
     if (!elt.isF32())
       v = arith::ExtFOp::create(ob, loc, f32VecType, v);
     return v;
@@ -98,20 +227,43 @@ Value KernelBuilder::loadF32(Value memref, Value index, int64_t width,
   return ifOp.getResult(0);
 }
 
-void KernelBuilder::storeF32(Value memref, Value index, Value value, Value pred,
-                             bool aligned) {
+void KernelBuilder::store(Value memref, Value index, Value value, Value pred,
+                          bool aligned, bool stream) {
   auto type = cast<MemRefType>(memref.getType());
   Type elt = type.getElementType();
   auto vecType = cast<VectorType>(value.getType());
   int64_t width = vecType.getNumElements();
   int64_t bytes = width * elt.getIntOrFloatBitWidth() / 8;
+  bool useHint = stream && hinted(memref, bytes, aligned, /*isStore=*/true);
+  Value pol =
+      useHint && hint == CacheHint::EvictFirst ? evictFirstPolicy() : Value();
   auto emitStore = [&](OpBuilder &ob, Location loc) {
     Value v = value;
     if (!elt.isF32())
       v = arith::TruncFOp::create(ob, loc, VectorType::get({width}, elt), v);
-    auto store = vector::StoreOp::create(ob, loc, v, memref, index);
-    if (aligned)
-      store.setAlignment(std::min<int64_t>(bytes, 16));
+    if (!useHint) {
+      auto store = vector::StoreOp::create(ob, loc, v, memref, index);
+      if (aligned)
+        store.setAlignment(std::min<int64_t>(bytes, 16));
+      return;
+    }
+    Type i32 = ob.getI32Type();
+    Value words =
+        vector::BitCastOp::create(ob, loc, VectorType::get({4}, i32), v);
+    SmallVector<Value> operands = {globalAddress(ob, loc, memref, index)};
+    for (int64_t i = 0; i < 4; ++i)
+      operands.push_back(
+          vector::ExtractOp::create(ob, loc, words, ArrayRef<int64_t>{i}));
+    StringRef text, constraints = "l,r,r,r,r,~{memory}";
+    if (hint == CacheHint::EvictFirst) {
+      text = "st.global.L2::cache_hint.v4.b32 [$0], {$1, $2, $3, $4}, $5;";
+      constraints = "l,r,r,r,r,l,~{memory}";
+      operands.push_back(pol);
+    } else {
+      assert(hint == CacheHint::Streaming && "load-only hint on a store");
+      text = "st.global.cs.v4.b32 [$0], {$1, $2, $3, $4};";
+    }
+    inlinePTX(ob, loc, Type(), operands, text, constraints);
   };
   if (!pred) {
     emitStore(b, b.getLoc());
@@ -121,6 +273,27 @@ void KernelBuilder::storeF32(Value memref, Value index, Value value, Value pred,
     emitStore(ob, loc);
     scf::YieldOp::create(ob, loc);
   });
+}
+
+Value KernelBuilder::loadF32(Value memref, Value index, int64_t width,
+                             Value pred, double fill, bool aligned) {
+  return load(memref, index, width, pred, fill, aligned, /*stream=*/false);
+}
+
+void KernelBuilder::storeF32(Value memref, Value index, Value value, Value pred,
+                             bool aligned) {
+  store(memref, index, value, pred, aligned, /*stream=*/false);
+}
+
+Value KernelBuilder::streamLoadF32(Value memref, Value index, int64_t width,
+                                   Value pred) {
+  return load(memref, index, width, pred, 0.0, /*aligned=*/true,
+              /*stream=*/true);
+}
+
+void KernelBuilder::streamStoreF32(Value memref, Value index, Value value,
+                                   Value pred) {
+  store(memref, index, value, pred, /*aligned=*/true, /*stream=*/true);
 }
 
 Value KernelBuilder::combine(ReduceKind kind, Value x, Value y) {

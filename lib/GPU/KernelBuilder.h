@@ -4,8 +4,8 @@
 //
 // Small building blocks shared by the kernel generators: constants, thread
 // and block ids, predicated 16-byte vector loads/stores that convert to and
-// from f32, and reductions across a group of lanes (warp shuffles, then
-// shared memory across warps).
+// from f32 (optionally issued with a cache-policy hint), and reductions
+// across a group of lanes (warp shuffles, then shared memory across warps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +15,39 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <optional>
+
 namespace sinter::gpu_kernels {
 
 enum class ReduceKind { Sum, Max };
+
+/// How the memory-bound kernels issue the 16-byte global loads and stores of
+/// data they touch once (pass option `cache-hints`). Every form but None is
+/// inline PTX; all assemble for sm_80 and later (PTX ISA 7.4).
+enum class CacheHint {
+  /// Plain vector loads/stores (ld.global.v4 / st.global.v4 from NVPTX).
+  None,
+  /// Loads ld.global.L1::no_allocate.L2::cache_hint and stores
+  /// st.global.L2::cache_hint with an L2 evict_first policy
+  /// (createpolicy.fractional.L2::evict_first, once per kernel). The direct
+  /// .L2::evict_first qualifier needs 32-byte accesses (sm_100), so 16-byte
+  /// accesses take the policy operand.
+  EvictFirst,
+  /// Loads ld.global.L1::no_allocate; stores unchanged.
+  NoAllocate,
+  /// Loads ld.global.L2::256B (prefetch size hint); stores unchanged.
+  L2Prefetch256B,
+  /// Loads ld.global.cs and stores st.global.cs (CUDA's __ldcs/__stcs: cache
+  /// streaming, evict first at every level).
+  Streaming,
+};
+
+/// "none", "evict-first", "no-allocate", "l2-256b", "streaming"; nullopt for
+/// anything else.
+std::optional<CacheHint> parseCacheHint(llvm::StringRef text);
+/// The accepted spellings, for messages.
+constexpr const char *kCacheHintValues =
+    "none, evict-first, no-allocate, l2-256b, streaming";
 
 /// Creates the kernel `name` in `module` with the given arguments and block
 /// size, and positions `b` at the start of its body (before gpu.return).
@@ -28,7 +58,9 @@ mlir::gpu::GPUFuncOp createKernel(mlir::ImplicitLocOpBuilder &b,
 
 class KernelBuilder {
 public:
-  explicit KernelBuilder(mlir::ImplicitLocOpBuilder &b) : b(b) {}
+  explicit KernelBuilder(mlir::ImplicitLocOpBuilder &b,
+                         CacheHint hint = CacheHint::None)
+      : b(b), hint(hint) {}
 
   mlir::ImplicitLocOpBuilder &builder() { return b; }
   mlir::Value idx(int64_t v);
@@ -50,6 +82,16 @@ public:
   /// `memref` and stores it at `index` when `pred` holds (pred may be null).
   void storeF32(mlir::Value memref, mlir::Value index, mlir::Value value,
                 mlir::Value pred, bool aligned = true);
+  /// As loadF32/storeF32 (aligned, fill 0), for data the kernel reads or
+  /// writes exactly once (a row of a norm, an optimizer's state): 16-byte
+  /// vectors of an identity-layout memref go through the builder's cache
+  /// hint; other accesses, and CacheHint::None, are plain loadF32/storeF32.
+  /// The address is the memref's aligned pointer plus the byte offset, so
+  /// the access must be 16-byte aligned as the plain aligned path assumes.
+  mlir::Value streamLoadF32(mlir::Value memref, mlir::Value index,
+                            int64_t width, mlir::Value pred);
+  void streamStoreF32(mlir::Value memref, mlir::Value index, mlir::Value value,
+                      mlir::Value pred);
 
   /// Reduces `value` (f32) across the `groupSize` consecutive lanes (a power
   /// of two) that share `groupIndex`; every lane gets the result. Groups of
@@ -66,7 +108,19 @@ public:
   mlir::Value splat(mlir::Value scalar, int64_t width);
 
 private:
+  mlir::Value load(mlir::Value memref, mlir::Value index, int64_t width,
+                   mlir::Value pred, double fill, bool aligned, bool stream);
+  void store(mlir::Value memref, mlir::Value index, mlir::Value value,
+             mlir::Value pred, bool aligned, bool stream);
+  /// Whether a `bytes`-byte access to `memref` takes the hinted path.
+  bool hinted(mlir::Value memref, int64_t bytes, bool aligned, bool isStore);
+  /// The 64-bit L2 evict_first policy of the kernel, created once at the
+  /// start of the enclosing gpu.func.
+  mlir::Value evictFirstPolicy();
+
   mlir::ImplicitLocOpBuilder &b;
+  CacheHint hint;
+  mlir::Value policy;
 };
 
 } // namespace sinter::gpu_kernels

@@ -52,7 +52,12 @@ struct Tuning {
   int64_t fusedVectors = 2;    // 16-byte vectors per thread in fused kernels
   int64_t rowBlock = 256;      // threads per block in row kernels (rows share)
   int64_t smVersion = 90;      // target chip, sm_<smVersion>
+  bool archSpecific = true;    // the chip's "a" features (sm_90a: wgmma)
   std::string attentionConfig; // overrides the attention table when set
+  // How norms, softmax and AdamW issue the 16-byte loads/stores of the data
+  // they touch once (the rows, the optimizer state); weights, biases and
+  // masks keep plain loads.
+  CacheHint cacheHints = CacheHint::None;
 };
 
 /// How a row kernel maps rows of `cols` elements onto threads.
@@ -87,18 +92,21 @@ struct AttentionConfig {
   int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
   int64_t blockN = 64; // keys per K/V tile
   bool tensorCores = true;
+  bool wgmma = false; // sm_90a warpgroup MMA instead of mma.sync
   std::string str() const;
 };
 mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);
 /// The shipped table's configuration for `op` on sm_`smVersion` (see
 /// AttentionConfigs.inc, written by bench/autotune_attention.py).
-AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion);
+AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion,
+                                      bool archSpecific);
 /// Whether the tensor-core kernel can run `op` at all on sm_`smVersion`
 /// (operand types, head dims, scale); `why` says why not.
 mlir::LogicalResult checkMMAAttentionOp(AttentionOp op, int64_t smVersion,
                                         std::string &why);
 /// Whether it runs `op` with the tiles of `cfg` (registers, shared memory).
 mlir::LogicalResult checkMMAAttention(AttentionOp op, int64_t smVersion,
+                                      bool archSpecific,
                                       const AttentionConfig &cfg,
                                       std::string &why);
 /// FlashAttention-2 on tensor cores (mma.sync m16n8k16, sm_80+).
@@ -107,7 +115,7 @@ buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                         llvm::StringRef name, const AttentionConfig &cfg);
 mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
-                  llvm::StringRef baseName);
+                  llvm::StringRef baseName, const Tuning &tuning);
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
 /// accumulation, 64x64 tiles through shared memory).
 mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,

@@ -55,11 +55,17 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   outline.rowBlock = options.rowBlock;
   outline.chip = options.chip;
   outline.attentionConfig = options.attentionConfig;
+  outline.cacheHints = options.cacheHints;
   pm.addPass(createOutlineCUDAKernels(outline));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = ptxFeaturesForChip(options.chip);
+  // Cache-policy qualifiers (L1::no_allocate, L2::cache_hint, L2::256B,
+  // createpolicy) need PTX ISA 7.4; sm_8x defaults to 7.0.
+  if (StringRef(options.cacheHints).trim() != "none" &&
+      target.features == "+ptx70")
+    target.features = "+ptx74";
   target.optLevel = options.optLevel;
   if (!toolkit.empty()) {
     SmallString<256> libdevice(toolkit);

@@ -115,7 +115,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto attention = dyn_cast<AttentionOp>(op)) {
     AttentionConfig cfg;
     if (tuning.attentionConfig.empty())
-      cfg = selectAttentionConfig(attention, tuning.smVersion);
+      cfg = selectAttentionConfig(attention, tuning.smVersion,
+                                  tuning.archSpecific);
     else
       cfg = *parseAttentionConfig(tuning.attentionConfig); // checked by pass
     std::string why;
@@ -123,7 +124,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     // chips) runs on CUDA cores whatever the configuration says.
     if (cfg.tensorCores &&
         succeeded(checkMMAAttentionOp(attention, tuning.smVersion, why))) {
-      if (succeeded(checkMMAAttention(attention, tuning.smVersion, cfg, why)))
+      if (succeeded(checkMMAAttention(attention, tuning.smVersion,
+                                      tuning.archSpecific, cfg, why)))
         return one(buildAttentionMMAKernel(attention, module, name, cfg));
       if (!tuning.attentionConfig.empty())
         return attention.emitOpError("attention-config '")
@@ -133,7 +135,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildAttentionKernel(attention, module, name));
   }
   if (auto adamw = dyn_cast<AdamWOp>(op))
-    return buildAdamWKernels(adamw, module, name);
+    return buildAdamWKernels(adamw, module, name, tuning);
   if (isPlainMatmul(op))
     return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name));
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
@@ -216,6 +218,7 @@ struct OutlineCUDAKernelsPass
           << chip << "'";
       return signalPassFailure();
     }
+    tuning.archSpecific = arch.ends_with("a");
     tuning.attentionConfig = attentionConfig;
     if (!tuning.attentionConfig.empty() &&
         failed(parseAttentionConfig(tuning.attentionConfig))) {
@@ -226,6 +229,14 @@ struct OutlineCUDAKernelsPass
              "{2,4,8}, M in {1,2}, N in {16,32,64,128}";
       return signalPassFailure();
     }
+    std::optional<CacheHint> hints = parseCacheHint(cacheHints);
+    if (!hints) {
+      getOperation().emitError("sinter-outline-cuda-kernels: bad "
+                               "cache-hints '")
+          << cacheHints << "': expected one of " << kCacheHintValues;
+      return signalPassFailure();
+    }
+    tuning.cacheHints = *hints;
     ModuleOp module = getOperation();
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions

@@ -166,7 +166,9 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   auto [launch, smem, smem2] = startRowKernel(b, op, c, module, name);
   gpu::GPUFuncOp func = launch.kernel;
-  KernelBuilder kb(b);
+  // The rows are read once and written once (cache hints); the weight and
+  // bias, shared by every row, keep plain loads.
+  KernelBuilder kb(b, tuning.cacheHints);
   ValueRange args = func.getArguments();
   unsigned a = 0;
   Value x = kb.flatten(args[a++]);
@@ -186,8 +188,8 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   Value base = rowBase(kb, c, t.row);
   SmallVector<Value> xs;
   for (int64_t k = 0; k < c.perThread; ++k)
-    xs.push_back(kb.loadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
-                            c.vec, t.pred[k]));
+    xs.push_back(kb.streamLoadF32(
+        x, arith::AddIOp::create(b, base, t.colIndex[k]), c.vec, t.pred[k]));
   Value invCols = kb.f32(1.0 / static_cast<double>(cols));
   float eps =
       ln ? ln.getEpsilon().convertToFloat() : rms.getEpsilon().convertToFloat();
@@ -224,8 +226,8 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     if (bias)
       o = arith::AddFOp::create(
           b, o, kb.loadF32(bias, t.colIndex[k], c.vec, t.pred[k]));
-    kb.storeF32(out, arith::AddIOp::create(b, base, t.colIndex[k]), o,
-                t.pred[k]);
+    kb.streamStoreF32(out, arith::AddIOp::create(b, base, t.colIndex[k]), o,
+                      t.pred[k]);
   }
   if (meanOut)
     storeRowStat(kb, t, meanOut, mean);
@@ -255,7 +257,9 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   auto [launch, smem, smem2] = startRowKernel(b, op, c, module, name);
   gpu::GPUFuncOp func = launch.kernel;
-  KernelBuilder kb(b);
+  // Rows read and written once (cache hints); the mask, which broadcasts
+  // over rows, keeps plain loads.
+  KernelBuilder kb(b, tuning.cacheHints);
   Value x = kb.flatten(func.getArgument(0));
   Value mask = op.getMask() ? kb.flatten(func.getArgument(1)) : Value();
   Value out =
@@ -302,8 +306,8 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   SmallVector<Value> xs;
   Value mx = kb.f32(ninf);
   for (int64_t k = 0; k < c.perThread; ++k) {
-    Value v = kb.loadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
-                         c.vec, t.pred[k]);
+    Value v = kb.streamLoadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
+                               c.vec, t.pred[k]);
     if (scale != 1.0)
       v = arith::MulFOp::create(b, v, kb.splat(kb.f32(scale), c.vec));
     if (mask) {
@@ -343,7 +347,7 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
       b, positive, arith::DivFOp::create(b, kb.f32(1.0), sum), kb.f32(0.0));
   Value invVec = kb.splat(inv, c.vec);
   for (int64_t k = 0; k < c.perThread; ++k)
-    kb.storeF32(out, arith::AddIOp::create(b, base, t.colIndex[k]),
-                arith::MulFOp::create(b, es[k], invVec), t.pred[k]);
+    kb.streamStoreF32(out, arith::AddIOp::create(b, base, t.colIndex[k]),
+                      arith::MulFOp::create(b, es[k], invVec), t.pred[k]);
   return launch;
 }

@@ -341,7 +341,11 @@ extern "C" int sinter_rt_load(const char *dir, int device,
           d,
           cuModuleGetFunction(&l.function, program->module, l.kernel.c_str()),
           "cuModuleGetFunction(" + l.kernel + ")");
-      if (l.sharedMemory > 48 * 1024)
+      // The default cap on dynamic shared memory is 48 KiB minus the
+      // kernel's static shared memory (e.g. the alignment slot of
+      // gpu.dynamic_shared_memory): raise it for every kernel that asks
+      // for dynamic shared memory, not only those above 48 KiB.
+      if (l.sharedMemory > 0)
         SINTER_CU(d,
                   cuFuncSetAttribute(l.function, kMaxDynamicSharedSizeAttr,
                                      static_cast<int>(l.sharedMemory)),

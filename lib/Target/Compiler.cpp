@@ -158,6 +158,7 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   sinter::NVVMPipelineOptions nvvm;
   nvvm.chip = chip.str();
   nvvm.attentionConfig = options.attentionConfig;
+  nvvm.cacheHints = options.cudaCacheHints;
   StageTimer codegen(options, "codegen");
   if (options.emit == sinter::EmitKind::PTX) {
     FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);

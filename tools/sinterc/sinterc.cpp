@@ -86,6 +86,16 @@ static cl::opt<std::string> attentionConfig(
              "rows each, N keys per K/V tile) or 'cuda-cores'"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 
+static cl::opt<std::string> cudaCacheHints(
+    "cuda-cache-hints",
+    cl::desc("CUDA targets: cache policy of the 16-byte loads/stores of data "
+             "the norm, softmax and AdamW kernels touch once: 'none' "
+             "(default), 'evict-first' (L1::no_allocate + L2 evict_first "
+             "policy), 'no-allocate' (loads L1::no_allocate), 'l2-256b' "
+             "(loads with the L2::256B prefetch size) or 'streaming' "
+             "(ld/st.global.cs)"),
+    cl::value_desc("hint"), cl::init("none"), cl::cat(category));
+
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the stage timings"),
                            cl::init(false), cl::cat(category));
 
@@ -145,6 +155,7 @@ int main(int argc, char **argv) {
   options.fusion = !noFusion;
   options.emit = emit;
   options.attentionConfig = attentionConfig;
+  options.cudaCacheHints = cudaCacheHints;
   options.allowRngChange = allowRngChange;
   if (!quiet)
     options.onStage = [](llvm::StringRef stage, double ms,

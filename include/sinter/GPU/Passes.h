@@ -53,6 +53,13 @@ struct NVVMPipelineOptions
       llvm::cl::desc("Attention tile configuration overriding the shipped "
                      "table: 'warps=4,mtiles=1,bn=64' or 'cuda-cores'"),
       llvm::cl::init("")};
+  Option<std::string> cacheHints{
+      *this, "cache-hints",
+      llvm::cl::desc("Cache policy of the 16-byte loads/stores of data "
+                     "touched once (norm/softmax rows, AdamW state): none, "
+                     "evict-first, no-allocate, l2-256b or streaming; any "
+                     "hint raises sm_8x's PTX version to 7.4"),
+      llvm::cl::init("none")};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

@@ -25,7 +25,10 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     bf16/f16 operands runs FlashAttention-2 on the tensor cores for sm_80
     and later (cp.async tiles in shared memory, ldmatrix, mma.sync
     m16n8k16 with f32 accumulators, online softmax on the accumulator
-    fragments); its tile shape comes from a table shipped with the compiler
+    fragments); on sm_90a a configuration may instead use warpgroup MMA
+    (wgmma with Q and K from shared memory through matrix descriptors and
+    P from registers); its tile shape comes from a table shipped with the
+    compiler
     (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
     unless `attention-config` overrides it. f32 attention, and shapes the
     tensor-core kernel does not take, run a CUDA-core FlashAttention loop.
@@ -84,6 +87,32 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     }
     ```
 
+    `cache-hints` changes how the softmax, LayerNorm, RMSNorm and AdamW
+    kernels issue the 16-byte global loads and stores of the data they touch
+    exactly once -- the rows of the norms and softmax, and the parameters,
+    gradients and moments of AdamW; weights, biases and masks, which every
+    row reads again, keep plain loads. With `none` (the default) they are
+    ordinary vector loads and stores (`ld.global.v4.b32`,
+    `st.global.v4.b32`). Otherwise each access is inline PTX on the
+    buffer's aligned pointer plus the byte offset, the 16 bytes travelling
+    as four b32 registers:
+
+    | value | loads | stores |
+    |---|---|---|
+    | `evict-first` | `ld.global.L1::no_allocate.L2::cache_hint.v4.b32` | `st.global.L2::cache_hint.v4.b32` |
+    | `no-allocate` | `ld.global.L1::no_allocate.v4.b32` | unchanged |
+    | `l2-256b` | `ld.global.L2::256B.v4.b32` | unchanged |
+    | `streaming` | `ld.global.cs.v4.b32` | `st.global.cs.v4.b32` |
+
+    `evict-first` gives its accesses an L2 evict_first policy created once
+    per kernel (`createpolicy.fractional.L2::evict_first.b64 %rd, 1.0`): the
+    plain `.L2::evict_first` qualifier is only accepted on 32-byte accesses
+    (sm_100). The hinted forms need PTX ISA 7.4, so `sinter-lower-to-nvvm`
+    raises the PTX version of sm_80-sm_87 from 7.0 to 7.4 when a hint is
+    set. Accesses narrower than 16 bytes (rows or tensors whose sizes are
+    not a multiple of the vector) keep plain loads and stores. The option
+    exists to time the hints against each other (bench/NOTES.md).
+
     Shapes must be static. An op the backend cannot run is reported as an
     error at its location: dynamic shapes, operands read through maps that
     are not projected permutations (convolutions), output maps that do not
@@ -107,7 +136,11 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            /*default=*/"\"\"",
            "Tile configuration of every attention kernel, overriding the "
            "shipped table: 'warps=4,mtiles=1,bn=64' (tensor cores) or "
-           "'cuda-cores'">
+           "'cuda-cores'">,
+    Option<"cacheHints", "cache-hints", "std::string", /*default=*/"\"none\"",
+           "Cache policy of the 16-byte loads/stores of data touched once "
+           "(norm/softmax rows, AdamW state): none, evict-first, "
+           "no-allocate, l2-256b or streaming">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

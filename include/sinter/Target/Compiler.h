@@ -53,6 +53,10 @@ struct CompileOptions {
   /// CUDA targets: attention tile configuration overriding the shipped
   /// table ("warps=4,mtiles=1,bn=64" or "cuda-cores"); empty: the table.
   std::string attentionConfig;
+  /// CUDA targets: cache policy of the 16-byte loads/stores of data the
+  /// memory-bound kernels touch once ("none", "evict-first", "no-allocate",
+  /// "l2-256b", "streaming"; the pass option cache-hints).
+  std::string cudaCacheHints = "none";
   /// Called after each stage ("parsing", "fusion", "lowering", "codegen",
   /// "link") with its wall time and a note ("skipped: ..." or empty).
   std::function<void(llvm::StringRef stage, double milliseconds,

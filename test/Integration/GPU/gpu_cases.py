@@ -18,6 +18,8 @@ TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
 # Extra sinterc flags of some cases, by case name.
 FLAGS = {}
+# Prefix of the sm_90a warpgroup-MMA attention configurations.
+WG = "wgmma,mtiles=1,"
 
 
 def _tt(shape, t):
@@ -723,9 +725,43 @@ def correctness_cases():
                        config="cuda-cores"),
         attention_case(1, 2, 2, 64, 64, 128, dropout_p=0.1,
                        config="warps=4,mtiles=1,bn=64"),
+        # sm_90a warpgroup MMA (wgmma): ragged tails, causal both ways,
+        # GQA, two warpgroups per block, masks, lse, dropout, f16.
+        attention_case(1, 2, 2, 64, 64, 64, config=WG + "warps=4,bn=64"),
+        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
+                       config=WG + "warps=4,bn=64"),
+        attention_case(1, 2, 1, 257, 190, 64, causal=True, lse=True,
+                       config=WG + "warps=8,bn=128"),
+        attention_case(1, 4, 4, 200, 200, 128, config=WG + "warps=8,bn=64"),
+        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
+                       mask_shape=[129, 129], config=WG + "warps=4,bn=128"),
+        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
+                       dropout_p=0.2, config=WG + "warps=4,bn=64"),
     ]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
+    # Cache-hint variants of the memory-bound kernels (bench/NOTES.md): the
+    # inline-PTX loads and stores must give the same results, also on
+    # predicated rows, and f16/f32 rows and narrow tensors that keep plain
+    # accesses.
+    for hint in CACHE_HINTS:
+        cases.append(with_cache_hint(rms_norm_case(17, 4096, "bf16"), hint))
+        cases.append(with_cache_hint(
+            adamw_case([[1000], [16, 16], [12293], [70000]]), hint))
+    cases.append(with_cache_hint(layer_norm_case(3, 257, "bf16"),
+                                 "evict-first"))
+    cases.append(with_cache_hint(layer_norm_case(127, 768, "bf16"),
+                                 "evict-first"))
+    cases.append(with_cache_hint(rms_norm_case(7, 1000, "bf16"),
+                                 "streaming"))
+    cases.append(with_cache_hint(
+        layer_norm_case(65, 1024, "f32", affine=False, stats=True),
+        "evict-first"))
+    cases.append(with_cache_hint(
+        softmax_case([2, 4, 17, 257], "bf16", scale=0.125,
+                     mask_shape=[17, 257]), "evict-first"))
+    cases.append(with_cache_hint(softmax_case([2, 5, 4096], "bf16",
+                                              scale=0.5), "no-allocate"))
     return cases
 
 
@@ -740,10 +776,30 @@ def attention_bench_cases():
             attention_case(1, 16, 16, 16384, 16384, 128, causal=True)]
 
 
+# Values of sinterc --cuda-cache-hints other than the default "none".
+CACHE_HINTS = ["evict-first", "no-allocate", "l2-256b", "streaming"]
+HINT_TAG = "_hint-"
+
+
+def with_cache_hint(case, hint):
+    """`case` compiled with --cuda-cache-hints=`hint`, named
+    <case>_hint-<hint>."""
+    name = case[0] + HINT_TAG + hint
+    FLAGS[name] = ["--cuda-cache-hints=" + hint]
+    return (name,) + tuple(case[1:])
+
+
+def hint_variants(case, hints=None):
+    """`case`, then one variant per cache hint."""
+    return [case] + [with_cache_hint(case, h) for h in (hints or CACHE_HINTS)]
+
+
 def bench_cases():
-    """The memory-bound shapes of BENCHMARKS.md."""
-    return [rms_norm_case(16384, 4096, "bf16"),
-            layer_norm_case(16384, 4096, "bf16"),
-            bias_gelu_case(16384, 8192, "bf16", "tanh"),
-            dropout_residual_case(16384, 8192, "bf16", p=0.1),
-            adamw_case([[1 << 20]] * 300, name="adamw_300x1M")]
+    """The memory-bound shapes of BENCHMARKS.md. RMSNorm, LayerNorm and
+    AdamW (short of 90% of copy) also come with one variant per cache hint
+    (<case>_hint-<hint>), timed right after their base case."""
+    return (hint_variants(rms_norm_case(16384, 4096, "bf16")) +
+            hint_variants(layer_norm_case(16384, 4096, "bf16")) +
+            [bias_gelu_case(16384, 8192, "bf16", "tanh"),
+             dropout_residual_case(16384, 8192, "bf16", p=0.1)] +
+            hint_variants(adamw_case([[1 << 20]] * 300, name="adamw_300x1M")))
