@@ -33,7 +33,7 @@ SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
 CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     (4, 8), (1, 2), (32, 64, 128))] + [
     "wgmma,warps=%d,mtiles=1,bn=%d" % c for c in itertools.product(
-        (4, 8), (64, 128))]
+        (4, 8), (64, 128))] + ["wgmma,warps=8,mtiles=1,bn=64,maxregs=128"]
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):

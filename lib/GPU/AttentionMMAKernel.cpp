@@ -57,7 +57,8 @@ std::string AttentionConfig::str() const {
   if (!tensorCores)
     return "cuda-cores";
   return std::string(wgmma ? "wgmma," : "") + "warps=" + std::to_string(warps) +
-         ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN);
+         ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN) +
+         (maxRegs ? ",maxregs=" + std::to_string(maxRegs) : "");
 }
 
 FailureOr<AttentionConfig>
@@ -86,12 +87,16 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       cfg.mTiles = v;
     else if (key == "bn")
       cfg.blockN = v;
+    else if (key == "maxregs")
+      cfg.maxRegs = v;
     else
       return failure();
   }
   if (!llvm::is_contained({2, 4, 8}, cfg.warps) ||
       !llvm::is_contained({1, 2}, cfg.mTiles) ||
       !llvm::is_contained({16, 32, 64, 128}, cfg.blockN))
+    return failure();
+  if (cfg.maxRegs && (cfg.maxRegs < 64 || cfg.maxRegs > 255))
     return failure();
   // wgmma: whole warpgroups of 64 rows (one m-tile per warp).
   if (cfg.wgmma && (cfg.warps % 4 != 0 || cfg.mTiles != 1))
@@ -104,7 +109,8 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
 static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
                            int64_t eltBytes) {
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
-  return (bm + 2 * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes;
+  return (bm + 2 * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes +
+         (cfg.wgmma ? 1024 : 0);
 }
 
 LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
@@ -149,6 +155,11 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
     return failure();
   }
   int64_t threads = 32 * cfg.warps, chunks = D / 8;
+  if (cfg.wgmma && D % 64 != 0) {
+    why = "wgmma tiles are 64-column swizzled panels: head dim must be a "
+          "multiple of 64";
+    return failure();
+  }
   if (cfg.wgmma && threads % (8 * chunks) != 0) {
     why = "the wgmma tile copy needs the block's threads to cover 8 whole "
           "rows per pass";
@@ -399,6 +410,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
+  // A register cap (ptxas .maxnreg) trades spills for blocks per SM.
+  if (cfg.maxRegs)
+    func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  b.getI32IntegerAttr(static_cast<int32_t>(cfg.maxRegs)));
   b.setInsertionPointToStart(&func.getBody().front());
   MMABuilder mb(b, elt);
   KernelBuilder &kb = mb.kb;
@@ -420,13 +435,24 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   Value smem = gpu::DynamicSharedMemoryOp::create(
       b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                          MemRefLayoutAttrInterface(), ws));
+  // wgmma's 128-byte swizzle repeats every 1024 bytes of address: its
+  // tiles start 1024-aligned (the allocation has 1024 bytes of slack).
+  Value smemPad = kb.idx(0);
+  if (WG) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+    smemPad = arith::RemUIOp::create(
+        b,
+        arith::SubIOp::create(b, kb.idx(1024),
+                              arith::RemUIOp::create(b, base, kb.idx(1024))),
+        kb.idx(1024));
+  }
   auto view = [&](int64_t byteOffset, int64_t rows) -> Value {
-    // wgmma tiles are flat: 8-row x 16-byte core matrices, see below.
+    // wgmma tiles are flat (swizzled 64-column panels, see below).
     SmallVector<int64_t> shape =
         WG ? SmallVector<int64_t>{rows * D} : SmallVector<int64_t>{rows, P};
     return memref::ViewOp::create(
         b, MemRefType::get(shape, elt, MemRefLayoutAttrInterface(), ws), smem,
-        kb.idx(byteOffset), ValueRange{});
+        mb.add(smemPad, byteOffset), ValueRange{});
   };
   Value qs = view(0, BM);
   Value ks = view(BM * P * eltBytes, BN);
@@ -471,18 +497,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   Value chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
   Value chunkCol =
       mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
-  // wgmma layout ("K-major, no swizzle"): 16-byte chunk c of row r lives in
-  // core matrix (r / 8, c) at element ((r/8) * chunks + c) * 64 + (r%8) * 8;
-  // eight consecutive lanes fill the eight rows of one core matrix, so a
-  // warp writes 512 contiguous bytes.
-  Value wgRowLo, wgChunk, wgRowHi;
+  // wgmma layout (128-byte swizzle): the tile is split into 64-column
+  // panels of `rows` x 128 bytes; 16-byte chunk c (0..7) of row r of a
+  // panel sits at r * 128 + ((c ^ (r % 8)) * 16). Lanes read whole rows
+  // from global memory and each row's 8 chunks land in distinct banks.
+  // Rows per pass are a multiple of 8, so r % 8 is fixed per thread.
+  Value wgPanelOff, wgRowInAtom;
   if (WG) {
-    wgRowLo = arith::RemUIOp::create(b, tid, kb.idx(8));
-    wgChunk = arith::RemUIOp::create(
-        b, arith::DivUIOp::create(b, tid, kb.idx(8)), kb.idx(chunks));
-    wgRowHi = arith::DivUIOp::create(b, tid, kb.idx(8 * chunks));
-    chunkRow = mb.add(mb.mul(wgRowHi, 8), wgRowLo);
-    chunkCol = mb.mul(wgChunk, vecElems);
+    Value cg = arith::RemUIOp::create(b, tid, kb.idx(chunks));
+    Value panel = arith::DivUIOp::create(b, cg, kb.idx(8));
+    Value c = arith::RemUIOp::create(b, cg, kb.idx(8));
+    Value r8 = arith::RemUIOp::create(b, chunkRow, kb.idx(8));
+    wgRowInAtom = mb.mul(arith::XOrIOp::create(b, c, r8), 8);
+    wgPanelOff = panel; // times rows * 64 elements, per tile
   }
   auto copyTile = [&](Value src, Value seqBase, Value row0, int64_t rows,
                       int64_t seqLen, Value dst) {
@@ -500,12 +527,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
       SmallVector<Value> dstIdx{r, chunkCol};
       if (WG)
-        dstIdx = {mb.add(
-            mb.mul(
-                mb.add(mb.mul(mb.add(wgRowHi, pass * rowsPerPass / 8), chunks),
-                       wgChunk),
-                64),
-            mb.mul(wgRowLo, 8))};
+        dstIdx = {mb.add(mb.add(mb.mul(wgPanelOff, rows * 64), mb.mul(r, 64)),
+                         wgRowInAtom)};
       nvgpu::DeviceAsyncCopyOp::create(
           b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx, src,
           ValueRange{gidx}, b.getIndexAttr(vecElems), n, b.getUnitAttr());
@@ -522,12 +545,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   };
 
   // wgmma descriptors (64-bit): start address >> 4 in bits 0-13, leading
-  // byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, no
-  // swizzle. Q and K are K-major (LBO: next 16-byte chunk along the head
-  // dim, 128 B; SBO: next 8 rows, D * 16 B); V is read N-major (trans-b):
-  // LBO steps 8 keys (D * 16 B), SBO steps 8 head-dim columns (128 B).
+  // byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, swizzle
+  // mode in 62-63. Q and K are K-major: 8-row groups 1024 B apart (SBO),
+  // LBO unused (1); a k16 step inside a 64-column panel moves the start by
+  // 32 B, the next panel by rows * 128 B. V is read N-major (trans-b):
+  // 64-column panels BN * 128 B apart (LBO), 8-key groups 1024 B (SBO).
   auto descriptor = [&](Value tile, int64_t byteOffset, int64_t lbo,
                         int64_t sbo) -> Value {
+    // Bits 62-63 = 1: 128-byte swizzle; the tiles are 1024-aligned, so the
+    // base offset (bits 49-51) is 0.
     Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, tile);
     addr = arith::IndexCastOp::create(b, b.getI64Type(), addr);
     addr = arith::AddIOp::create(
@@ -537,7 +563,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         arith::AndIOp::create(b, addr,
                               arith::ConstantIntOp::create(b, 0x3FFFF, 64)),
         arith::ConstantIntOp::create(b, 4, 64));
-    uint64_t strides = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32);
+    uint64_t strides = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) |
+                       (uint64_t(1) << 62);
     return arith::OrIOp::create(
         b, field,
         arith::ConstantIntOp::create(b, static_cast<int64_t>(strides), 64));
@@ -608,15 +635,17 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       // One warpgroup-wide m64nBNk16 per 16 head-dim columns; Q of this
       // warpgroup's 64 rows and K straight from shared memory.
       Value wg = arith::DivUIOp::create(b, warp, kb.idx(4));
-      Value qOff = arith::IndexCastOp::create(b, b.getI64Type(),
-                                              mb.mul(wg, 64 * D * eltBytes));
+      Value qOff =
+          arith::IndexCastOp::create(b, b.getI64Type(), mb.mul(wg, 64 * 128));
       SmallVector<Value> acc = mb.flatten(S);
       for (int64_t kstep = 0; kstep < KS; ++kstep) {
         Value dq = arith::AddIOp::create(
-            b, descriptor(qs, kstep * 256, 128, D * 16),
+            b,
+            descriptor(qs, (kstep / 4) * BM * 128 + (kstep % 4) * 32, 16, 1024),
             arith::ShRUIOp::create(b, qOff,
                                    arith::ConstantIntOp::create(b, 4, 64)));
-        Value dk = descriptor(ks, kstep * 256, 128, D * 16);
+        Value dk =
+            descriptor(ks, (kstep / 4) * BN * 128 + (kstep % 4) * 32, 16, 1024);
         acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
       }
       mb.asmTied("wgmma.commit_group.sync.aligned;", {});
@@ -845,7 +874,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       SmallVector<Value> acc(regs.begin(), regs.begin() + nAcc);
       for (int64_t kk = 0; kk < NT / 2; ++kk) {
         ArrayRef<Value> a(regs.begin() + nAcc + 4 * kk, 4);
-        Value dv = descriptor(vs, kk * 2 * D * 16, D * 16, 128);
+        Value dv = descriptor(vs, kk * 2048, BN * 128, 1024);
         acc = mb.wgmma(D, acc, a, Value(), dv, true, /*transB=*/true);
       }
       mb.asmTied("wgmma.commit_group.sync.aligned;", {});

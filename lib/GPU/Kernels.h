@@ -92,7 +92,8 @@ struct AttentionConfig {
   int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
   int64_t blockN = 64; // keys per K/V tile
   bool tensorCores = true;
-  bool wgmma = false; // sm_90a warpgroup MMA instead of mma.sync
+  bool wgmma = false;  // sm_90a warpgroup MMA instead of mma.sync
+  int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
   std::string str() const;
 };
 mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);

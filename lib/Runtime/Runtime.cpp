@@ -34,6 +34,8 @@ using CUfunction = void *;
 using CUstream = void *;
 constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kPreferredCarveoutAttr =
+    9; // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent)
 
 thread_local std::string lastError;
 
@@ -345,11 +347,18 @@ extern "C" int sinter_rt_load(const char *dir, int device,
       // kernel's static shared memory (e.g. the alignment slot of
       // gpu.dynamic_shared_memory): raise it for every kernel that asks
       // for dynamic shared memory, not only those above 48 KiB.
-      if (l.sharedMemory > 0)
+      // Kernels that stage tiles in shared memory also prefer the largest
+      // shared-memory carveout, so that as many blocks fit per SM as their
+      // registers allow (the driver's default split can leave room for one).
+      if (l.sharedMemory > 0) {
         SINTER_CU(d,
                   cuFuncSetAttribute(l.function, kMaxDynamicSharedSizeAttr,
                                      static_cast<int>(l.sharedMemory)),
                   "cuFuncSetAttribute(" + l.kernel + ")");
+        SINTER_CU(d,
+                  cuFuncSetAttribute(l.function, kPreferredCarveoutAttr, 100),
+                  "cuFuncSetAttribute(" + l.kernel + ", carveout)");
+      }
     }
   }
   *out = program.release();

@@ -1,27 +1,41 @@
-// The tensor-core attention kernel: which attention runs on it, its PTX
-// (cp.async tiles, ldmatrix, mma.sync with bf16/f16 operands and f32
-// accumulators), the tile table and its override, and the fallbacks.
+// The tensor-core attention kernels: which attention runs on them, their
+// PTX (cp.async tiles; sm_80: ldmatrix + mma.sync; sm_90a: wgmma with
+// shared-memory descriptors and P from registers), the shipped tile table
+// and its override, and the fallbacks.
 //
 // RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels | FileCheck %s
+// RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_80" | FileCheck %s --check-prefix=MMA
 // RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_75" | FileCheck %s --check-prefix=SM75
 // RUN: sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=8,mtiles=1,bn=32" | FileCheck %s --check-prefix=CFG
 // RUN: sinter-opt %s --split-input-file --sinter-lower-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: sinter-opt %s --split-input-file --sinter-lower-to-nvvm="chip=sm_80 format=isa" | FileCheck %s --check-prefix=SM80
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=3" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=2,bn=128" 2>&1 | FileCheck %s --check-prefix=TOOBIG
+// RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_90 attention-config=wgmma,warps=4,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOTA
 
-// bf16, head dim 128, causal: the table's tensor-core tiles (4 warps of 32
-// query rows: 128 rows per block; 64 keys per tile), dynamic shared memory
-// for Q, K and V with 16-byte-padded rows: (128 + 2*64) * 136 * 2 bytes.
+// bf16, head dim 128, causal. sm_90a: the table's wgmma tiles (one
+// warpgroup of 64 query rows, 128 keys per tile) in dynamic shared memory
+// with 1024 bytes of slack for the 128-byte swizzle alignment.
 // CHECK-LABEL: func.func @causal_d128
 // CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %{{.*}} args
 // CHECK: gpu.func @attention_0
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK: gpu.dynamic_shared_memory
 // CHECK: nvgpu.device_async_copy
 // CHECK: scf.for
-// CHECK: nvgpu.ldmatrix {{.*}}transpose = false
-// CHECK: nvvm.mma.sync
-// CHECK: nvgpu.ldmatrix {{.*}}transpose = true
+// CHECK: fence.proxy.async.shared::cta
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.wait_group.sync.aligned 0
+// CHECK: wgmma.fence.sync.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// sm_80: the table's mma.sync tiles (4 warps of 32 rows, 64 keys per tile).
+// MMA: gpu.func @attention_0
+// MMA-SAME: known_block_size = array<i32: 128, 1, 1>
+// MMA: nvgpu.device_async_copy
+// MMA: scf.for
+// MMA: nvgpu.ldmatrix {{.*}}transpose = false
+// MMA: nvvm.mma.sync
+// MMA: nvgpu.ldmatrix {{.*}}transpose = true
 // SM75-LABEL: func.func @causal_d128
 // SM75-NOT: nvgpu.ldmatrix
 // SM75: gpu.func @attention_0
@@ -30,14 +44,17 @@
 // CFG-SAME: known_block_size = array<i32: 256, 1, 1>
 // PTX: .entry attention_0
 // PTX-DAG: cp.async.cg.shared.global
-// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: wgmma.commit_group.sync.aligned
 // PTX-DAG: ex2.approx
 // SM80: .target sm_80
-// SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM80-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// SM80-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// SM80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // BAD: bad attention-config 'warps=3'
 // TOOBIG: the tile shape needs more than 240 registers per thread
+// NOTA: wgmma needs sm_90a
 func.func @causal_d128(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16>,
                        %v: tensor<1x2x200x128xbf16>) -> tensor<1x2x200x128xbf16> {
   %o = sinter.attention %q, %k, %v {causal} : tensor<1x2x200x128xbf16>,
@@ -49,7 +66,9 @@ func.func @causal_d128(%q: tensor<1x2x200x128xbf16>, %k: tensor<1x2x200x128xbf16
 
 // f16 with GQA: tensor cores, f16 operands.
 // PTX: .entry attention_0
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k16.f32.f16.f16
+// SM80: .entry attention_0
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 func.func @gqa_f16(%q: tensor<1x8x64x64xf16>, %k: tensor<1x2x64x64xf16>,
                    %v: tensor<1x2x64x64xf16>) -> tensor<1x8x64x64xf16> {
   %o = sinter.attention %q, %k, %v : tensor<1x8x64x64xf16>,

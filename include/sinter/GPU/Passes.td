@@ -25,10 +25,11 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     bf16/f16 operands runs FlashAttention-2 on the tensor cores for sm_80
     and later (cp.async tiles in shared memory, ldmatrix, mma.sync
     m16n8k16 with f32 accumulators, online softmax on the accumulator
-    fragments); on sm_90a a configuration may instead use warpgroup MMA
-    (wgmma with Q and K from shared memory through matrix descriptors and
-    P from registers); its tile shape comes from a table shipped with the
-    compiler
+    fragments); on sm_90a the shipped table selects warpgroup MMA instead
+    (wgmma with Q and K read from 128-byte-swizzled shared memory through
+    matrix descriptors and P from registers); the tile shape comes from
+    that table (one entry per head dim and causality, per chip), shipped
+    with the compiler
     (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
     unless `attention-config` overrides it. f32 attention, and shapes the
     tensor-core kernel does not take, run a CUDA-core FlashAttention loop.
