@@ -48,6 +48,40 @@ static constexpr int64_t kBlockN = 32;
 static constexpr int64_t kLanesPerRow = 4;
 static constexpr int64_t kThreads = kBlockM * kLanesPerRow;
 
+AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
+                                                      gpu::GPUFuncOp func,
+                                                      AttentionOp op) {
+  // Arguments: q, k, v[, mask][, seed], then output[, lse].
+  AttentionArgs args;
+  args.q = kb.flatten(func.getArgument(0));
+  args.k = kb.flatten(func.getArgument(1));
+  args.v = kb.flatten(func.getArgument(2));
+  if (op.getMask())
+    args.mask = kb.flatten(func.getArgument(3));
+  unsigned numInputs = op->getNumOperands();
+  if (op.getSeed())
+    args.seed = func.getArgument(numInputs - 1);
+  args.out = kb.flatten(func.getArgument(numInputs));
+  if (op.getLse())
+    args.lse = kb.flatten(func.getArgument(numInputs + 1));
+  return args;
+}
+
+SmallVector<int64_t> sinter::gpu_kernels::attentionMaskStrides(AttentionOp op) {
+  SmallVector<int64_t> strides(4, 0);
+  if (!op.getMask())
+    return strides;
+  ArrayRef<int64_t> ms =
+      cast<RankedTensorType>(op.getMask().getType()).getShape();
+  int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
+  for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
+    if (ms[d] != 1)
+      strides[off + d] = stride;
+    stride *= ms[d];
+  }
+  return strides;
+}
+
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
     AttentionOp op, gpu::GPUModuleOp module, StringRef name) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
@@ -104,17 +138,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b);
 
-  unsigned a = 0;
-  Value q = kb.flatten(func.getArgument(a++));
-  Value k = kb.flatten(func.getArgument(a++));
-  Value v = kb.flatten(func.getArgument(a++));
-  // Arguments: q, k, v[, mask][, seed], then output[, lse].
-  Value mask = op.getMask() ? kb.flatten(func.getArgument(a)) : Value();
-  unsigned numInputs = op->getNumOperands();
-  Value seed = op.getSeed() ? func.getArgument(numInputs - 1) : Value();
-  Value out = kb.flatten(func.getArgument(numInputs));
-  Value lseOut =
-      op.getLse() ? kb.flatten(func.getArgument(numInputs + 1)) : Value();
+  AttentionArgs args = attentionArguments(kb, func, op);
+  Value q = args.q, k = args.k, v = args.v, mask = args.mask, seed = args.seed,
+        out = args.out, lseOut = args.lse;
 
   // Program coordinates.
   Value bid = kb.blockId();
@@ -163,18 +189,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
         b, arith::AddIOp::create(b, lim, kb.idx(kBlockN - 1)), kb.idx(kBlockN));
   }
 
-  // Mask strides (numpy broadcast to [B, Hq, Sq, Skv]; 0 where size 1).
-  SmallVector<int64_t> maskStride(4, 0);
-  if (mask) {
-    ArrayRef<int64_t> ms =
-        cast<RankedTensorType>(op.getMask().getType()).getShape();
-    int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
-    for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
-      if (ms[d] != 1)
-        maskStride[off + d] = stride;
-      stride *= ms[d];
-    }
-  }
+  SmallVector<int64_t> maskStride = attentionMaskStrides(op);
   Value maskRowBase;
   if (mask)
     maskRowBase = arith::AddIOp::create(

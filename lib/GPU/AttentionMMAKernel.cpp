@@ -1,4 +1,4 @@
-//===- AttentionMMAKernel.cpp - Tensor-core attention (mma.sync) ----------===//
+//===- AttentionMMAKernel.cpp - Tensor-core attention --------------------===//
 //
 // Part of the Sinter project.
 //
@@ -23,6 +23,15 @@
 //    P V of tile t is; causal blocks stop at their last visible key tile,
 //    and only tiles that cross the diagonal or the sequence end pay for
 //    the per-element mask; heavy causal blocks are scheduled first.
+//
+// On sm_90a (`wgmma` configurations) the same schedule runs on warpgroup
+// MMA: each warpgroup owns 64 query rows; Q, K and V tiles are 64-column
+// panels in wgmma's 128-byte swizzle, read through matrix descriptors;
+// S = Q K^T is D/16 wgmma m64nBNk16 (both operands in shared memory), P V is
+// BN/16 wgmma m64nDk16 with P from registers (the accumulator layout per
+// warp is mma.sync's, so the softmax code is shared) and V N-major. The
+// accumulators pass through the wgmma.fence / wait_group inline asm as tied
+// operands, so nothing touches them while a wgmma is in flight.
 //
 // Peak memory is O(S): nothing of size Sq x Skv is ever materialised.
 //
@@ -418,16 +427,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   MMABuilder mb(b, elt);
   KernelBuilder &kb = mb.kb;
 
-  unsigned a = 0;
-  Value q = kb.flatten(func.getArgument(a++));
-  Value k = kb.flatten(func.getArgument(a++));
-  Value v = kb.flatten(func.getArgument(a++));
-  Value mask = op.getMask() ? kb.flatten(func.getArgument(a)) : Value();
-  unsigned numInputs = op->getNumOperands();
-  Value seed = op.getSeed() ? func.getArgument(numInputs - 1) : Value();
-  Value out = kb.flatten(func.getArgument(numInputs));
-  Value lseOut =
-      op.getLse() ? kb.flatten(func.getArgument(numInputs + 1)) : Value();
+  AttentionArgs args = attentionArguments(kb, func, op);
+  Value q = args.q, k = args.k, v = args.v, mask = args.mask, seed = args.seed,
+        out = args.out, lseOut = args.lse;
 
   // Shared memory: [Q: BM x P][K: BN x P][V: BN x P].
   auto ws =
@@ -582,19 +584,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   }
 
   // Additive mask: numpy broadcast strides over [B, Hq, Sq, Skv].
-  SmallVector<int64_t> maskStride(4, 0);
+  SmallVector<int64_t> maskStride = attentionMaskStrides(op);
   Value maskBase;
-  if (mask) {
-    ArrayRef<int64_t> ms =
-        cast<RankedTensorType>(op.getMask().getType()).getShape();
-    int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
-    for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
-      if (ms[d] != 1)
-        maskStride[off + d] = stride;
-      stride *= ms[d];
-    }
+  if (mask)
     maskBase = mb.add(mb.mul(batch, maskStride[0]), mb.mul(h, maskStride[1]));
-  }
 
   double log2e = 1.4426950408889634;
   double scaleLog2 = op.getEffectiveScale() * log2e;

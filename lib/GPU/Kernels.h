@@ -85,6 +85,17 @@ mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
 mlir::FailureOr<KernelLaunch>
 buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                      llvm::StringRef name);
+/// The buffers of an attention kernel's arguments (q, k, v[, mask][, seed],
+/// out[, lse]), flattened to 1-D; absent ones are null.
+struct AttentionArgs {
+  mlir::Value q, k, v, mask, seed, out, lse;
+};
+AttentionArgs attentionArguments(KernelBuilder &kb, mlir::gpu::GPUFuncOp func,
+                                 AttentionOp op);
+/// Element strides of the additive mask broadcast (numpy rules) to
+/// [B, Hq, Sq, Skv]: 0 along broadcast dimensions.
+llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);
+
 /// Tile configuration of the tensor-core attention kernel, or the CUDA-core
 /// kernel. Text form: "warps=4,mtiles=2,bn=64" or "cuda-cores".
 struct AttentionConfig {
