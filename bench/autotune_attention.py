@@ -128,7 +128,7 @@ def run(art, out_json):
         json.dump(results, f, indent=1)
 
 
-def table(tuning_json, chip_min=80):
+def table(tuning_json, out=TABLE, chip_min=80):
     res = json.load(open(tuning_json))
     lines = open(TABLE).read().split("\n")
     head = [l for l in lines if l.startswith("//")]
@@ -153,9 +153,9 @@ def table(tuning_json, chip_min=80):
                             sm, s["D"], "true" if s["causal"] else "false",
                             c["config"], c["TFLOPs"], res["device"],
                             res["date"]))
-    with open(TABLE, "w") as f:
+    with open(out, "w") as f:
         f.write("\n".join(head) + "\n\n" + "\n".join(body) + "\n")
-    print("wrote %d entries to %s" % (len(body), TABLE))
+    print("wrote %d entries to %s" % (len(body), out))
 
 
 def main():
@@ -168,13 +168,15 @@ def main():
     p.add_argument("--chip", default="sm_90a")
     p.add_argument("--json", help="where run writes its results (default "
                    "PATH/tuning.json)")
+    p.add_argument("--out", default=TABLE, help="where table writes the "
+                   "table (default: lib/GPU/AttentionConfigs.inc)")
     a = p.parse_args()
     if a.step == "build":
         build(a.path, a.compiler, a.chip)
     elif a.step == "run":
         run(a.path, a.json or os.path.join(a.path, "tuning.json"))
     else:
-        table(a.path)
+        table(a.path, a.out)
 
 
 if __name__ == "__main__":
