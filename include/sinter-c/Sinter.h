@@ -24,10 +24,10 @@ extern "C" {
 #endif
 
 /// Compiles the MLIR text `ir` (`len` bytes, need not be NUL-terminated)
-/// for `target` ("cpu"; "cuda:sm_<arch>" is rejected until the GPU backend
-/// is built) into the directory `out_dir` (created when missing): for the
-/// CPU, kernels.so and manifest.json. `fusion` nonzero runs the fusion
-/// pipeline first when the library has one.
+/// for `target` ("cpu" or "cuda:sm_<arch>") into the directory `out_dir`
+/// (created when missing): for the CPU, kernels.so and manifest.json; for
+/// CUDA, manifest.json, kernels.cubin and kernels.ptx. `fusion` nonzero
+/// runs the fusion pipeline first.
 ///
 /// Returns 0 on success. On failure returns nonzero and, when `error_out` is
 /// not NULL, stores in it a NUL-terminated message holding every MLIR
@@ -44,6 +44,16 @@ SINTER_CAPI_EXPORTED int
 sinter_compile_to_dir_named(const char *ir, size_t len, const char *source_name,
                             const char *target, const char *out_dir, int fusion,
                             char **error_out);
+
+/// As sinter_compile_to_dir_named, with the compiler's options:
+/// `allow_rng_change` nonzero lets fusion raise a frontend's dropout
+/// generator to Sinter's Philox dropout (same distribution, other random
+/// bits); `attention_config` (NULL or "" for the shipped table) forces the
+/// CUDA attention tile configuration, as sinterc --attention-config.
+SINTER_CAPI_EXPORTED int sinter_compile_to_dir_with_options(
+    const char *ir, size_t len, const char *source_name, const char *target,
+    const char *out_dir, int fusion, int allow_rng_change,
+    const char *attention_config, char **error_out);
 
 /// Frees a string returned by this library. NULL is allowed.
 SINTER_CAPI_EXPORTED void sinter_free_string(char *str);

@@ -32,10 +32,12 @@ static char *copyString(const std::string &text) {
   return copy;
 }
 
-int sinter_compile_to_dir_named(const char *ir, size_t len,
-                                const char *source_name, const char *target,
-                                const char *out_dir, int fusion,
-                                char **error_out) {
+int sinter_compile_to_dir_with_options(const char *ir, size_t len,
+                                       const char *source_name,
+                                       const char *target, const char *out_dir,
+                                       int fusion, int allow_rng_change,
+                                       const char *attention_config,
+                                       char **error_out) {
   if (error_out)
     *error_out = nullptr;
   auto fail = [&](const std::string &message) {
@@ -75,6 +77,9 @@ int sinter_compile_to_dir_named(const char *ir, size_t len,
   sinter::CompileOptions options;
   options.target = target && *target ? target : "cpu";
   options.fusion = fusion != 0;
+  options.allowRngChange = allow_rng_change != 0;
+  if (attention_config)
+    options.attentionConfig = attention_config;
   if (mlir::failed(
           sinter::compileSource(sourceMgr, context, out_dir, options))) {
     if (diagnostics.empty())
@@ -82,6 +87,14 @@ int sinter_compile_to_dir_named(const char *ir, size_t len,
     return fail(diagnostics);
   }
   return 0;
+}
+
+int sinter_compile_to_dir_named(const char *ir, size_t len,
+                                const char *source_name, const char *target,
+                                const char *out_dir, int fusion,
+                                char **error_out) {
+  return sinter_compile_to_dir_with_options(
+      ir, len, source_name, target, out_dir, fusion, 0, nullptr, error_out);
 }
 
 int sinter_compile_to_dir(const char *ir, size_t len, const char *target,

@@ -54,6 +54,11 @@ def capi():
             ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
             ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, char_pp]
         lib.sinter_compile_to_dir_named.restype = ctypes.c_int
+        lib.sinter_compile_to_dir_with_options.argtypes = [
+            ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+            ctypes.c_char_p, char_pp]
+        lib.sinter_compile_to_dir_with_options.restype = ctypes.c_int
         lib.sinter_free_string.argtypes = [ctypes.c_void_p]
         lib.sinter_free_string.restype = None
         lib.sinter_version.argtypes = []
@@ -62,7 +67,8 @@ def capi():
         return lib
 
 
-def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>"):
+def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>",
+                   allow_rng_change=False, attention_config=None):
     """Compiles MLIR text into the artifact directory `out_dir`."""
     if isinstance(ir_text, str):
         ir = ir_text.encode("utf-8")
@@ -73,9 +79,11 @@ def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>"):
                         % type(ir_text).__name__)
     lib = capi()
     error = ctypes.c_void_p()
-    rc = lib.sinter_compile_to_dir_named(
+    rc = lib.sinter_compile_to_dir_with_options(
         ir, len(ir), source_name.encode("utf-8"), target.encode("utf-8"),
-        os.fsencode(out_dir), 1 if fusion else 0, ctypes.byref(error))
+        os.fsencode(out_dir), 1 if fusion else 0,
+        1 if allow_rng_change else 0,
+        (attention_config or "").encode("utf-8"), ctypes.byref(error))
     if rc != 0:
         message = "compilation failed"
         if error.value:

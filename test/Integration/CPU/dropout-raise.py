@@ -144,4 +144,20 @@ out = sinter.compile(raise_dropout(causal), fusion=False).run(
 want, _ = refs.attention(q, k, v, scale=float(np.float32(0.353553385)),
                          causal=True, dropout_p=P, seed=seed)
 refs.assert_close("raised attention dropout", out, want, atol=2e-6)
+
+# The same decision through the Python/C API: sinter.compile's fusion keeps
+# the frontend's generator unless allow_rng_change=True.
+x = refs.random(gen, (M, N), np.float32, -3, 3)
+seed = 977
+scaled = x / np.float32(1.0 - P)
+keep = refs.dropout_keep((M, N), seed, P)
+philox = np.where(keep, refs.f64(scaled), 0.0) + refs.f64(r)
+y = sinter.compile(DROPOUT_RESIDUAL, allow_rng_change=True).run(
+    "dropout_residual", x, r, np.int64(seed))
+refs.assert_close("compile(allow_rng_change=True)", y, philox, atol=1e-6)
+y = sinter.compile(DROPOUT_RESIDUAL).run(
+    "dropout_residual", x, r, np.int64(seed))
+assert not np.allclose(y, philox, atol=1e-6), \
+    "compile() without allow_rng_change changed the random bits"
+print("compile(): frontend generator kept by default")
 print("ALL PASSED")

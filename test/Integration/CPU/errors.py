@@ -120,6 +120,23 @@ expect(sinter.CompileError, sinter.compile, ATTN_LIKE, "cuda:sm_x")
 expect(sinter.CompileError, sinter.compile, ATTN_LIKE, "tpu")
 # CHECK: CompileError: <input>:0:0: error: unknown target 'tpu'
 
+# A CUDA attention configuration that is malformed, or that does not fit
+# the op, is a compile error (compiling for CUDA needs no GPU).
+ATTN = """
+func.func @main(%q: tensor<1x2x64x128xbf16>) -> tensor<1x2x64x128xbf16> {
+  %o = sinter.attention %q, %q, %q : tensor<1x2x64x128xbf16>,
+      tensor<1x2x64x128xbf16>, tensor<1x2x64x128xbf16> -> tensor<1x2x64x128xbf16>
+  return %o : tensor<1x2x64x128xbf16>
+}
+"""
+expect(sinter.CompileError,
+       lambda: sinter.compile(ATTN, "cuda:sm_90a", attention_config="warps=3"))
+# CHECK: CompileError: <input>:0:0: error: sinter-outline-cuda-kernels: bad attention-config 'warps=3'
+expect(sinter.CompileError,
+       lambda: sinter.compile(ATTN, "cuda:sm_80",
+                              attention_config="wgmma,warps=4,mtiles=1,bn=64"))
+# CHECK: CompileError: <input>:3:8: error: 'sinter.attention' op attention-config 'wgmma,warps=4,mtiles=1,bn=64' cannot run this op on the tensor cores: wgmma needs sm_90a
+
 # A call to a function that exists nowhere fails the link with the name.
 expect(sinter.CompileError, sinter.compile, """
 func.func private @not_in_libm(f32) -> f32
