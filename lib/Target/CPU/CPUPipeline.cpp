@@ -87,7 +87,10 @@ void sinter::buildCPUPipeline(OpPassManager &pm,
   if (options.emitCInterface)
     pm.addPass(sinter::createExportEntryPointsPass());
 
-  // Structured ops on buffers to scf loops (the path for ops left unfused).
+  // Structured ops on buffers to scf loops (the path for ops left unfused),
+  // with reductions moved outside the output's contiguous loop first so
+  // that leftover matmuls vectorize (sinter-cpu-interchange-reductions).
+  pm.addNestedPass<func::FuncOp>(sinter::createInterchangeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Subviews, reshapes and collapses into explicit base/offset/stride
   // arithmetic (which it emits as affine.apply, hence before lower-affine).

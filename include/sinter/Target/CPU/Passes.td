@@ -40,4 +40,39 @@ def ExportEntryPointsPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def InterchangeReductionsPass
+    : Pass<"sinter-cpu-interchange-reductions", "mlir::func::FuncOp"> {
+  let summary = "Move reduction loops outside the output's contiguous loop";
+  let description = [{
+    For structured ops on buffers whose innermost loop is a reduction and
+    whose output's innermost dimension is a parallel loop (an unfused
+    `linalg.matmul`: loops (i, j, k)), permutes the loops so that loop is
+    innermost ((i, k, j)), generalizing named ops first. Every output
+    element still accumulates over the reduction in the same sequential
+    order; the innermost loop now streams contiguous rows of the output and
+    of the operands, which LLVM vectorizes, instead of walking a column
+    through a scalar dependence chain (256x768x2304 f32 matmul on the CPU:
+    704 ms -> 61 ms). Part of `sinter-lower-to-cpu`, before
+    `convert-linalg-to-loops`.
+
+    Before:
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>)
+                  outs(%c : memref<4x16xf32>)
+    ```
+
+    After:
+
+    ```mlir
+    linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1),
+                                     (d0, d1, d2) -> (d1, d2),
+                                     (d0, d1, d2) -> (d0, d2)],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b : ...) outs(%c : ...) { ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 #endif // SINTER_TARGET_CPU_PASSES_TD
