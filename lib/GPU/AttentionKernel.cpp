@@ -112,12 +112,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
            << " bytes of shared memory, more than the 48 KiB this kernel "
               "uses";
 
-  KernelLaunch launch;
   int64_t mTiles = llvm::divideCeil(Sq, kBlockM);
-  launch.grid = B * Hq * mTiles;
-  launch.block = kThreads;
-  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
-  launch.results.append(op->getResults().begin(), op->getResults().end());
+  KernelLaunch launch = launchFor(op, B * Hq * mTiles, kThreads);
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =
@@ -206,7 +202,6 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
       DenseElementsAttr::get(f32v(dv), b.getF32FloatAttr(0.0).getValue()));
   Value kvBase = arith::MulIOp::create(b, bhkv, kb.idx(Skv));
   Value smemRow = arith::MulIOp::create(b, rowInBlock, kb.idx(kBlockN));
-  int64_t causalOffset = Skv - Sq;
 
   auto tiles = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1),
                                   ValueRange{kb.f32(ninf), kb.f32(0.0), acc0});
@@ -314,7 +309,6 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
             b, visible,
             arith::CmpIOp::create(b, arith::CmpIPredicate::ule, lhs, rhs));
       }
-      (void)causalOffset;
       s = arith::SelectOp::create(b, visible, s, kb.f32(ninf));
       scf::IfOp::create(
           b,

@@ -407,13 +407,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   const int64_t BM = 16 * MT * W, T = 32 * W, P = WG ? D : D + 8;
   const int64_t NT = BN / 8, DT = D / 8, KS = D / 16;
 
-  KernelLaunch launch;
   int64_t mTiles = llvm::divideCeil(Sq, BM);
-  launch.grid = B * Hq * mTiles;
-  launch.block = T;
+  KernelLaunch launch = launchFor(op, B * Hq * mTiles, T);
   launch.sharedMemory = sharedBytes(cfg, D, eltBytes);
-  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
-  launch.results.append(op->getResults().begin(), op->getResults().end());
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =
@@ -494,7 +490,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
 
   // Asynchronous copy of `rows` sequence rows starting at `row0` into
   // `dst`; rows past `seqLen` are zero-filled.
-  int64_t chunks = D / 8 * eltBytes / 2; // 16-byte chunks per row
+  int64_t chunks = D * eltBytes / 16; // 16-byte chunks per row
   int64_t vecElems = 16 / eltBytes;
   Value chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
   Value chunkCol =
@@ -644,19 +640,21 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       mb.asmTied("wgmma.commit_group.sync.aligned;", {});
       acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
       S = mb.unflatten(acc);
-    }
-    for (int64_t kstep = 0; kstep < (WG ? 0 : KS); ++kstep) {
-      SmallVector<Value> A;
-      for (int64_t mt = 0; mt < MT; ++mt)
-        A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
-                                mb.add(colA, 16 * kstep), false));
-      for (int64_t np = 0; np < NT / 2; ++np) {
-        Value bk = mb.ldmatrix(ks, mb.add(rowK, 16 * np),
-                               mb.add(colK, 16 * kstep), false);
-        Value b0 = mb.half(bk, 0), b1 = mb.half(bk, 1);
-        for (int64_t mt = 0; mt < MT; ++mt) {
-          S[mt * NT + 2 * np] = mb.mma(A[mt], b0, S[mt * NT + 2 * np]);
-          S[mt * NT + 2 * np + 1] = mb.mma(A[mt], b1, S[mt * NT + 2 * np + 1]);
+    } else {
+      for (int64_t kstep = 0; kstep < KS; ++kstep) {
+        SmallVector<Value> A;
+        for (int64_t mt = 0; mt < MT; ++mt)
+          A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
+                                  mb.add(colA, 16 * kstep), false));
+        for (int64_t np = 0; np < NT / 2; ++np) {
+          Value bk = mb.ldmatrix(ks, mb.add(rowK, 16 * np),
+                                 mb.add(colK, 16 * kstep), false);
+          Value b0 = mb.half(bk, 0), b1 = mb.half(bk, 1);
+          for (int64_t mt = 0; mt < MT; ++mt) {
+            S[mt * NT + 2 * np] = mb.mma(A[mt], b0, S[mt * NT + 2 * np]);
+            S[mt * NT + 2 * np + 1] =
+                mb.mma(A[mt], b1, S[mt * NT + 2 * np + 1]);
+          }
         }
       }
     }
@@ -849,18 +847,25 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       scf::YieldOp::create(b);
     });
 
-    // O += P V, P packed to the operand type in the A layout.
+    // O += P V, P packed to the operand type in the A layout: the A
+    // registers of k-step kk of m-tile mt are rows r of P's fragments 2kk
+    // and 2kk+1 (a0a1: row, k lo; a2a3: row+8, k lo; a4a5: row, k hi;
+    // a6a7: row+8, k hi), two elements each.
+    auto pOperand = [&](int64_t mt, int64_t kk) {
+      SmallVector<Value, 4> regs;
+      for (int64_t part = 0; part < 4; ++part)
+        regs.push_back(arith::TruncFOp::create(
+            b, mb.elt2, mb.row(S[mt * NT + 2 * kk + part / 2], part % 2)));
+      return regs;
+    };
     if (WG) {
       // P from registers (the m64nNk16 A layout is mma.sync's, per warp),
       // V from shared memory, one m64nDk16 per 16 keys.
       SmallVector<Value> regs = mb.flatten(O);
       int64_t nAcc = regs.size();
       for (int64_t kk = 0; kk < NT / 2; ++kk)
-        for (int64_t part = 0; part < 4; ++part) {
-          Value p = mb.row(S[2 * kk + part / 2], part % 2);
-          Value pe = arith::TruncFOp::create(b, mb.elt2, p);
+        for (Value pe : pOperand(/*mt=*/0, kk))
           regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pe));
-        }
       // Registers written by ordinary instructions (rescaled O, P) reach
       // wgmma only through a wgmma.fence.
       regs = mb.asmTied("wgmma.fence.sync.aligned;", regs);
@@ -873,28 +878,27 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       mb.asmTied("wgmma.commit_group.sync.aligned;", {});
       acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
       O = mb.unflatten(acc);
-    }
-    for (int64_t kk = 0; kk < (WG ? 0 : NT / 2); ++kk) {
-      SmallVector<Value> A;
-      for (int64_t mt = 0; mt < MT; ++mt) {
-        Value frag = arith::ConstantOp::create(
-            b, mb.frag4x2,
-            DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(elt)));
-        for (int64_t part = 0; part < 4; ++part) {
-          // a0a1: (row, k lo), a2a3: (row+8, k lo), a4a5: (row, k hi), ...
-          Value p = mb.row(S[mt * NT + 2 * kk + part / 2], part % 2);
-          Value pe = arith::TruncFOp::create(b, mb.elt2, p);
-          frag = vector::InsertOp::create(b, pe, frag, ArrayRef<int64_t>{part});
-        }
-        A.push_back(frag);
-      }
-      for (int64_t nd = 0; nd < DT / 2; ++nd) {
-        Value bv = mb.ldmatrix(vs, mb.add(rowA, 16 * kk), mb.add(colA, 16 * nd),
-                               /*transpose=*/true);
-        Value b0 = mb.half(bv, 0), b1 = mb.half(bv, 1);
+    } else {
+      for (int64_t kk = 0; kk < NT / 2; ++kk) {
+        SmallVector<Value> A;
         for (int64_t mt = 0; mt < MT; ++mt) {
-          O[mt * DT + 2 * nd] = mb.mma(A[mt], b0, O[mt * DT + 2 * nd]);
-          O[mt * DT + 2 * nd + 1] = mb.mma(A[mt], b1, O[mt * DT + 2 * nd + 1]);
+          Value frag = arith::ConstantOp::create(
+              b, mb.frag4x2,
+              DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(elt)));
+          for (auto [part, pe] : llvm::enumerate(pOperand(mt, kk)))
+            frag = vector::InsertOp::create(
+                b, pe, frag, ArrayRef<int64_t>{static_cast<int64_t>(part)});
+          A.push_back(frag);
+        }
+        for (int64_t nd = 0; nd < DT / 2; ++nd) {
+          Value bv = mb.ldmatrix(vs, mb.add(rowA, 16 * kk),
+                                 mb.add(colA, 16 * nd), /*transpose=*/true);
+          Value b0 = mb.half(bv, 0), b1 = mb.half(bv, 1);
+          for (int64_t mt = 0; mt < MT; ++mt) {
+            O[mt * DT + 2 * nd] = mb.mma(A[mt], b0, O[mt * DT + 2 * nd]);
+            O[mt * DT + 2 * nd + 1] =
+                mb.mma(A[mt], b1, O[mt * DT + 2 * nd + 1]);
+          }
         }
       }
     }

@@ -29,6 +29,16 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
+KernelLaunch sinter::gpu_kernels::launchFor(Operation *op, int64_t grid,
+                                            int64_t block) {
+  KernelLaunch launch;
+  launch.grid = grid;
+  launch.block = block;
+  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
+  launch.results.append(op->getResults().begin(), op->getResults().end());
+  return launch;
+}
+
 SmallVector<Type> sinter::gpu_kernels::bufferTypes(const KernelLaunch &launch) {
   SmallVector<Type> types;
   auto convert = [&](Value v) {

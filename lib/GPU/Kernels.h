@@ -14,6 +14,7 @@
 #include "mlir/Support/LLVM.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::linalg {
@@ -42,18 +43,35 @@ struct KernelLaunch {
 /// kernel parameter space).
 constexpr unsigned kTensorsPerLaunch = 32;
 
+/// A launch of `grid` x `block` threads whose kernel takes all of `op`'s
+/// operands and then a fresh buffer per result (the kernel is set later).
+KernelLaunch launchFor(mlir::Operation *op, int64_t grid, int64_t block);
+
 /// Kernel argument types of `launch`: tensors become identity-layout
 /// memrefs, scalars stay scalars.
 llvm::SmallVector<mlir::Type> bufferTypes(const KernelLaunch &launch);
 
+/// Tile configuration of the tensor-core attention kernel, or the CUDA-core
+/// kernel. Text form: "warps=4,mtiles=2,bn=64" or "cuda-cores".
+struct AttentionConfig {
+  int64_t warps = 4;   // warps per block
+  int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
+  int64_t blockN = 64; // keys per K/V tile
+  bool tensorCores = true;
+  bool wgmma = false;  // sm_90a warpgroup MMA instead of mma.sync
+  int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
+  std::string str() const;
+};
+
 /// Tile parameters of the generated kernels (pass options).
 struct Tuning {
-  int64_t rowVectors = 4;      // 16-byte vectors per thread in row kernels
-  int64_t fusedVectors = 2;    // 16-byte vectors per thread in fused kernels
-  int64_t rowBlock = 256;      // threads per block in row kernels (rows share)
-  int64_t smVersion = 90;      // target chip, sm_<smVersion>
-  bool archSpecific = true;    // the chip's "a" features (sm_90a: wgmma)
-  std::string attentionConfig; // overrides the attention table when set
+  int64_t rowVectors = 4;   // 16-byte vectors per thread in row kernels
+  int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
+  int64_t rowBlock = 256;   // threads per block in row kernels (rows share)
+  int64_t smVersion = 90;   // target chip, sm_<smVersion>
+  bool archSpecific = true; // the chip's "a" features (sm_90a: wgmma)
+  /// Overrides the attention table when set (pass option attention-config).
+  std::optional<AttentionConfig> attention;
   // How norms, softmax and AdamW issue the 16-byte loads/stores of the data
   // they touch once (the rows, the optimizer state); weights, biases and
   // masks keep plain loads.
@@ -96,17 +114,6 @@ AttentionArgs attentionArguments(KernelBuilder &kb, mlir::gpu::GPUFuncOp func,
 /// [B, Hq, Sq, Skv]: 0 along broadcast dimensions.
 llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);
 
-/// Tile configuration of the tensor-core attention kernel, or the CUDA-core
-/// kernel. Text form: "warps=4,mtiles=2,bn=64" or "cuda-cores".
-struct AttentionConfig {
-  int64_t warps = 4;   // warps per block
-  int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
-  int64_t blockN = 64; // keys per K/V tile
-  bool tensorCores = true;
-  bool wgmma = false;  // sm_90a warpgroup MMA instead of mma.sync
-  int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
-  std::string str() const;
-};
 mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);
 /// The shipped table's configuration for `op` on sm_`smVersion` (see
 /// AttentionConfigs.inc, written by bench/autotune_attention.py).

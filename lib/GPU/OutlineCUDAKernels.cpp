@@ -113,12 +113,10 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op)) {
-    AttentionConfig cfg;
-    if (tuning.attentionConfig.empty())
-      cfg = selectAttentionConfig(attention, tuning.smVersion,
-                                  tuning.archSpecific);
-    else
-      cfg = *parseAttentionConfig(tuning.attentionConfig); // checked by pass
+    AttentionConfig cfg =
+        tuning.attention ? *tuning.attention
+                         : selectAttentionConfig(attention, tuning.smVersion,
+                                                 tuning.archSpecific);
     std::string why;
     // Attention the tensor cores cannot take (f32, odd head dims, old
     // chips) runs on CUDA cores whatever the configuration says.
@@ -127,7 +125,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       if (succeeded(checkMMAAttention(attention, tuning.smVersion,
                                       tuning.archSpecific, cfg, why)))
         return one(buildAttentionMMAKernel(attention, module, name, cfg));
-      if (!tuning.attentionConfig.empty())
+      if (tuning.attention)
         return attention.emitOpError("attention-config '")
                << cfg.str()
                << "' cannot run this op on the tensor cores: " << why;
@@ -219,9 +217,12 @@ struct OutlineCUDAKernelsPass
       return signalPassFailure();
     }
     tuning.archSpecific = arch.ends_with("a");
-    tuning.attentionConfig = attentionConfig;
-    if (!tuning.attentionConfig.empty() &&
-        failed(parseAttentionConfig(tuning.attentionConfig))) {
+    if (!attentionConfig.empty()) {
+      FailureOr<AttentionConfig> parsed = parseAttentionConfig(attentionConfig);
+      if (succeeded(parsed))
+        tuning.attention = *parsed;
+    }
+    if (!attentionConfig.empty() && !tuning.attention) {
       getOperation().emitError("sinter-outline-cuda-kernels: bad "
                                "attention-config '")
           << attentionConfig

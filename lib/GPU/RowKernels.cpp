@@ -130,11 +130,7 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
 static std::tuple<KernelLaunch, Value, Value>
 startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
                gpu::GPUModuleOp module, StringRef name) {
-  KernelLaunch launch;
-  launch.grid = c.grid;
-  launch.block = c.block;
-  launch.operands.append(op->getOperands().begin(), op->getOperands().end());
-  launch.results.append(op->getResults().begin(), op->getResults().end());
+  KernelLaunch launch = launchFor(op, c.grid, c.block);
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), c.block);
   launch.kernel = func;

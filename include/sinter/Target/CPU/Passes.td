@@ -51,9 +51,11 @@ def InterchangeReductionsPass
     element still accumulates over the reduction in the same sequential
     order; the innermost loop now streams contiguous rows of the output and
     of the operands, which LLVM vectorizes, instead of walking a column
-    through a scalar dependence chain (256x768x2304 f32 matmul on the CPU:
-    704 ms -> 61 ms). Part of `sinter-lower-to-cpu`, before
-    `convert-linalg-to-loops`.
+    through a scalar dependence chain (256x768x2304 f32 on two cores:
+    704 -> 63 ms; bench/bench_cpu_matmul.py, bench/NOTES.md). Operands
+    that j indexes must have j as their contiguous dimension, so a row sum
+    or a matmul with B transposed keeps its reduction innermost. Part of
+    `sinter-lower-to-cpu`, before `convert-linalg-to-loops`.
 
     Before:
 
