@@ -65,7 +65,9 @@ static constexpr double kLazyRescale = 8.0;
 std::string AttentionConfig::str() const {
   if (!tensorCores)
     return "cuda-cores";
-  return std::string(wgmma ? "wgmma," : "") + "warps=" + std::to_string(warps) +
+  return std::string(wgmma ? "wgmma," : "") + (pipelined ? "pipe," : "") +
+         (mbarriers ? "mbar," : "") + (pingPong ? "pp," : "") +
+         "warps=" + std::to_string(warps) +
          ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN) +
          (maxRegs ? ",maxregs=" + std::to_string(maxRegs) : "");
 }
@@ -85,6 +87,18 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       cfg.wgmma = true;
       continue;
     }
+    if (part.trim() == "pipe") {
+      cfg.pipelined = true;
+      continue;
+    }
+    if (part.trim() == "mbar") {
+      cfg.mbarriers = true;
+      continue;
+    }
+    if (part.trim() == "pp") {
+      cfg.pingPong = true;
+      continue;
+    }
     auto [key, value] = part.split('=');
     int64_t v;
     if (value.trim().getAsInteger(10, v))
@@ -101,7 +115,8 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
     else
       return failure();
   }
-  if (!llvm::is_contained({2, 4, 8}, cfg.warps) ||
+  if (!llvm::is_contained({2, 4, 8, 12}, cfg.warps) ||
+      (cfg.warps == 12 && !cfg.wgmma) ||
       !llvm::is_contained({1, 2}, cfg.mTiles) ||
       !llvm::is_contained({16, 32, 64, 128}, cfg.blockN))
     return failure();
@@ -109,6 +124,13 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
     return failure();
   // wgmma: whole warpgroups of 64 rows (one m-tile per warp).
   if (cfg.wgmma && (cfg.warps % 4 != 0 || cfg.mTiles != 1))
+    return failure();
+  // Two stages overlap wgmma groups: nothing to overlap on mma.sync.
+  if ((cfg.pipelined && !cfg.wgmma) || (cfg.mbarriers && !cfg.pipelined))
+    return failure();
+  // Ping-pong orders the GEMMs of two or more warpgroups that are not in
+  // lockstep: mbarriers, several warpgroups.
+  if (cfg.pingPong && (!cfg.mbarriers || cfg.warps < 8))
     return failure();
   return cfg;
 }
@@ -118,8 +140,9 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
 static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
                            int64_t eltBytes) {
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
-  return (bm + 2 * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes +
-         (cfg.wgmma ? 1024 : 0);
+  int64_t stages = cfg.pipelined ? 2 : 1;
+  return (bm + 2 * stages * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes +
+         (cfg.wgmma ? 1024 : 0) + (cfg.mbarriers ? 64 : 0);
 }
 
 LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
@@ -175,13 +198,17 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
     return failure();
   }
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
-  if (threads % chunks != 0 || cfg.blockN % (threads / chunks) != 0 ||
-      bm % (threads / chunks) != 0) {
+  // wgmma tile copies may end with a partial pass; mma.sync's may not.
+  if (threads % chunks != 0 ||
+      (!cfg.wgmma && (cfg.blockN % (threads / chunks) != 0 ||
+                      bm % (threads / chunks) != 0))) {
     why = "the tile shape does not divide among the block's threads";
     return failure();
   }
   // O accumulators + S + P fragments must fit the 255-register budget.
-  int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4);
+  // (Two stages keep the previous tile's P beside this tile's S.)
+  int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4) +
+                 (cfg.pipelined ? cfg.blockN / 4 : 0);
   if (regs > 240) {
     why = "the tile shape needs more than 240 registers per thread";
     return failure();
@@ -379,6 +406,43 @@ struct MMABuilder {
     SmallVector<Type> types(nAcc, b.getF32Type());
     return callAsm(text, cons, operands, types);
   }
+  /// 2^x (f32 or vector<2xf32>) as one ex2.approx.ftz.f32 per element:
+  /// math.exp2 becomes the non-ftz form, which ptxas wraps in a range test
+  /// and two multiplies for subnormal results. Probabilities below 2^-126
+  /// flush to 0 next to a row sum of at least 1.
+  Value exp2(Value x) {
+    auto one = [&](Value v) {
+      auto op = LLVM::InlineAsmOp::create(
+          b, b.getF32Type(), ValueRange{v}, "ex2.approx.ftz.f32 $0, $1;",
+          "=f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+          ArrayAttr());
+      return op.getResult(0);
+    };
+    auto vt = dyn_cast<VectorType>(x.getType());
+    if (!vt)
+      return one(x);
+    SmallVector<Value> parts;
+    for (int64_t i = 0; i < vt.getNumElements(); ++i)
+      parts.push_back(one(elem(x, i)));
+    return vector::FromElementsOp::create(b, vt, parts);
+  }
+  /// max or sum of `vals` as a balanced tree: log2(n) dependent steps
+  /// instead of n - 1 (the softmax's row reductions sit on the critical
+  /// path between a tile's S and its P V).
+  Value tree(SmallVector<Value> vals, bool isMax) {
+    while (vals.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < vals.size(); i += 2)
+        next.push_back(
+            isMax ? Value(arith::MaximumFOp::create(b, vals[i], vals[i + 1]))
+                  : Value(arith::AddFOp::create(b, vals[i], vals[i + 1])));
+      if (vals.size() % 2)
+        next.push_back(vals.back());
+      vals = std::move(next);
+    }
+    return vals.front();
+  }
   Value quadReduce(Value v, bool isMax) {
     for (int32_t off : {1, 2}) {
       Value o = gpu::ShuffleOp::create(b, v, off, 32, gpu::ShuffleMode::XOR)
@@ -444,7 +508,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
                               arith::RemUIOp::create(b, base, kb.idx(1024))),
         kb.idx(1024));
   }
-  auto view = [&](int64_t byteOffset, int64_t rows) -> Value {
+  auto view = [&](Value byteOffset, int64_t rows) -> Value {
     // wgmma tiles are flat (swizzled 64-column panels, see below).
     SmallVector<int64_t> shape =
         WG ? SmallVector<int64_t>{rows * D} : SmallVector<int64_t>{rows, P};
@@ -452,9 +516,21 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         b, MemRefType::get(shape, elt, MemRefLayoutAttrInterface(), ws), smem,
         mb.add(smemPad, byteOffset), ValueRange{});
   };
-  Value qs = view(0, BM);
-  Value ks = view(BM * P * eltBytes, BN);
-  Value vs = view((BM + BN) * P * eltBytes, BN);
+  // K and V tiles of key tile t: one buffer each, or two (stage t % 2).
+  const int64_t stages = cfg.pipelined ? 2 : 1;
+  const int64_t tileBytes = BN * P * eltBytes;
+  Value qs = view(kb.idx(0), BM);
+  auto stageTile = [&](int64_t base, Value t) {
+    Value off = kb.idx(base);
+    if (stages > 1)
+      off = mb.add(
+          off, mb.mul(arith::RemUIOp::create(b, t, kb.idx(stages)), tileBytes));
+    return view(off, BN);
+  };
+  auto kTile = [&](Value t) { return stageTile(BM * P * eltBytes, t); };
+  auto vTile = [&](Value t) {
+    return stageTile(BM * P * eltBytes + stages * tileBytes, t);
+  };
 
   // Program coordinates; for causal attention the longest rows go first.
   Value bid = kb.blockId();
@@ -513,8 +589,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
                       int64_t seqLen, Value dst) {
     int64_t rowsPerPass = T / chunks;
     bool ragged = seqLen % rows != 0 || seqLen < rows;
-    for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+    int64_t passes = llvm::divideCeil(rows, rowsPerPass);
+    for (int64_t pass = 0; pass < passes; ++pass) {
       Value r = mb.add(chunkRow, pass * rowsPerPass);
+      // A last, partial pass (rows not a multiple of the rows per pass):
+      // only the threads of the remaining rows copy.
+      std::optional<OpBuilder::InsertionGuard> partial;
+      if ((pass + 1) * rowsPerPass > rows) {
+        auto ifOp = scf::IfOp::create(
+            b, mb.cmp(arith::CmpIPredicate::ult, r, kb.idx(rows)),
+            /*withElse=*/false);
+        partial.emplace(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      }
       Value seqRow = mb.add(row0, r);
       Value n;
       if (ragged) {
@@ -533,15 +620,16 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     }
     NVVM::CpAsyncCommitGroupOp::create(b);
   };
-  auto waitAll = [&]() {
-    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  // Wait until at most `pending` groups of copies are in flight, then a
+  // barrier.
+  auto waitAll = [&](int32_t pending = 0) {
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(pending));
     // wgmma reads shared memory through the async proxy: make the copies'
     // generic-proxy writes visible to it before the barrier.
     if (WG)
       mb.asmTied("fence.proxy.async.shared::cta;", {});
     gpu::BarrierOp::create(b);
   };
-
   // wgmma descriptors (64-bit): start address >> 4 in bits 0-13, leading
   // byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, swizzle
   // mode in 62-63. Q and K are K-major: 8-row groups 1024 B apart (SBO),
@@ -552,10 +640,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
                         int64_t sbo) -> Value {
     // Bits 62-63 = 1: 128-byte swizzle; the tiles are 1024-aligned, so the
     // base offset (bits 49-51) is 0.
+    // The tile's descriptor plus the offset: shared addresses stay below
+    // 2^18, so the 14-bit start field never carries into the strides and
+    // one base serves every k-step of a tile.
     Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, tile);
     addr = arith::IndexCastOp::create(b, b.getI64Type(), addr);
-    addr = arith::AddIOp::create(
-        b, addr, arith::ConstantIntOp::create(b, byteOffset, 64));
     Value field = arith::ShRUIOp::create(
         b,
         arith::AndIOp::create(b, addr,
@@ -563,9 +652,13 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         arith::ConstantIntOp::create(b, 4, 64));
     uint64_t strides = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) |
                        (uint64_t(1) << 62);
-    return arith::OrIOp::create(
+    Value base = arith::OrIOp::create(
         b, field,
         arith::ConstantIntOp::create(b, static_cast<int64_t>(strides), 64));
+    if (!byteOffset)
+      return base;
+    return arith::AddIOp::create(
+        b, base, arith::ConstantIntOp::create(b, byteOffset >> 4, 64));
   };
 
   // Key tiles of this block: all, or up to the causal diagonal of its last
@@ -591,83 +684,62 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   Value cScale = kb.f32(scaleLog2);
   Value negInf = kb.f32(ninf);
 
-  // Prologue: Q and the first K tile.
-  copyTile(q, qSeqBase, q0, BM, Sq, qs);
-  copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, ks);
+  // Coordinates of fragment element (mt, nt, r, c) of the key tile at kv0.
+  auto rowOf = [&](int64_t mt, int64_t r) {
+    return mb.add(mb.add(q0, mb.add(warpRow, quadRow)), 16 * mt + 8 * r);
+  };
+  auto keyOf = [&](Value kv0, int64_t nt, int64_t c) {
+    return mb.add(mb.add(kv0, quadCol), 8 * nt + c);
+  };
 
-  // Loop-carried state: O fragments [mt][dt], then m and l [mt][r].
-  SmallVector<Value> init;
-  for (int64_t i = 0; i < MT * DT; ++i)
-    init.push_back(mb.zeroAcc());
-  for (int64_t i = 0; i < MT * 2; ++i)
-    init.push_back(negInf);
-  for (int64_t i = 0; i < MT * 2; ++i)
-    init.push_back(kb.f32(0.0));
-  auto loop = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1), init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value t = loop.getInductionVar();
-    auto iter = loop.getRegionIterArgs();
-    SmallVector<Value> O(iter.begin(), iter.begin() + MT * DT);
-    SmallVector<Value> M(iter.begin() + MT * DT,
-                         iter.begin() + MT * DT + 2 * MT);
-    SmallVector<Value> L(iter.begin() + MT * DT + 2 * MT, iter.end());
-    Value kv0 = mb.mul(t, BN);
-
-    waitAll(); // K[t] (and Q) landed; every warp is done with V[t-1]
-    copyTile(v, kvSeqBase, kv0, BN, Skv, vs);
-
-    // S = Q K^T.
+  // S = Q K^T on wgmma: one warpgroup-wide m64nBNk16 per 16 head-dim
+  // columns, Q of this warpgroup's 64 rows and K straight from shared
+  // memory. Issued and committed, not waited for.
+  auto issueS = [&](Value kTile) {
+    Value wg = arith::DivUIOp::create(b, warp, kb.idx(4));
+    Value qOff =
+        arith::IndexCastOp::create(b, b.getI64Type(), mb.mul(wg, 64 * 128));
+    SmallVector<Value> acc = mb.flatten(SmallVector<Value>(NT, mb.zeroAcc()));
+    for (int64_t kstep = 0; kstep < KS; ++kstep) {
+      Value dq = arith::AddIOp::create(
+          b,
+          descriptor(qs, (kstep / 4) * BM * 128 + (kstep % 4) * 32, 16, 1024),
+          arith::ShRUIOp::create(b, qOff,
+                                 arith::ConstantIntOp::create(b, 4, 64)));
+      Value dk = descriptor(kTile, (kstep / 4) * BN * 128 + (kstep % 4) * 32,
+                            16, 1024);
+      acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
+    }
+    mb.asmTied("wgmma.commit_group.sync.aligned;", {});
+    return acc;
+  };
+  // S = Q K^T on mma.sync.
+  auto mmaS = [&](Value kTile) {
     SmallVector<Value> S(MT * NT, mb.zeroAcc());
-    if (WG) {
-      // One warpgroup-wide m64nBNk16 per 16 head-dim columns; Q of this
-      // warpgroup's 64 rows and K straight from shared memory.
-      Value wg = arith::DivUIOp::create(b, warp, kb.idx(4));
-      Value qOff =
-          arith::IndexCastOp::create(b, b.getI64Type(), mb.mul(wg, 64 * 128));
-      SmallVector<Value> acc = mb.flatten(S);
-      for (int64_t kstep = 0; kstep < KS; ++kstep) {
-        Value dq = arith::AddIOp::create(
-            b,
-            descriptor(qs, (kstep / 4) * BM * 128 + (kstep % 4) * 32, 16, 1024),
-            arith::ShRUIOp::create(b, qOff,
-                                   arith::ConstantIntOp::create(b, 4, 64)));
-        Value dk =
-            descriptor(ks, (kstep / 4) * BN * 128 + (kstep % 4) * 32, 16, 1024);
-        acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
-      }
-      mb.asmTied("wgmma.commit_group.sync.aligned;", {});
-      acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
-      S = mb.unflatten(acc);
-    } else {
-      for (int64_t kstep = 0; kstep < KS; ++kstep) {
-        SmallVector<Value> A;
-        for (int64_t mt = 0; mt < MT; ++mt)
-          A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
-                                  mb.add(colA, 16 * kstep), false));
-        for (int64_t np = 0; np < NT / 2; ++np) {
-          Value bk = mb.ldmatrix(ks, mb.add(rowK, 16 * np),
-                                 mb.add(colK, 16 * kstep), false);
-          Value b0 = mb.half(bk, 0), b1 = mb.half(bk, 1);
-          for (int64_t mt = 0; mt < MT; ++mt) {
-            S[mt * NT + 2 * np] = mb.mma(A[mt], b0, S[mt * NT + 2 * np]);
-            S[mt * NT + 2 * np + 1] =
-                mb.mma(A[mt], b1, S[mt * NT + 2 * np + 1]);
-          }
+    for (int64_t kstep = 0; kstep < KS; ++kstep) {
+      SmallVector<Value> A;
+      for (int64_t mt = 0; mt < MT; ++mt)
+        A.push_back(mb.ldmatrix(qs, mb.add(mb.add(warpRow, rowA), 16 * mt),
+                                mb.add(colA, 16 * kstep), false));
+      for (int64_t np = 0; np < NT / 2; ++np) {
+        Value bk = mb.ldmatrix(kTile, mb.add(rowK, 16 * np),
+                               mb.add(colK, 16 * kstep), false);
+        Value b0 = mb.half(bk, 0), b1 = mb.half(bk, 1);
+        for (int64_t mt = 0; mt < MT; ++mt) {
+          S[mt * NT + 2 * np] = mb.mma(A[mt], b0, S[mt * NT + 2 * np]);
+          S[mt * NT + 2 * np + 1] = mb.mma(A[mt], b1, S[mt * NT + 2 * np + 1]);
         }
       }
     }
+    return S;
+  };
 
-    // Coordinates of fragment element (mt, nt, r, c).
-    auto rowOf = [&](int64_t mt, int64_t r) {
-      return mb.add(mb.add(q0, mb.add(warpRow, quadRow)), 16 * mt + 8 * r);
-    };
-    auto keyOf = [&](int64_t nt, int64_t c) {
-      return mb.add(mb.add(kv0, quadCol), 8 * nt + c);
-    };
-    // Additive mask, in raw score units (divided by the scale).
+  // The additive mask and the invisible keys (past Skv; causal: past the
+  // diagonal, -inf) applied to the scores of the key tile at kv0. Only
+  // tiles that reach the sequence end or cross the diagonal check.
+  auto maskScores = [&](SmallVector<Value> S, Value kv0) {
     if (mask) {
+      // In raw score units (divided by the scale).
       Value invScale = kb.f32(1.0 / op.getEffectiveScale());
       for (int64_t mt = 0; mt < MT; ++mt)
         for (int64_t r = 0; r < 2; ++r) {
@@ -679,7 +751,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           for (int64_t nt = 0; nt < NT; ++nt) {
             Value rv = mb.row(S[mt * NT + nt], r);
             for (int64_t c = 0; c < 2; ++c) {
-              Value j = keyOf(nt, c);
+              Value j = keyOf(kv0, nt, c);
               Value ok = arith::AndIOp::create(
                   b, iOk, mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
               Value at = arith::SelectOp::create(
@@ -695,8 +767,6 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           }
         }
     }
-    // Invisible keys (past Skv; causal: past the diagonal) score -inf. Only
-    // tiles that reach the sequence end or cross the diagonal check.
     Value needsMask;
     if (Skv % BN != 0)
       needsMask =
@@ -708,54 +778,57 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       needsMask =
           needsMask ? arith::OrIOp::create(b, needsMask, crosses) : crosses;
     }
-    if (needsMask) {
-      SmallVector<Type> types(MT * NT, mb.acc2x2);
-      auto ifOp = scf::IfOp::create(b, types, needsMask, /*withElse=*/true);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        SmallVector<Value> masked(S);
-        for (int64_t mt = 0; mt < MT; ++mt)
-          for (int64_t r = 0; r < 2; ++r) {
-            Value i = rowOf(mt, r);
-            Value iPlus = mb.add(i, Skv);
-            for (int64_t nt = 0; nt < NT; ++nt) {
-              Value rv = mb.row(masked[mt * NT + nt], r);
-              for (int64_t c = 0; c < 2; ++c) {
-                Value j = keyOf(nt, c);
-                Value vis = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
-                if (op.getCausal())
-                  vis = arith::AndIOp::create(
-                      b, vis,
-                      mb.cmp(arith::CmpIPredicate::ule, mb.add(j, Sq), iPlus));
-                Value s =
-                    arith::SelectOp::create(b, vis, mb.elem(rv, c), negInf);
-                rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
-              }
-              masked[mt * NT + nt] = mb.setRow(masked[mt * NT + nt], rv, r);
+    if (!needsMask)
+      return S;
+    SmallVector<Type> types(MT * NT, mb.acc2x2);
+    auto ifOp = scf::IfOp::create(b, types, needsMask, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      SmallVector<Value> masked(S);
+      for (int64_t mt = 0; mt < MT; ++mt)
+        for (int64_t r = 0; r < 2; ++r) {
+          Value iPlus = mb.add(rowOf(mt, r), Skv);
+          for (int64_t nt = 0; nt < NT; ++nt) {
+            Value rv = mb.row(masked[mt * NT + nt], r);
+            for (int64_t c = 0; c < 2; ++c) {
+              Value j = keyOf(kv0, nt, c);
+              Value vis = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
+              if (op.getCausal())
+                vis = arith::AndIOp::create(
+                    b, vis,
+                    mb.cmp(arith::CmpIPredicate::ule, mb.add(j, Sq), iPlus));
+              Value s = arith::SelectOp::create(b, vis, mb.elem(rv, c), negInf);
+              rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
             }
+            masked[mt * NT + nt] = mb.setRow(masked[mt * NT + nt], rv, r);
           }
-        scf::YieldOp::create(b, masked);
-        b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-        scf::YieldOp::create(b, S);
-      }
-      for (int64_t i = 0; i < MT * NT; ++i)
-        S[i] = ifOp.getResult(i);
+        }
+      scf::YieldOp::create(b, masked);
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(b, S);
     }
+    return SmallVector<Value>(ifOp.getResults());
+  };
 
-    // Online softmax per row (mt, r); P overwrites S (still f32).
-    SmallVector<Value> Grow(MT * 2), Alpha(MT * 2);
+  // Online softmax of the key tile at kv0, per row (mt, r): P overwrites S
+  // (still f32), M and L move on; returns whether any row of this thread
+  // moved its reference, and each row's rescale factor in `alpha`.
+  auto softmax = [&](SmallVector<Value> &S, SmallVector<Value> &M,
+                     SmallVector<Value> &L, Value kv0,
+                     SmallVector<Value> &alphaOut) -> Value {
+    Value anyGrow;
+    alphaOut.assign(MT * 2, Value());
     for (int64_t mt = 0; mt < MT; ++mt)
       for (int64_t r = 0; r < 2; ++r) {
-        Value rowMax;
+        SmallVector<Value> maxes;
         for (int64_t nt = 0; nt < NT; ++nt) {
           Value rv = mb.row(S[mt * NT + nt], r);
-          Value mx =
-              arith::MaximumFOp::create(b, mb.elem(rv, 0), mb.elem(rv, 1));
-          rowMax =
-              rowMax ? Value(arith::MaximumFOp::create(b, rowMax, mx)) : mx;
+          maxes.push_back(
+              arith::MaximumFOp::create(b, mb.elem(rv, 0), mb.elem(rv, 1)));
         }
-        rowMax = mb.quadReduce(rowMax, /*isMax=*/true);
+        Value rowMax = mb.quadReduce(mb.tree(maxes, /*isMax=*/true),
+                                     /*isMax=*/true);
         // The reference max m (log2 units) moves only when the row max
         // exceeds it by more than kLazyRescale: probabilities stay below
         // 2^kLazyRescale, exact enough in f32 accumulators and bf16/f16 P,
@@ -766,23 +839,22 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
             b, arith::CmpFPredicate::OGT, maxScaled,
             arith::AddFOp::create(b, mOld, kb.f32(kLazyRescale)));
         Value mNew = arith::SelectOp::create(b, grow, maxScaled, mOld);
-        Grow[mt * 2 + r] = grow;
+        anyGrow =
+            anyGrow ? Value(arith::OrIOp::create(b, anyGrow, grow)) : grow;
         // A row that has seen only -inf keeps reference 0: exp2 gives 0.
         Value none =
             arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
         Value ref = arith::SelectOp::create(b, none, kb.f32(0.0), mNew);
-        Value alpha =
-            math::Exp2Op::create(b, arith::SubFOp::create(b, mOld, ref));
-        Alpha[mt * 2 + r] = alpha;
+        Value alpha = mb.exp2(arith::SubFOp::create(b, mOld, ref));
+        alphaOut[mt * 2 + r] = alpha;
         Value negRef2 = mb.splat2(arith::NegFOp::create(b, ref));
         Value c2 = mb.splat2(cScale);
-        Value sum;
+        SmallVector<Value> sums;
         for (int64_t nt = 0; nt < NT; ++nt) {
           Value rv = mb.row(S[mt * NT + nt], r);
-          Value p =
-              math::Exp2Op::create(b, math::FmaOp::create(b, rv, c2, negRef2));
-          Value ps = arith::AddFOp::create(b, mb.elem(p, 0), mb.elem(p, 1));
-          sum = sum ? Value(arith::AddFOp::create(b, sum, ps)) : ps;
+          Value p = mb.exp2(math::FmaOp::create(b, rv, c2, negRef2));
+          sums.push_back(
+              arith::AddFOp::create(b, mb.elem(p, 0), mb.elem(p, 1)));
           if (dropP > 0.0) {
             // l sums undropped probabilities; P V sees the dropout mask of
             // element ((b*Hq + h)*Sq + i)*Skv + j.
@@ -791,8 +863,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
                 b, mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)), i,
                 kb.idx(0));
             for (int64_t c = 0; c < 2; ++c) {
-              Value off =
-                  mb.add(mb.mul(mb.add(qSeqBase, iSafe), Skv), keyOf(nt, c));
+              Value off = mb.add(mb.mul(mb.add(qSeqBase, iSafe), Skv),
+                                 keyOf(kv0, nt, c));
               Value keep = buildPhiloxKeep(
                   b, b.getLoc(),
                   arith::IndexCastOp::create(b, b.getI64Type(), off), seed,
@@ -808,112 +880,425 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], p, r);
         }
         L[mt * 2 + r] = arith::AddFOp::create(
-            b, arith::MulFOp::create(b, L[mt * 2 + r], alpha), sum);
+            b, arith::MulFOp::create(b, L[mt * 2 + r], alpha),
+            mb.tree(sums, /*isMax=*/false));
         M[mt * 2 + r] = mNew;
       }
-    // Rescale O only when some row of this thread moved its reference (the
-    // branch is skipped when no lane of the warp needs it).
-    Value anyGrow;
-    for (Value g : Grow)
-      anyGrow = anyGrow ? Value(arith::OrIOp::create(b, anyGrow, g)) : g;
-    {
-      SmallVector<Type> types(MT * DT, mb.acc2x2);
-      auto ifOp = scf::IfOp::create(b, types, anyGrow, /*withElse=*/true);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      SmallVector<Value> scaled(O);
-      for (int64_t mt = 0; mt < MT; ++mt)
-        for (int64_t r = 0; r < 2; ++r) {
-          Value alpha2 = mb.splat2(Alpha[mt * 2 + r]);
-          for (int64_t dt = 0; dt < DT; ++dt) {
-            Value o = mb.row(scaled[mt * DT + dt], r);
-            scaled[mt * DT + dt] = mb.setRow(
-                scaled[mt * DT + dt], arith::MulFOp::create(b, o, alpha2), r);
-          }
+    return anyGrow;
+  };
+  // O scaled by each row's alpha, only when some row of this thread moved
+  // its reference (the branch is skipped when no lane of the warp needs it).
+  auto rescale = [&](SmallVector<Value> O, Value anyGrow,
+                     ArrayRef<Value> alpha) {
+    SmallVector<Type> types(MT * DT, mb.acc2x2);
+    auto ifOp = scf::IfOp::create(b, types, anyGrow, /*withElse=*/true);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    SmallVector<Value> scaled(O);
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t r = 0; r < 2; ++r) {
+        Value alpha2 = mb.splat2(alpha[mt * 2 + r]);
+        for (int64_t dt = 0; dt < DT; ++dt) {
+          Value o = mb.row(scaled[mt * DT + dt], r);
+          scaled[mt * DT + dt] = mb.setRow(
+              scaled[mt * DT + dt], arith::MulFOp::create(b, o, alpha2), r);
         }
-      scf::YieldOp::create(b, scaled);
-      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      scf::YieldOp::create(b, O);
-      for (int64_t i = 0; i < MT * DT; ++i)
-        O[i] = ifOp.getResult(i);
-    }
-
-    waitAll(); // V[t] landed; every warp is done with K[t]
-    Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
-    scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-      copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, ks);
-      scf::YieldOp::create(b);
-    });
-
-    // O += P V, P packed to the operand type in the A layout: the A
-    // registers of k-step kk of m-tile mt are rows r of P's fragments 2kk
-    // and 2kk+1 (a0a1: row, k lo; a2a3: row+8, k lo; a4a5: row, k hi;
-    // a6a7: row+8, k hi), two elements each.
-    auto pOperand = [&](int64_t mt, int64_t kk) {
-      SmallVector<Value, 4> regs;
-      for (int64_t part = 0; part < 4; ++part)
-        regs.push_back(arith::TruncFOp::create(
-            b, mb.elt2, mb.row(S[mt * NT + 2 * kk + part / 2], part % 2)));
-      return regs;
-    };
-    if (WG) {
-      // P from registers (the m64nNk16 A layout is mma.sync's, per warp),
-      // V from shared memory, one m64nDk16 per 16 keys.
-      SmallVector<Value> regs = mb.flatten(O);
-      int64_t nAcc = regs.size();
-      for (int64_t kk = 0; kk < NT / 2; ++kk)
-        for (Value pe : pOperand(/*mt=*/0, kk))
-          regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pe));
-      // Registers written by ordinary instructions (rescaled O, P) reach
-      // wgmma only through a wgmma.fence.
-      regs = mb.asmTied("wgmma.fence.sync.aligned;", regs);
-      SmallVector<Value> acc(regs.begin(), regs.begin() + nAcc);
-      for (int64_t kk = 0; kk < NT / 2; ++kk) {
-        ArrayRef<Value> a(regs.begin() + nAcc + 4 * kk, 4);
-        Value dv = descriptor(vs, kk * 2048, BN * 128, 1024);
-        acc = mb.wgmma(D, acc, a, Value(), dv, true, /*transB=*/true);
       }
-      mb.asmTied("wgmma.commit_group.sync.aligned;", {});
-      acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
-      O = mb.unflatten(acc);
-    } else {
-      for (int64_t kk = 0; kk < NT / 2; ++kk) {
-        SmallVector<Value> A;
+    scf::YieldOp::create(b, scaled);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(b, O);
+    return SmallVector<Value>(ifOp.getResults());
+  };
+
+  // P packed to the operand type in the A layout: the A registers of k-step
+  // kk of m-tile mt are rows r of P's fragments 2kk and 2kk+1 (a0a1: row,
+  // k lo; a2a3: row+8, k lo; a4a5: row, k hi; a6a7: row+8, k hi), two
+  // elements each.
+  auto pOperand = [&](ArrayRef<Value> S, int64_t mt, int64_t kk) {
+    SmallVector<Value, 4> regs;
+    for (int64_t part = 0; part < 4; ++part)
+      regs.push_back(arith::TruncFOp::create(
+          b, mb.elt2, mb.row(S[mt * NT + 2 * kk + part / 2], part % 2)));
+    return regs;
+  };
+  // The same for wgmma (one m-tile), as 32-bit registers.
+  auto pRegisters = [&](ArrayRef<Value> S) {
+    SmallVector<Value> regs;
+    for (int64_t kk = 0; kk < NT / 2; ++kk)
+      for (Value pe : pOperand(S, /*mt=*/0, kk))
+        regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pe));
+    return regs;
+  };
+  // O += P V on wgmma: P from registers (the m64nNk16 A layout is
+  // mma.sync's, per warp), V from shared memory, one m64nDk16 per 16 keys.
+  // Issued and committed, not waited for; `acc` and `pRegs` must have
+  // passed a wgmma.fence since ordinary instructions last wrote them.
+  auto issuePV = [&](ArrayRef<Value> acc, ArrayRef<Value> pRegs, Value vTile) {
+    SmallVector<Value> out(acc);
+    for (int64_t kk = 0; kk < NT / 2; ++kk) {
+      Value dv = descriptor(vTile, kk * 2048, BN * 128, 1024);
+      out = mb.wgmma(D, out, pRegs.slice(4 * kk, 4), Value(), dv, true,
+                     /*transB=*/true);
+    }
+    mb.asmTied("wgmma.commit_group.sync.aligned;", {});
+    return out;
+  };
+  // O += P V on mma.sync.
+  auto mmaPV = [&](SmallVector<Value> O, ArrayRef<Value> S, Value vTile) {
+    for (int64_t kk = 0; kk < NT / 2; ++kk) {
+      SmallVector<Value> A;
+      for (int64_t mt = 0; mt < MT; ++mt) {
+        Value frag = arith::ConstantOp::create(
+            b, mb.frag4x2,
+            DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(elt)));
+        for (auto [part, pe] : llvm::enumerate(pOperand(S, mt, kk)))
+          frag = vector::InsertOp::create(
+              b, pe, frag, ArrayRef<int64_t>{static_cast<int64_t>(part)});
+        A.push_back(frag);
+      }
+      for (int64_t nd = 0; nd < DT / 2; ++nd) {
+        Value bv = mb.ldmatrix(vTile, mb.add(rowA, 16 * kk),
+                               mb.add(colA, 16 * nd), /*transpose=*/true);
+        Value b0 = mb.half(bv, 0), b1 = mb.half(bv, 1);
         for (int64_t mt = 0; mt < MT; ++mt) {
-          Value frag = arith::ConstantOp::create(
-              b, mb.frag4x2,
-              DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(elt)));
-          for (auto [part, pe] : llvm::enumerate(pOperand(mt, kk)))
-            frag = vector::InsertOp::create(
-                b, pe, frag, ArrayRef<int64_t>{static_cast<int64_t>(part)});
-          A.push_back(frag);
-        }
-        for (int64_t nd = 0; nd < DT / 2; ++nd) {
-          Value bv = mb.ldmatrix(vs, mb.add(rowA, 16 * kk),
-                                 mb.add(colA, 16 * nd), /*transpose=*/true);
-          Value b0 = mb.half(bv, 0), b1 = mb.half(bv, 1);
-          for (int64_t mt = 0; mt < MT; ++mt) {
-            O[mt * DT + 2 * nd] = mb.mma(A[mt], b0, O[mt * DT + 2 * nd]);
-            O[mt * DT + 2 * nd + 1] =
-                mb.mma(A[mt], b1, O[mt * DT + 2 * nd + 1]);
-          }
+          O[mt * DT + 2 * nd] = mb.mma(A[mt], b0, O[mt * DT + 2 * nd]);
+          O[mt * DT + 2 * nd + 1] = mb.mma(A[mt], b1, O[mt * DT + 2 * nd + 1]);
         }
       }
     }
-    SmallVector<Value> yields(O);
-    yields.append(M);
-    yields.append(L);
-    scf::YieldOp::create(b, yields);
+    return O;
+  };
+
+  // Loop-carried state: O fragments [mt][dt], then m and l [mt][r].
+  SmallVector<Value> O0, M0, L0;
+  for (int64_t i = 0; i < MT * DT; ++i)
+    O0.push_back(mb.zeroAcc());
+  for (int64_t i = 0; i < MT * 2; ++i) {
+    M0.push_back(negInf);
+    L0.push_back(kb.f32(0.0));
+  }
+  SmallVector<Value> Ofinal, Mfinal, Lfinal;
+  auto split = [&](ValueRange vals, SmallVector<Value> &O,
+                   SmallVector<Value> &M, SmallVector<Value> &L) {
+    O.assign(vals.begin(), vals.begin() + MT * DT);
+    M.assign(vals.begin() + MT * DT, vals.begin() + MT * DT + 2 * MT);
+    L.assign(vals.begin() + MT * DT + 2 * MT, vals.begin() + MT * DT + 4 * MT);
+  };
+  auto concat = [](ArrayRef<Value> a, ArrayRef<Value> b2, ArrayRef<Value> c,
+                   ArrayRef<Value> d = {}) {
+    SmallVector<Value> out(a);
+    out.append(b2.begin(), b2.end());
+    out.append(c.begin(), c.end());
+    out.append(d.begin(), d.end());
+    return out;
+  };
+
+  if (!cfg.pipelined) {
+    // One stage: per key tile t, K[t] landed -> (V[t] loads) S -> softmax
+    // -> V[t] landed -> (K[t+1] loads) P V.
+    copyTile(q, qSeqBase, q0, BM, Sq, qs);
+    copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
+    auto loop = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1),
+                                   concat(O0, M0, L0));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      SmallVector<Value> O, M, L;
+      split(loop.getRegionIterArgs(), O, M, L);
+      Value kv0 = mb.mul(t, BN);
+      Value ks = kTile(t), vs = vTile(t);
+
+      waitAll(); // K[t] (and Q) landed; every warp is done with V[t-1]
+      copyTile(v, kvSeqBase, kv0, BN, Skv, vs);
+      SmallVector<Value> S;
+      if (WG)
+        S = mb.unflatten(
+            mb.asmTied("wgmma.wait_group.sync.aligned 0;", issueS(ks)));
+      else
+        S = mmaS(ks);
+      S = maskScores(S, kv0);
+      SmallVector<Value> alpha;
+      Value anyGrow = softmax(S, M, L, kv0, alpha);
+      O = rescale(O, anyGrow, alpha);
+
+      waitAll(); // V[t] landed; every warp is done with K[t]
+      Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
+      scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(kb.idx(0)));
+        scf::YieldOp::create(b);
+      });
+      if (WG) {
+        // Registers written by ordinary instructions (rescaled O, P) reach
+        // wgmma only through a wgmma.fence.
+        SmallVector<Value> regs =
+            mb.asmTied("wgmma.fence.sync.aligned;",
+                       concat(mb.flatten(O), pRegisters(S), {}));
+        ArrayRef<Value> all(regs);
+        SmallVector<Value> acc =
+            issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vs);
+        O = mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc));
+      } else {
+        O = mmaPV(O, S, vs);
+      }
+      scf::YieldOp::create(b, concat(O, M, L));
+    }
+    split(loop.getResults(), Ofinal, Mfinal, Lfinal);
+  } else {
+    // Two stages, FlashAttention-3's intra-warpgroup overlap: iteration t
+    // issues S[t] = Q K[t]^T and then O += P[t-1] V[t-1] on the tensor
+    // cores, runs tile t's softmax while P V is in flight, and rescales O
+    // once it lands. K[t+1] and V[t] load during iteration t into the
+    // buffers that iteration t-1 finished with: one barrier per tile.
+    Value any = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(0));
+    int64_t nP = BN / 4; // P registers (two elements each)
+
+    // With `mbar`, mbarriers replace the block-wide barrier of each
+    // iteration: full[K|V][stage] complete when every thread's copies into
+    // the stage landed (cp.async.mbarrier.arrive), empty[K|V][stage] when
+    // every thread is done reading it (after its wgmma wait). A warpgroup
+    // then waits only for the data it reads and the buffers it refills,
+    // and may run up to a tile ahead of the others. Eight 8-byte words
+    // after the K/V stages; a stage's n-th use completes phase n.
+    const bool MB = cfg.mbarriers;
+    enum { FullK = 0, FullV = 1, EmptyK = 2, EmptyV = 3 };
+    Value barBase;
+    if (MB) {
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+      barBase =
+          mb.add(mb.add(base, smemPad), (BM + 2 * stages * BN) * P * eltBytes);
+    }
+    auto barAddr = [&](int kind, Value tile) -> Value {
+      Value stage = arith::RemUIOp::create(b, tile, kb.idx(2));
+      Value a = mb.add(mb.add(barBase, 16 * kind), mb.mul(stage, 8));
+      return arith::IndexCastOp::create(b, b.getI32Type(), a);
+    };
+    auto parity = [&](Value tile) -> Value {
+      Value use = arith::DivUIOp::create(b, tile, kb.idx(2));
+      return arith::IndexCastOp::create(
+          b, b.getI32Type(), arith::RemUIOp::create(b, use, kb.idx(2)));
+    };
+    auto barWait = [&](int kind, Value tile) {
+      mb.callAsm("{\n.reg .pred p;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared.b64 p, [$0], $1;\n"
+                 "@!p bra WAIT;\n}",
+                 "r,r,~{memory}", {barAddr(kind, tile), parity(tile)}, {});
+    };
+    auto barArrive = [&](int kind, Value tile) {
+      mb.callAsm("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [$0];\n}",
+                 "r,~{memory}", {barAddr(kind, tile)}, {});
+    };
+    auto copyArrive = [&](int kind, Value tile) {
+      mb.callAsm("cp.async.mbarrier.arrive.noinc.shared.b64 [$0];",
+                 "r,~{memory}", {barAddr(kind, tile)}, {});
+    };
+    if (MB) {
+      Value first = mb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
+      scf::IfOp::create(b, first, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        Value count = arith::ConstantIntOp::create(b, T, 32);
+        for (int kind = 0; kind < 4; ++kind)
+          for (int64_t st = 0; st < 2; ++st)
+            mb.callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}",
+                       {barAddr(kind, kb.idx(st)), count}, {});
+        mb.callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
+        scf::YieldOp::create(b);
+      });
+      gpu::BarrierOp::create(b);
+    }
+    // Prologue (tile 0): S[0] and its softmax; K[1] and V[0] in flight.
+    SmallVector<Type> pro;
+    for (int64_t i = 0; i < nP; ++i)
+      pro.push_back(b.getI32Type());
+    for (int64_t i = 0; i < 4 * MT; ++i)
+      pro.push_back(b.getF32Type());
+    auto proIf = scf::IfOp::create(b, pro, any, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&proIf.getThenRegion().front());
+      copyTile(q, qSeqBase, q0, BM, Sq, qs);
+      copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
+      if (MB)
+        copyArrive(FullK, kb.idx(0));
+      copyTile(v, kvSeqBase, kb.idx(0), BN, Skv, vTile(kb.idx(0)));
+      if (MB)
+        copyArrive(FullV, kb.idx(0));
+      Value more = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(1));
+      scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        copyTile(k, kvSeqBase, kb.idx(BN), BN, Skv, kTile(kb.idx(1)));
+        if (MB)
+          copyArrive(FullK, kb.idx(1));
+        scf::YieldOp::create(b);
+      });
+      // Copy groups: Q, K[0], V[0] and perhaps K[1]; S[0] needs the first
+      // two (and waits for V[0] too when K[1] was issued).
+      waitAll(/*pending=*/1);
+      SmallVector<Value> S = mb.unflatten(mb.asmTied(
+          "wgmma.wait_group.sync.aligned 0;", issueS(kTile(kb.idx(0)))));
+      if (MB)
+        barArrive(EmptyK, kb.idx(0));
+      S = maskScores(S, kb.idx(0));
+      SmallVector<Value> M(M0), L(L0), alpha;
+      softmax(S, M, L, kb.idx(0), alpha); // O is still 0: no rescale
+      scf::YieldOp::create(b, concat(pRegisters(S), M, L));
+      b.setInsertionPointToStart(&proIf.getElseRegion().front());
+      SmallVector<Value> zeros(nP, arith::ConstantIntOp::create(b, 0, 32));
+      scf::YieldOp::create(b, concat(zeros, M0, L0));
+    }
+    SmallVector<Value> P0(proIf.getResults().begin(),
+                          proIf.getResults().begin() + nP);
+    SmallVector<Value> ML(proIf.getResults().begin() + nP,
+                          proIf.getResults().end());
+
+    // Ping-pong (`pp`): the warpgroups take turns issuing their GEMMs
+    // (named barrier 1 + w is warpgroup w's turn; it passes the turn on
+    // to w + 1 right after issuing), so one's softmax runs while the next
+    // one's GEMMs are on the tensor cores. The last warpgroup opens the
+    // first turn; warpgroup 0 takes the one left open after the loop.
+    const int64_t nWG = W / 4;
+    Value wgIdx = arith::DivUIOp::create(b, warp, kb.idx(4));
+    // (Immediate barrier ids, one branch per warpgroup: with an id in a
+    // register ptxas would reserve all 16 barriers of the block.)
+    auto namedBarrier = [&](StringRef op, Value wgOfTurn) {
+      for (int64_t w = 0; w < nWG; ++w) {
+        Value is = mb.cmp(arith::CmpIPredicate::eq, wgOfTurn, kb.idx(w));
+        scf::IfOp::create(b, is, [&](OpBuilder &ob, Location loc) {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          mb.callAsm((op + " " + std::to_string(w + 1) + ", 256;").str(),
+                     "~{memory}", {}, {});
+          scf::YieldOp::create(b);
+        });
+      }
+    };
+    if (cfg.pingPong) {
+      Value lastWG = mb.cmp(arith::CmpIPredicate::eq, wgIdx, kb.idx(nWG - 1));
+      scf::IfOp::create(b, lastWG, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        namedBarrier("bar.arrive", kb.idx(0));
+        scf::YieldOp::create(b);
+      });
+    }
+    auto loop = scf::ForOp::create(b, kb.idx(1), tileEnd, kb.idx(1),
+                                   concat(O0, ML, P0));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      SmallVector<Value> O, M, L;
+      split(loop.getRegionIterArgs(), O, M, L);
+      SmallVector<Value> Pprev(loop.getRegionIterArgs().begin() + MT * DT +
+                                   4 * MT,
+                               loop.getRegionIterArgs().end());
+      Value kv0 = mb.mul(t, BN);
+      Value tPrev = arith::SubIOp::create(b, t, kb.idx(1));
+
+      // K[t] and V[t-1] landed; every warpgroup is done with K[t-1] and
+      // V[t-2], whose buffers K[t+1] and V[t] take now.
+      if (MB) {
+        barWait(FullK, t);
+        barWait(FullV, tPrev);
+        mb.asmTied("fence.proxy.async.shared::cta;", {});
+        Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
+        scf::IfOp::create(b, reuse, [&](OpBuilder &ob, Location loc) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          barWait(EmptyV, arith::SubIOp::create(b, t, kb.idx(2)));
+          scf::YieldOp::create(b);
+        });
+      } else {
+        waitAll();
+      }
+      copyTile(v, kvSeqBase, kv0, BN, Skv, vTile(t));
+      if (MB)
+        copyArrive(FullV, t);
+      Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
+      scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        if (MB)
+          barWait(EmptyK, tPrev);
+        copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(mb.add(t, 1)));
+        if (MB)
+          copyArrive(FullK, mb.add(t, 1));
+        scf::YieldOp::create(b);
+      });
+
+      if (cfg.pingPong)
+        namedBarrier("bar.sync", wgIdx);
+      SmallVector<Value> regs = mb.asmTied("wgmma.fence.sync.aligned;",
+                                           concat(mb.flatten(O), Pprev, {}));
+      ArrayRef<Value> all(regs);
+      SmallVector<Value> sAcc = issueS(kTile(t));
+      SmallVector<Value> oAcc =
+          issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vTile(tPrev));
+      if (cfg.pingPong)
+        namedBarrier("bar.arrive",
+                     arith::RemUIOp::create(b, mb.add(wgIdx, 1), kb.idx(nWG)));
+      SmallVector<Value> S =
+          mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 1;", sAcc));
+      if (MB)
+        barArrive(EmptyK, t);
+      S = maskScores(S, kv0);
+      SmallVector<Value> alpha;
+      Value anyGrow = softmax(S, M, L, kv0, alpha);
+      SmallVector<Value> P = pRegisters(S);
+      O = mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", oAcc));
+      if (MB)
+        barArrive(EmptyV, tPrev);
+      O = rescale(O, anyGrow, alpha);
+      scf::YieldOp::create(b, concat(O, M, L, P));
+    }
+    SmallVector<Value> Olast,
+        Plast(loop.getResults().begin() + MT * DT + 4 * MT,
+              loop.getResults().end());
+    split(loop.getResults(), Olast, Mfinal, Lfinal);
+    if (cfg.pingPong) {
+      Value firstWG = mb.cmp(arith::CmpIPredicate::eq, wgIdx, kb.idx(0));
+      scf::IfOp::create(b, firstWG, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        namedBarrier("bar.sync", kb.idx(0));
+        scf::YieldOp::create(b);
+      });
+    }
+    // Epilogue: O += P[last] V[last].
+    SmallVector<Type> oTypes(MT * DT, mb.acc2x2);
+    auto epiIf = scf::IfOp::create(b, oTypes, any, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&epiIf.getThenRegion().front());
+      Value last = arith::SubIOp::create(b, tileEnd, kb.idx(1));
+      if (MB) {
+        barWait(FullV, last);
+        mb.asmTied("fence.proxy.async.shared::cta;", {});
+      } else {
+        waitAll();
+      }
+      SmallVector<Value> regs = mb.asmTied(
+          "wgmma.fence.sync.aligned;", concat(mb.flatten(Olast), Plast, {}));
+      ArrayRef<Value> all(regs);
+      SmallVector<Value> acc =
+          issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vTile(last));
+      scf::YieldOp::create(
+          b, mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc)));
+      b.setInsertionPointToStart(&epiIf.getElseRegion().front());
+      scf::YieldOp::create(b, Olast);
+    }
+    Ofinal.assign(epiIf.getResults().begin(), epiIf.getResults().end());
   }
 
   // Epilogue: O / l per row, 4-byte stores of element pairs; lse.
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t r = 0; r < 2; ++r) {
-      Value l = mb.quadReduce(loop.getResult(MT * DT + 2 * MT + mt * 2 + r),
-                              /*isMax=*/false);
-      Value m = loop.getResult(MT * DT + mt * 2 + r);
+      Value l = mb.quadReduce(Lfinal[mt * 2 + r], /*isMax=*/false);
+      Value m = Mfinal[mt * 2 + r];
       Value positive =
           arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, kb.f32(0.0));
       Value inv = arith::SelectOp::create(
@@ -926,8 +1311,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
         for (int64_t dt = 0; dt < DT; ++dt) {
-          Value o = arith::MulFOp::create(
-              b, mb.row(loop.getResult(mt * DT + dt), r), inv2);
+          Value o =
+              arith::MulFOp::create(b, mb.row(Ofinal[mt * DT + dt], r), inv2);
           Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
           auto st = vector::StoreOp::create(
               b, arith::TruncFOp::create(b, mb.elt2, o), out, at);

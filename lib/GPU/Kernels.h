@@ -59,6 +59,12 @@ struct AttentionConfig {
   int64_t blockN = 64; // keys per K/V tile
   bool tensorCores = true;
   bool wgmma = false;  // sm_90a warpgroup MMA instead of mma.sync
+  // wgmma only: two K/V stages, S of tile t+1 overlapping softmax and P V.
+  bool pipelined = false;
+  // pipe only: mbarriers instead of one block-wide barrier per tile.
+  bool mbarriers = false;
+  // mbar only: warpgroups take turns issuing their GEMMs (ping-pong).
+  bool pingPong = false;
   int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
   std::string str() const;
 };

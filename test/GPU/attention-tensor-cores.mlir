@@ -13,20 +13,24 @@
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=2,bn=128" 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_90 attention-config=wgmma,warps=4,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOTA
 
-// bf16, head dim 128, causal. sm_90a: the table's wgmma tiles (one
-// warpgroup of 64 query rows, 128 keys per tile) in dynamic shared memory
-// with 1024 bytes of slack for the 128-byte swizzle alignment.
+// bf16, head dim 128, causal. sm_90a: the table's wgmma tiles (two
+// warpgroups of 64 query rows, 128 keys per tile, two K/V stages
+// synchronized by mbarriers) in dynamic shared memory with 1024 bytes of
+// slack for the 128-byte swizzle alignment (test/GPU/attention-pipelined.mlir
+// checks the schedule).
 // CHECK-LABEL: func.func @causal_d128
 // CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %{{.*}} args
 // CHECK: gpu.func @attention_0
-// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: gpu.dynamic_shared_memory
+// CHECK: mbarrier.init.shared.b64
 // CHECK: nvgpu.device_async_copy
-// CHECK: scf.for
 // CHECK: fence.proxy.async.shared::cta
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.wait_group.sync.aligned 0
+// CHECK: scf.for
 // CHECK: wgmma.fence.sync.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 // sm_80: the table's mma.sync tiles (4 warps of 32 rows, 64 keys per tile).
 // MMA: gpu.func @attention_0

@@ -82,8 +82,12 @@ static cl::opt<std::string> attentionConfig(
     "attention-config",
     cl::desc("CUDA targets: tile configuration of every attention kernel, "
              "overriding the table shipped with the compiler: "
-             "'warps=W,mtiles=M,bn=N' (tensor cores; W warps of 16*M query "
-             "rows each, N keys per K/V tile) or 'cuda-cores'"),
+             "'[wgmma,][pipe,[mbar,[pp,]]]warps=W,mtiles=M,bn=N[,maxregs=R]' "
+             "(tensor cores; W warps of 16*M query rows each, N keys per K/V "
+             "tile; sm_90a: wgmma = warpgroup MMA, pipe = two K/V stages with "
+             "S of tile t overlapping P V of tile t-1, mbar = mbarriers "
+             "instead of a barrier per tile, pp = warpgroups take turns at "
+             "the tensor cores; R caps registers per thread) or 'cuda-cores'"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 
 static cl::opt<std::string> cudaCacheHints(

@@ -27,7 +27,12 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     m16n8k16 with f32 accumulators, online softmax on the accumulator
     fragments); on sm_90a the shipped table selects warpgroup MMA instead
     (wgmma with Q and K read from 128-byte-swizzled shared memory through
-    matrix descriptors and P from registers); the tile shape comes from
+    matrix descriptors and P from registers), and for some shapes its
+    two-stage form (`pipe`: K/V double-buffered, each iteration issuing
+    S = Q K^T of tile t and then P V of tile t-1 so that tile t's softmax
+    runs while P V is on the tensor cores; `mbar`: mbarriers instead of a
+    block-wide barrier per tile; `pp`: warpgroups take turns at the tensor
+    cores); the tile shape comes from
     that table (one entry per head dim and causality, per chip), shipped
     with the compiler
     (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
@@ -136,7 +141,9 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"attentionConfig", "attention-config", "std::string",
            /*default=*/"\"\"",
            "Tile configuration of every attention kernel, overriding the "
-           "shipped table: 'warps=4,mtiles=1,bn=64' (tensor cores) or "
+           "shipped table: '[wgmma,][pipe,[mbar,[pp,]]]warps=W,mtiles=M,"
+           "bn=N[,maxregs=R]' (tensor cores: W warps of 16*M query rows, N "
+           "keys per K/V tile; wgmma and its forms need sm_90a) or "
            "'cuda-cores'">,
     Option<"cacheHints", "cache-hints", "std::string", /*default=*/"\"none\"",
            "Cache policy of the 16-byte loads/stores of data touched once "

@@ -20,6 +20,7 @@ TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 FLAGS = {}
 # Prefix of the sm_90a warpgroup-MMA attention configurations.
 WG = "wgmma,mtiles=1,"
+WGP = "wgmma,pipe,mtiles=1,"
 
 
 def _tt(shape, t):
@@ -737,6 +738,55 @@ def correctness_cases():
                        mask_shape=[129, 129], config=WG + "warps=4,bn=128"),
         attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
                        dropout_p=0.2, config=WG + "warps=4,bn=64"),
+        # Two-stage wgmma (S of tile t overlapping P V of tile t-1): one
+        # key tile (no steady state), blocks without visible keys (causal,
+        # Sq > Skv), three warpgroups with a partial copy pass, register
+        # caps, masks, dropout, f16, D 64-256.
+        attention_case(1, 2, 2, 64, 64, 64, config=WGP + "warps=4,bn=64"),
+        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
+                       config=WGP + "warps=4,bn=64"),
+        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
+                       config=WGP + "warps=12,bn=64,maxregs=168"),
+        attention_case(1, 4, 4, 200, 200, 128,
+                       config=WGP + "warps=12,bn=128,maxregs=168"),
+        attention_case(1, 2, 1, 257, 190, 64, causal=True, lse=True,
+                       config=WGP + "warps=8,bn=128"),
+        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
+                       mask_shape=[129, 129],
+                       config=WGP + "warps=8,bn=64,maxregs=128"),
+        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
+                       dropout_p=0.2, config=WGP + "warps=4,bn=128"),
+        attention_case(1, 2, 2, 200, 200, 256, causal=True,
+                       config=WGP + "warps=8,bn=64"),
+        # ... with mbarriers instead of the block-wide barrier per tile.
+        attention_case(1, 2, 2, 64, 64, 64,
+                       config=WGP + "mbar,warps=4,bn=64"),
+        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
+                       config=WGP + "mbar,warps=8,bn=64"),
+        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
+                       config=WGP + "mbar,warps=12,bn=64,maxregs=168"),
+        attention_case(1, 4, 4, 520, 520, 128,
+                       config=WGP + "mbar,warps=8,bn=128"),
+        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
+                       mask_shape=[129, 129], config=WGP + "mbar,warps=8,bn=64"),
+        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
+                       dropout_p=0.2, config=WGP + "mbar,warps=4,bn=128"),
+        attention_case(1, 2, 2, 200, 200, 256, causal=True,
+                       config=WGP + "mbar,warps=8,bn=64"),
+        # ... and with the warpgroups taking turns at the tensor cores.
+        attention_case(1, 2, 2, 64, 64, 64,
+                       config=WGP + "mbar,pp,warps=8,bn=64"),
+        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
+                       config=WGP + "mbar,pp,warps=12,bn=64,maxregs=168"),
+        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
+                       config=WGP + "mbar,pp,warps=8,bn=64"),
+        attention_case(1, 4, 4, 520, 520, 128,
+                       config=WGP + "mbar,pp,warps=12,bn=128,maxregs=168"),
+        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
+                       mask_shape=[129, 129],
+                       config=WGP + "mbar,pp,warps=8,bn=128"),
+        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
+                       dropout_p=0.2, config=WGP + "mbar,pp,warps=8,bn=64"),
     ]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
