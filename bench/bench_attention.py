@@ -60,21 +60,40 @@ def main():
                     return F.scaled_dot_product_attention(q, k, v,
                                                           is_causal=causal)
             cands[label] = run
-        res = {}
+        res, extra = {}, {}
         for label, f in cands.items():
             try:
-                f()
+                # Device memory a call needs beyond its inputs and output:
+                # the peers' peak through torch's allocator; Sinter's is the
+                # artifact's temporaries (its runtime allocates nothing
+                # else), none for attention: O(S) = just the output.
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                base = torch.cuda.memory_allocated()
+                r = f()
+                torch.cuda.synchronize()
+                extra[label] = torch.cuda.max_memory_allocated() - base
+                if label != "sinter" and r is not None:
+                    extra[label] -= r.numel() * r.element_size()
+                del r
                 res[label] = do_bench(f, warmup=25, rep=100,
                                       return_mode="median")
             except Exception as e:  # a backend may not support the shape
                 print("  %s: %s" % (label, str(e)[:100]))
+        manifest = json.load(open(os.path.join(a.artifacts, name,
+                                               "manifest.json")))
+        extra["sinter"] = sum(b.get("bytes", 0)
+                              for fn_ in manifest.get("functions", [])
+                              for b in fn_.get("temps", []))
         print("\n%s (max |sinter - SDPA| %.2e)" % (name, err))
         for label, ms in res.items():
             tf = flops / ms / 1e9
             rows.append({"case": name, "backend": label, "ms": ms,
-                         "TFLOPs": tf})
-            print("  %-18s %8.3f ms %7.1f TFLOP/s  sinter/peer %5.2fx" % (
-                label, ms, tf, ms / res["sinter"]))
+                         "TFLOPs": tf, "extra_bytes": extra.get(label)})
+            print("  %-18s %8.3f ms %7.1f TFLOP/s  sinter/peer %5.2fx"
+                  "  extra memory %7.2f MB" % (
+                      label, ms, tf, ms / res["sinter"],
+                      extra.get(label, 0) / 1e6))
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump(rows, f, indent=1)

@@ -12,9 +12,10 @@ every input read once + every output written once. Also the
 device-to-device copy ceiling. Prints a table of TB/s and ratios; writes
 JSON (and a PNG chart when matplotlib is available).
 
-Cases named <case>_hint-<hint> are <case> compiled with
---cuda-cache-hints=<hint>: Sinter alone (no peers), right after <case>,
-printed against it, and summed up in a last table (hint x case, % of copy).
+Variants (gpu_cases.VARIANTS: <case>_<label>, <case> compiled with extra
+sinterc flags, e.g. the persistent kernels or the cache hints) are timed
+with Sinter alone (no peers), right after <case>, printed against it, and
+summed up in a last table (variant x case, % of copy).
 """
 
 import argparse
@@ -128,15 +129,26 @@ def main():
     del xc, yc
     rows.append({"case": "d2d copy 4 GiB", "backend": "copy_", "ms": copy_ms,
                  "TBps": copy_tbs})
+    # The same copy at the norms' size (128 MiB each way, ~63 us): what a
+    # kernel of that length reaches, ramp-up and drain included. For
+    # reference only; the percentages stay against the 4 GiB copy.
+    xs = torch.empty(1 << 25, dtype=torch.float32, device=dev)
+    ys = torch.empty_like(xs)
+    small_ms = t_ms(lambda: ys.copy_(xs))
+    small_tbs = 2 * xs.numel() * 4 / small_ms / 1e9
+    del xs, ys
+    rows.append({"case": "d2d copy 128 MiB", "backend": "copy_",
+                 "ms": small_ms, "TBps": small_tbs})
     print("%s, torch %s, CUDA %s, %s" % (info["gpu"], info["torch"],
                                          info["cuda"], info["date"]))
-    print("copy ceiling: %.2f TB/s" % copy_tbs)
-    # TB/s of each base case's Sinter kernel, for the hint variants.
+    print("copy ceiling: %.2f TB/s (128 MiB copy: %.2f TB/s, %.1f%%)"
+          % (copy_tbs, small_tbs, 100 * small_tbs / copy_tbs))
+    # TB/s of each base case's Sinter kernel, for its variants.
     base_tbs = {}
     for name, ir, make, ref, same in gpu_cases.bench_cases():
         if a.only and not any(w in name for w in a.only.split(",")):
             continue
-        base, _, hint = name.partition(gpu_cases.HINT_TAG)
+        base, label = gpu_cases.VARIANTS.get(name, (name, None))
         prog = sc.CudaProgram(os.path.join(a.artifacts, name))
         fn = prog["main"]
         ins = make(torch, dev, gen)
@@ -163,8 +175,8 @@ def main():
         err = (got.double() - r).abs().max().item()
         del r
         cands = {"sinter": call}
-        # Hint variants: only Sinter's kernel; the peers ran with the base.
-        if not a.no_peers and not hint:
+        # Variants: only Sinter's kernel; the peers ran with the base.
+        if not a.no_peers and not label:
             cands.update(peers_for(name, ins))
         res = {}
         for backend, f in cands.items():
@@ -174,18 +186,19 @@ def main():
             rows.append({"case": name, "backend": backend, "ms": ms,
                          "p90_ms": t_p90(f), "TBps": nbytes / ms / 1e9,
                          "bytes": nbytes, "base_case": base,
-                         "cache_hints": hint or "none"})
-        if hint:
-            # One line under the base case's table: the same kernel with
-            # --cuda-cache-hints=<hint>, and its change against "none".
+                         "variant": label or "base",
+                         "flags": gpu_cases.FLAGS.get(name, [])})
+        if label:
+            # One line under the base case's table: the same program with
+            # the variant's flags, and its change against the base.
             tbs = nbytes / res["sinter"] / 1e9
             ref_tbs = base_tbs.get(base)
             if ref_tbs is None:
                 print("\n%s  (%.1f MB moved; base case not run)"
                       % (base, nbytes / 1e6))
             print("  %-16s %9.4f %8.2f %8.1f%% %s  max err %.2e" % (
-                "hint=" + hint, res["sinter"], tbs, 100 * tbs / copy_tbs,
-                "%+5.1f%% vs none" % (100 * (tbs / ref_tbs - 1))
+                label, res["sinter"], tbs, 100 * tbs / copy_tbs,
+                "%+5.1f%% vs base" % (100 * (tbs / ref_tbs - 1))
                 if ref_tbs else "", err))
             continue
         base_tbs[name] = nbytes / res["sinter"] / 1e9
@@ -197,25 +210,26 @@ def main():
             tbs = nbytes / ms / 1e9
             print("  %-16s %9.4f %8.2f %8.1f%% %6.2fx" % (
                 backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]))
-    hinted = [r for r in rows if r.get("cache_hints", "none") != "none"]
-    if hinted:
-        bases = list(dict.fromkeys(r["base_case"] for r in hinted))
-        hints = ["none"] + list(dict.fromkeys(r["cache_hints"]
-                                              for r in hinted))
-        print("\nCache hints, Sinter's kernel, %% of copy (%.2f TB/s):"
+    varied = [r for r in rows if r.get("variant", "base") != "base"]
+    if varied:
+        bases = list(dict.fromkeys(r["base_case"] for r in varied))
+        labels = ["base"] + list(dict.fromkeys(r["variant"] for r in varied))
+        print("\nVariants, Sinter's kernel, %% of copy (%.2f TB/s):"
               % copy_tbs)
         w = max(len(b) for b in bases)
-        print("  %-12s" % "hint" + "".join("  %*s" % (w, b) for b in bases))
-        for h in hints:
+        lw = max(len(v) for v in labels)
+        print("  %-*s" % (lw, "variant") +
+              "".join("  %*s" % (w, b) for b in bases))
+        for v in labels:
             cells = []
             for b in bases:
                 r = next((r for r in rows if r["backend"] == "sinter" and
                           r.get("base_case") == b and
-                          r.get("cache_hints") == h), None)
+                          r.get("variant") == v), None)
                 cells.append("  %*s" % (w, "%.1f%%" % (100 * r["TBps"] /
                                                        copy_tbs)
                                         if r else "-"))
-            print("  %-12s" % h + "".join(cells))
+            print("  %-*s" % (lw, v) + "".join(cells))
     os.makedirs(os.path.dirname(a.json), exist_ok=True)
     with open(a.json, "w") as f:
         json.dump({"info": info, "copy_TBps": copy_tbs, "rows": rows}, f,

@@ -213,6 +213,12 @@ def cuda_section(args, source, inputs, cpu_out, check):
         torch.cuda.synchronize()
         print("  compile %.2f s; device: %s" % (compile_s,
                                                 torch.cuda.get_device_name()))
+        if hasattr(prog, "library_counts"):
+            counts = prog.library_counts()
+            print("  matmuls: %d through cuBLASLt, %d fallback kernels%s"
+                  % (counts["library_calls"], counts["fallback_launches"],
+                     " (%s)" % counts["last_fallback"]
+                     if counts["last_fallback"] else ""))
         check.line("cuda vs CPU (fused)", out.cpu().numpy(), cpu_out)
         t = median_time(lambda: prog.run("gpt_block", *tensors),
                         sync=torch.cuda.synchronize)
@@ -243,12 +249,16 @@ def cuda_section(args, source, inputs, cpu_out, check):
     with open(os.path.join(out_dir, "manifest.json")) as f:
         manifest = json.load(f)
     for fn in manifest.get("functions", []):
-        kernels = sorted({l.get("kernel") for l in fn.get("launches", [])})
+        launches = fn.get("launches", [])
+        # A library call (a cuBLASLt GEMM) records its fallback kernel.
+        library = [l for l in launches if l.get("kind", "kernel") != "kernel"]
+        kernels = sorted({l.get("fallback", l).get("kernel")
+                          for l in launches})
         temps = fn.get("temps", 0)
         temps = temps if isinstance(temps, int) else len(temps)
-        print("  %s: %d kernel launches (%d kernels), %d temporaries; "
-              "sinterc took %.2f s"
-              % (fn.get("name"), len(fn.get("launches", [])), len(kernels),
+        print("  %s: %d launches (%d kernels; %d cuBLASLt GEMMs with "
+              "fallback kernels), %d temporaries; sinterc took %.2f s"
+              % (fn.get("name"), len(launches), len(kernels), len(library),
                  temps, compile_s))
 
 

@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "sinter-c/Runtime.h"
+#include "../lib/Runtime/CublasLt.h"
 #include "../lib/Runtime/Json.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -138,6 +140,221 @@ TEST_F(RuntimeArtifact, WellFormedArtifactNeedsTheDriverOnlyAtLoad) {
 TEST(Runtime, RunWithoutProgramIsAnArgumentError) {
   EXPECT_EQ(sinter_rt_run(nullptr, "main", nullptr, 0, nullptr),
             SINTER_RT_ERROR_ARGUMENT);
+  EXPECT_EQ(sinter_rt_library_counts(nullptr, nullptr, nullptr, nullptr),
+            SINTER_RT_ERROR_ARGUMENT);
+}
+
+// --- Library calls (cublas_gemm entries) -----------------------------------
+
+/// A manifest of one function main(a: 127x257 bf16, b: 257x65 bf16,
+/// c0: 127x65 bf16) -> c: 127x65 bf16 whose one launch is `launch`.
+std::string gemmManifest(const std::string &launch, int version = 2) {
+  return R"({"format_version": )" + std::to_string(version) +
+         R"(, "target": "cuda:sm_90a", "functions": [
+      {"name": "main", "arguments": [
+        {"name": "a", "kind": "buffer", "bytes": 65278},
+        {"name": "b", "kind": "buffer", "bytes": 33410},
+        {"name": "c0", "kind": "buffer", "bytes": 16510},
+        {"name": "c", "kind": "buffer", "bytes": 16510}],
+       "temps": [], "launches": [)" +
+         launch + "]}]}";
+}
+
+/// A cublas_gemm entry as sinterc writes it, with `edit` replacing the
+/// text `from` (to break one field).
+std::string gemmEntry(const std::string &from = "",
+                      const std::string &to = "") {
+  std::string e = R"({"kind": "cublas_gemm", "name": "matmul_0",
+      "layout": "row-major", "m": 127, "n": 65, "k": 257, "batch": 1,
+      "a": {"arg": 0}, "b": {"arg": 1}, "c": {"arg": 3},
+      "accumulate": true, "c_init": {"arg": 2}, "alpha": 1, "beta": 1,
+      "a_dtype": "bfloat16", "b_dtype": "bfloat16", "c_dtype": "bfloat16",
+      "compute_dtype": "float32", "lda": 257, "ldb": 65, "ldc": 65,
+      "stride_a": 32639, "stride_b": 16705, "stride_c": 8255,
+      "fallback": {"kind": "kernel", "kernel": "matmul_0",
+        "grid": [4, 1, 1], "block": [256, 1, 1], "shared_memory": 0,
+        "args": [{"arg": 0}, {"arg": 1}, {"arg": 2}, {"arg": 3}]}})";
+  if (!from.empty()) {
+    size_t at = e.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+      e.replace(at, from.size(), to);
+  }
+  return e;
+}
+
+TEST_F(RuntimeArtifact, GemmEntryParsesAndNeedsTheDriverOnlyAtLoad) {
+  // Well formed: the failure comes from the driver (no GPU) or the bogus
+  // cubin, not from the manifest; cuBLASLt is not needed to load.
+  write("manifest.json", gemmManifest(gemmEntry()));
+  write("kernels.cubin", "not a cubin");
+  sinter_rt_program *p = nullptr;
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+      << sinter_rt_last_error();
+  // A version-1 manifest (launches without a kind) still reads.
+  write("manifest.json", gemmManifest(R"({"kernel": "k", "grid": [1, 1, 1],
+          "block": [32, 1, 1], "shared_memory": 0, "args": [{"arg": 0}]})",
+                                      1));
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+      << sinter_rt_last_error();
+}
+
+/// Loads `manifest` and expects an artifact error containing `message`.
+#define EXPECT_ARTIFACT_ERROR(manifest, message)                               \
+  do {                                                                         \
+    write("manifest.json", manifest);                                          \
+    write("kernels.cubin", "not a cubin");                                     \
+    sinter_rt_program *p_ = nullptr;                                           \
+    EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p_), SINTER_RT_ERROR_ARTIFACT)   \
+        << sinter_rt_last_error();                                             \
+    EXPECT_NE(std::string(sinter_rt_last_error()).find(message),               \
+              std::string::npos)                                               \
+        << sinter_rt_last_error();                                             \
+  } while (0)
+
+TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(R"(,
+      "fallback": {"kind": "kernel", "kernel": "matmul_0",
+        "grid": [4, 1, 1], "block": [256, 1, 1], "shared_memory": 0,
+        "args": [{"arg": 0}, {"arg": 1}, {"arg": 2}, {"arg": 3}]})",
+                                               "")),
+                        "cublas_gemm matmul_0 of main has no fallback");
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(R"("b_dtype": "bfloat16")",
+                                               R"("b_dtype": "float16")")),
+                        "unsupported types a=bfloat16 b=float16 c=bfloat16");
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(R"("c_init": {"arg": 2})",
+                                               R"("c_init": {"arg": 7})")),
+                        "c_init refers to argument 7 of 4");
+  EXPECT_ARTIFACT_ERROR(
+      gemmManifest(gemmEntry(R"("a": {"arg": 0})", R"("a": 0)")),
+      "matmul_0 of main: a is not a buffer");
+  // m = 128 rows do not fit the 127-row buffers.
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(R"("m": 127)", R"("m": 128)")),
+                        "a needs 65792 bytes, its buffer has 65278");
+  EXPECT_ARTIFACT_ERROR(
+      gemmManifest(gemmEntry(R"("lda": 257)", R"("lda": 256)")),
+      "lda, ldb and ldc must be at least k, n and n");
+  EXPECT_ARTIFACT_ERROR(
+      gemmManifest(gemmEntry(R"("accumulate": true, "c_init": {"arg": 2},)",
+                             R"("accumulate": false,)")),
+      "beta is not 0 but there is no c_init");
+  EXPECT_ARTIFACT_ERROR(
+      gemmManifest(
+          gemmEntry(R"("kind": "cublas_gemm")", R"("kind": "cudnn_conv")")),
+      "has kind 'cudnn_conv'; this runtime runs 'kernel' and 'cublas_gemm'");
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(), 3),
+                        "manifest format 3 is not supported (this runtime "
+                        "reads formats 1 to 2)");
+}
+
+namespace lt = sinter::rt::lt;
+
+TEST(CublasLt, RowMajorGemmRunsAsTransposedColumnMajor) {
+  // C (m x n) = A (m x k) x B (k x n), row-major, batch 3, ragged sizes:
+  // cuBLASLt computes C^T (n x m) = B^T (n x k) x A^T (k x m).
+  lt::RowMajorGemm g{127, 65, 257,       3,        257,
+                     65,  65, 127 * 257, 257 * 65, 127 * 65};
+  lt::ColumnMajorGemm c = lt::toColumnMajor(g);
+  EXPECT_TRUE(c.swapped);
+  EXPECT_EQ(c.first.rows, 65u);
+  EXPECT_EQ(c.first.cols, 257u);
+  EXPECT_EQ(c.first.ld, 65);
+  EXPECT_EQ(c.first.batchStride, 257 * 65);
+  EXPECT_EQ(c.second.rows, 257u);
+  EXPECT_EQ(c.second.cols, 127u);
+  EXPECT_EQ(c.second.ld, 257);
+  EXPECT_EQ(c.second.batchStride, 127 * 257);
+  EXPECT_EQ(c.c.rows, 65u);
+  EXPECT_EQ(c.c.cols, 127u);
+  EXPECT_EQ(c.c.ld, 65);
+  EXPECT_EQ(c.c.batchStride, 127 * 65);
+  EXPECT_EQ(c.batch, 3);
+}
+
+TEST(CublasLt, AlignmentHoldsForEveryMatrixOfTheBatch) {
+  EXPECT_EQ(lt::alignment(0x7f0000000000, 0, 1), 256u);
+  EXPECT_EQ(lt::alignment(0x7f0000000010, 0, 1), 16u);
+  EXPECT_EQ(lt::alignment(0x7f0000000002, 0, 1), 2u);
+  // A bf16 batch of 127x65 matrices: 16510 bytes apart, so only 2-byte
+  // alignment holds for every matrix; one matrix ignores the stride.
+  EXPECT_EQ(lt::alignment(0x7f0000000000, 16510, 2), 2u);
+  EXPECT_EQ(lt::alignment(0x7f0000000000, 16510, 1), 256u);
+  EXPECT_EQ(lt::alignment(0x7f0000000000, 4096, 8), 256u);
+}
+
+TEST(CublasLt, TypesFollowTheManifestNames) {
+  EXPECT_EQ(lt::dataType("float32"), 0);   // CUDA_R_32F
+  EXPECT_EQ(lt::dataType("float16"), 2);   // CUDA_R_16F
+  EXPECT_EQ(lt::dataType("bfloat16"), 14); // CUDA_R_16BF
+  EXPECT_EQ(lt::dataType("float64"), -1);
+  EXPECT_EQ(lt::elementBytes("bfloat16"), 2u);
+  EXPECT_EQ(lt::elementBytes("float32"), 4u);
+}
+
+TEST(CublasLt, CandidatesAreTheEnvironmentThenTheSonames) {
+  std::vector<std::string> sonames = {"libcublasLt.so.13", "libcublasLt.so.12",
+                                      "libcublasLt.so"};
+  EXPECT_EQ(lt::candidates(nullptr), sonames);
+  EXPECT_EQ(lt::candidates(""), sonames);
+  std::vector<std::string> withPath = {"/opt/x/libcublasLt.so.13"};
+  withPath.insert(withPath.end(), sonames.begin(), sonames.end());
+  EXPECT_EQ(lt::candidates("/opt/x/libcublasLt.so.13"), withPath);
+  EXPECT_TRUE(lt::disabledBy("off"));
+  EXPECT_TRUE(lt::disabledBy("0"));
+  EXPECT_FALSE(lt::disabledBy(nullptr));
+  EXPECT_FALSE(lt::disabledBy("/opt/x/libcublasLt.so"));
+  EXPECT_EQ(lt::candidates("off"), sonames);
+}
+
+TEST(CublasLt, OpeningSaysWhatEachCandidateFound) {
+  // A missing library is skipped with its reason; the sonames follow.
+  lt::Api api;
+  EXPECT_FALSE(lt::open(api, {"/nonexistent/libcublasLt.so.13"}));
+  EXPECT_NE(api.status.find("/nonexistent/libcublasLt.so.13"),
+            std::string::npos)
+      << api.status;
+  lt::Api found;
+  bool opened = lt::open(found, lt::candidates("/nonexistent/libcublasLt.so"));
+  if (!opened) {
+    // No cuBLASLt on this machine: every candidate is in the reason.
+    for (const char *soname : {"/nonexistent/libcublasLt.so",
+                               "libcublasLt.so.13", "libcublasLt.so.12"})
+      EXPECT_NE(found.status.find(soname), std::string::npos) << found.status;
+    GTEST_SKIP() << "no cuBLASLt here: " << found.status;
+  }
+  // Every entry point resolved; the version needs no GPU.
+  EXPECT_NE(found.matmul, nullptr);
+  EXPECT_NE(found.algoGetHeuristic, nullptr);
+  EXPECT_GT(found.version, 0u);
+  EXPECT_EQ(found.status.rfind("opened libcublasLt.so", 0), 0u) << found.status;
+  if (found.getStatusName) {
+    EXPECT_EQ(found.describe(15).rfind("CUBLAS_STATUS_NOT_SUPPORTED (15)", 0),
+              0u)
+        << found.describe(15);
+  }
+}
+
+TEST(CublasLt, TheProcessOpensItAsTheEnvironmentSays) {
+  // runtime-cublaslt.test runs this with SINTER_CUBLASLT=off and with a
+  // path that does not exist; without the variable it is whatever the
+  // machine has.
+  const char *env = std::getenv("SINTER_CUBLASLT");
+  std::string status = sinter_rt_cublaslt_status();
+  EXPECT_FALSE(status.empty());
+  if (lt::disabledBy(env)) {
+    EXPECT_EQ(sinter_rt_cublaslt_available(), 0);
+    EXPECT_EQ(status, std::string("disabled by SINTER_CUBLASLT=") + env);
+  } else if (sinter_rt_cublaslt_available()) {
+    EXPECT_EQ(status.rfind("opened ", 0), 0u) << status;
+  } else {
+    EXPECT_EQ(status.rfind("cannot open cuBLASLt", 0), 0u) << status;
+  }
+  // A path that did not open is named, whether a soname opened after it or
+  // not.
+  if (env && *env && !lt::disabledBy(env) &&
+      std::string(env).find("/nonexistent/") != std::string::npos) {
+    EXPECT_NE(status.find(env), std::string::npos) << status;
+  }
 }
 
 } // namespace

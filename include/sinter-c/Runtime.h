@@ -5,9 +5,11 @@
 |* Loads an artifact written by `sinterc --target=cuda:<chip>` (manifest.json *|
 |* + kernels.cubin) and runs its functions on device pointers and a stream.   *|
 |* Needs only the CUDA driver, opened with dlopen("libcuda.so.1") on first    *|
-|* use: the library builds, links and loads on machines without a GPU and    *|
-|* without MLIR. Every CUDA call is checked; a failure names the call and the *|
-|* kernel. The last error of the calling thread is sinter_rt_last_error().    *|
+|* use: the library builds, links and loads on machines without a GPU and     *|
+|* without MLIR. Library calls (cuBLASLt GEMMs) open cuBLASLt the same way    *|
+|* and fall back to a recorded kernel without it. Every CUDA call is          *|
+|* checked; a failure names the call and the kernel. The last error of the    *|
+|* calling thread is sinter_rt_last_error().                                  *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -63,6 +65,36 @@ SINTER_RT_EXPORT int sinter_rt_run(sinter_rt_program *program,
 
 /// Synchronizes `stream`, reporting asynchronous kernel errors.
 SINTER_RT_EXPORT int sinter_rt_synchronize(void *stream);
+
+/* Library calls. A launch entry of kind "cublas_gemm" (docs/Manifest.md)
+ * runs through cuBLASLt, which is opened with dlopen on the first call that
+ * needs it: $SINTER_CUBLASLT when it names a library, then
+ * libcublasLt.so.13, libcublasLt.so.12 and libcublasLt.so (a copy that the
+ * process already loaded, e.g. torch's, is found by its soname);
+ * SINTER_CUBLASLT=off (or 0, none, false) never opens it. The GEMM runs on
+ * the stream of sinter_rt_run with a 32 MiB workspace per context and
+ * stream. When cuBLASLt cannot be opened, or its heuristic finds no
+ * algorithm, the entry's fallback kernel runs instead; a failing
+ * cublasLtMatmul is an error (SINTER_RT_ERROR_DRIVER, naming the call, the
+ * status and the entry). SINTER_LOG=1 prints one line on stderr whenever an
+ * entry picks its path (cuBLASLt or the fallback kernel, and why). */
+
+/// Whether cuBLASLt can be opened (tries on the first call; needs no GPU).
+SINTER_RT_EXPORT int sinter_rt_cublaslt_available(void);
+
+/// Which cuBLASLt was opened and its version ("opened libcublasLt.so.13
+/// (cuBLASLt 130100)"), or why none was (tries on the first call).
+SINTER_RT_EXPORT const char *sinter_rt_cublaslt_status(void);
+
+/// How the library calls of `program` have run since it was loaded:
+/// `library_calls` through the library, `fallback_launches` through their
+/// fallback kernels; `last_fallback` (valid until the next run or unload)
+/// says why the last fallback happened ("" if none). Any pointer may be
+/// NULL.
+SINTER_RT_EXPORT int sinter_rt_library_counts(sinter_rt_program *program,
+                                              uint64_t *library_calls,
+                                              uint64_t *fallback_launches,
+                                              const char **last_fallback);
 
 #ifdef __cplusplus
 }

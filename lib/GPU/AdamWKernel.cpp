@@ -10,11 +10,18 @@
 // Tensors are split over several launches of at most kTensorsPerLaunch
 // tensors so that the pointers fit the kernel parameter space.
 //
+// Persistent variants (Tuning::adamwPersistent): a grid sized to the chip
+// with the same number of chunks per block, one loop per group of tensors
+// of one shape (no per-chunk group test); variant 2 updates one vector per
+// thread per chunk and loads the next chunk's parameter, gradient and
+// moments before the current chunk is updated and stored.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -40,6 +47,10 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
   double eps = op.getEps().convertToDouble();
   double wd = op.getWeightDecay().convertToDouble();
 
+  // Variant 2 carries one chunk's vectors across the loop: one vector per
+  // thread keeps the registers those of the default's two.
+  int64_t vectorsPerThread =
+      tuning.adamwPersistent >= 2 ? 1 : kVectorsPerThread;
   for (unsigned first = 0; first < n; first += kTensorsPerLaunch) {
     unsigned last = std::min<unsigned>(n, first + kTensorsPerLaunch);
     KernelLaunch launch;
@@ -56,14 +67,16 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
       auto type = cast<RankedTensorType>(op.getParams()[t].getType());
       int64_t numel = type.getNumElements();
       int64_t width = numel % 4 == 0 ? 4 : 1;
-      int64_t chunk = kBlock * kVectorsPerThread * width;
+      int64_t chunk = kBlock * vectorsPerThread * width;
       int64_t b = std::max<int64_t>(1, llvm::divideCeil(numel, chunk));
       parts.push_back({t, numel, width, b, blocks});
       blocks += b;
     }
     // Persistent blocks: each loops over chunks `grid` apart, so the
     // per-thread setup (bias corrections) is paid once, not per chunk.
-    launch.grid = std::min<int64_t>(blocks, kMaxBlocks);
+    launch.grid = tuning.adamwPersistent
+                      ? persistentGrid(tuning, blocks, kBlock)
+                      : std::min<int64_t>(blocks, kMaxBlocks);
     int64_t totalChunks = blocks;
     for (const Part &p : parts) {
       launch.operands.push_back(op.getParams()[p.index]);
@@ -90,6 +103,10 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
     gpu::GPUFuncOp func =
         createKernel(b, module, name, bufferTypes(launch), launch.block);
     launch.kernel = func;
+    if (tuning.adamwPersistent)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(static_cast<int32_t>(
+                        persistentCtasPerSM(tuning, kBlock))));
     b.setInsertionPointToStart(&func.getBody().front());
     // Each buffer is read once, params and moments written once: all of
     // them take the cache hint.
@@ -129,27 +146,9 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         groups.push_back({});
       groups.back().push_back(k);
     }
-    auto loop = scf::ForOp::create(b, kb.blockId(), kb.idx(totalChunks),
-                                   kb.idx(launch.grid));
-    OpBuilder::InsertionGuard loopGuard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value chunk = loop.getInductionVar();
-    for (ArrayRef<unsigned> group : groups) {
-      const Part &p = parts[group.front()];
-      Value lo = kb.idx(p.startBlock);
-      Value hi = kb.idx(p.startBlock + p.blocks * group.size());
-      Value inRange = arith::AndIOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, chunk, lo),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk, hi));
-      auto ifOp = scf::IfOp::create(b, inRange, [&](OpBuilder &ob, Location l) {
-        scf::YieldOp::create(ob, l);
-      });
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      Value rel = arith::SubIOp::create(b, chunk, lo);
-      Value which = arith::DivUIOp::create(b, rel, kb.idx(p.blocks));
-      Value blockInTensor = arith::RemUIOp::create(b, rel, kb.idx(p.blocks));
-      // The four buffers of tensor `which`.
+    // The four buffers of tensor `which` of `group` (flattened).
+    auto buffersOf = [&](ArrayRef<unsigned> group,
+                         Value which) -> SmallVector<Value> {
       SmallVector<Value> bufs;
       if (group.size() == 1) {
         for (unsigned j = 0; j < 4; ++j)
@@ -176,16 +175,179 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
           yieldTensor(sw.getCaseRegions()[i - 1], group[i]);
         bufs.assign(sw.getResults().begin(), sw.getResults().end());
       }
-      auto pick = [&](unsigned j) { return kb.flatten(bufs[j]); };
-      Value param = pick(0), grad = pick(1), m = pick(2), v = pick(3);
+      for (Value &buf : bufs)
+        buf = kb.flatten(buf);
+      return bufs;
+    };
+    struct Vec {
+      Value index, pred, p, g, m, v;
+    };
+    // The update of one vector, stored in place.
+    auto update = [&](ArrayRef<Value> bufs, const Vec &x, int64_t w) {
+      auto splat = [&](Value s) { return kb.splat(s, w); };
+      Value pNew = arith::MulFOp::create(b, x.p, splat(decay));
+      Value mNew = arith::AddFOp::create(
+          b, arith::MulFOp::create(b, x.m, splat(kb.f32(beta1))),
+          arith::MulFOp::create(b, x.g, splat(kb.f32(1.0 - beta1))));
+      Value g2 = arith::MulFOp::create(b, x.g, x.g);
+      Value vNew = arith::AddFOp::create(
+          b, arith::MulFOp::create(b, x.v, splat(kb.f32(beta2))),
+          arith::MulFOp::create(b, g2, splat(kb.f32(1.0 - beta2))));
+      Value denom = arith::AddFOp::create(
+          b,
+          arith::DivFOp::create(b, math::SqrtOp::create(b, vNew),
+                                splat(bc2Sqrt)),
+          splat(kb.f32(eps)));
+      Value upd = arith::MulFOp::create(b, splat(stepSize),
+                                        arith::DivFOp::create(b, mNew, denom));
+      pNew = arith::SubFOp::create(b, pNew, upd);
+      kb.streamStoreF32(bufs[0], x.index, pNew, x.pred);
+      kb.streamStoreF32(bufs[2], x.index, mNew, x.pred);
+      kb.streamStoreF32(bufs[3], x.index, vNew, x.pred);
+    };
+    if (tuning.adamwPersistent) {
+      // One loop per group over its chunks [lo, hi) that are blockIdx.x
+      // modulo gridDim.x: the chunks of the default's single loop, in the
+      // same order, without testing each chunk's group.
+      bool prefetch = tuning.adamwPersistent >= 2;
+      Value bid = kb.blockId(), grid = kb.gridDim();
+      for (ArrayRef<unsigned> group : groups) {
+        const Part &p = parts[group.front()];
+        int64_t w = p.width;
+        int64_t nvec = p.numel / w;
+        bool ragged = p.blocks * kBlock * vectorsPerThread > nvec;
+        int64_t lo = p.startBlock, hi = lo + p.blocks * group.size();
+        // Chunk `chunk`'s buffers and this thread's vectors in it; with
+        // `checkEnd`, vectors of chunks past the group are predicated off.
+        // (With prefetch the buffers of a chunk are selected twice, for
+        // its loads and for its stores: carrying them through the loop
+        // instead loses their global address space, and the accesses
+        // become generic ld/st.)
+        struct At {
+          SmallVector<Value> bufs;
+          SmallVector<Vec> vecs;
+        };
+        auto at = [&](Value chunk, bool checkEnd) {
+          At a;
+          Value rel = arith::SubIOp::create(b, chunk, kb.idx(lo));
+          Value which = arith::DivUIOp::create(b, rel, kb.idx(p.blocks));
+          Value blockInTensor =
+              arith::RemUIOp::create(b, rel, kb.idx(p.blocks));
+          a.bufs = buffersOf(group, which);
+          Value chunkBase = arith::MulIOp::create(
+              b, blockInTensor, kb.idx(kBlock * vectorsPerThread));
+          Value inGroup;
+          if (checkEnd)
+            inGroup = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                            kb.idx(hi));
+          for (int64_t j = 0; j < vectorsPerThread; ++j) {
+            Vec x;
+            Value vi = arith::AddIOp::create(
+                b, chunkBase,
+                arith::AddIOp::create(b, tid, kb.idx(j * kBlock)));
+            x.pred = inGroup;
+            if (ragged) {
+              Value inTensor = arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ult, vi, kb.idx(nvec));
+              x.pred =
+                  x.pred
+                      ? arith::AndIOp::create(b, x.pred, inTensor).getResult()
+                      : inTensor;
+            }
+            x.index = arith::MulIOp::create(b, vi, kb.idx(w));
+            a.vecs.push_back(x);
+          }
+          return a;
+        };
+        // The four vectors of each of `a`'s, under one branch.
+        auto load = [&](At &a) {
+          for (Vec &x : a.vecs) {
+            SmallVector<Value> idx(4, x.index);
+            SmallVector<Value> vs = kb.loadAll(a.bufs, idx, w, x.pred,
+                                               /*toF32=*/true, /*stream=*/true);
+            x.p = vs[0];
+            x.g = vs[1];
+            x.m = vs[2];
+            x.v = vs[3];
+          }
+        };
+        // The block's first chunk of the group: lo + (bid - lo) mod grid.
+        Value start = arith::AddIOp::create(
+            b, kb.idx(lo),
+            arith::RemUIOp::create(
+                b,
+                arith::SubIOp::create(
+                    b, arith::AddIOp::create(b, bid, grid),
+                    arith::RemUIOp::create(b, kb.idx(lo), grid)),
+                grid));
+        SmallVector<Value> init;
+        if (prefetch) {
+          At first = at(start, /*checkEnd=*/true);
+          load(first);
+          for (const Vec &x : first.vecs)
+            init.append({x.p, x.g, x.m, x.v});
+        }
+        auto loop = scf::ForOp::create(b, start, kb.idx(hi), grid, init);
+        OpBuilder::InsertionGuard loopGuard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value chunk = loop.getInductionVar();
+        SmallVector<Value> yields;
+        if (prefetch) {
+          At next =
+              at(arith::AddIOp::create(b, chunk, grid), /*checkEnd=*/true);
+          load(next);
+          for (const Vec &x : next.vecs)
+            yields.append({x.p, x.g, x.m, x.v});
+        }
+        At cur = at(chunk, /*checkEnd=*/false);
+        if (prefetch) {
+          ValueRange carried = loop.getRegionIterArgs();
+          for (size_t j = 0; j < cur.vecs.size(); ++j) {
+            Vec &x = cur.vecs[j];
+            x.p = carried[4 * j];
+            x.g = carried[4 * j + 1];
+            x.m = carried[4 * j + 2];
+            x.v = carried[4 * j + 3];
+          }
+        } else {
+          load(cur);
+        }
+        for (const Vec &x : cur.vecs)
+          update(cur.bufs, x, w);
+        // (Without carried values the loop has its implicit yield.)
+        if (prefetch)
+          scf::YieldOp::create(b, yields);
+      }
+      launches.push_back(std::move(launch));
+      continue;
+    }
+    auto loop = scf::ForOp::create(b, kb.blockId(), kb.idx(totalChunks),
+                                   kb.idx(launch.grid));
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value chunk = loop.getInductionVar();
+    for (ArrayRef<unsigned> group : groups) {
+      const Part &p = parts[group.front()];
+      Value lo = kb.idx(p.startBlock);
+      Value hi = kb.idx(p.startBlock + p.blocks * group.size());
+      Value inRange = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::uge, chunk, lo),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk, hi));
+      auto ifOp = scf::IfOp::create(b, inRange, [&](OpBuilder &ob, Location l) {
+        scf::YieldOp::create(ob, l);
+      });
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      Value rel = arith::SubIOp::create(b, chunk, lo);
+      Value which = arith::DivUIOp::create(b, rel, kb.idx(p.blocks));
+      Value blockInTensor = arith::RemUIOp::create(b, rel, kb.idx(p.blocks));
+      SmallVector<Value> bufs = buffersOf(group, which);
+      Value param = bufs[0], grad = bufs[1], m = bufs[2], v = bufs[3];
       int64_t w = p.width;
       int64_t nvec = p.numel / w;
       Value chunkBase = arith::MulIOp::create(
           b, blockInTensor, kb.idx(kBlock * kVectorsPerThread));
       // All loads first, then the math, then the stores.
-      struct Vec {
-        Value index, pred, p, g, m, v;
-      };
       SmallVector<Vec> vecs;
       for (int64_t j = 0; j < kVectorsPerThread; ++j) {
         Vec x;
@@ -201,28 +363,8 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
         x.v = kb.streamLoadF32(v, x.index, w, x.pred);
         vecs.push_back(x);
       }
-      auto splat = [&](Value s) { return kb.splat(s, w); };
-      for (Vec &x : vecs) {
-        Value pNew = arith::MulFOp::create(b, x.p, splat(decay));
-        Value mNew = arith::AddFOp::create(
-            b, arith::MulFOp::create(b, x.m, splat(kb.f32(beta1))),
-            arith::MulFOp::create(b, x.g, splat(kb.f32(1.0 - beta1))));
-        Value g2 = arith::MulFOp::create(b, x.g, x.g);
-        Value vNew = arith::AddFOp::create(
-            b, arith::MulFOp::create(b, x.v, splat(kb.f32(beta2))),
-            arith::MulFOp::create(b, g2, splat(kb.f32(1.0 - beta2))));
-        Value denom = arith::AddFOp::create(
-            b,
-            arith::DivFOp::create(b, math::SqrtOp::create(b, vNew),
-                                  splat(bc2Sqrt)),
-            splat(kb.f32(eps)));
-        Value upd = arith::MulFOp::create(
-            b, splat(stepSize), arith::DivFOp::create(b, mNew, denom));
-        pNew = arith::SubFOp::create(b, pNew, upd);
-        kb.streamStoreF32(param, x.index, pNew, x.pred);
-        kb.streamStoreF32(m, x.index, mNew, x.pred);
-        kb.streamStoreF32(v, x.index, vNew, x.pred);
-      }
+      for (Vec &x : vecs)
+        update(bufs, x, w);
     }
     launches.push_back(std::move(launch));
   }

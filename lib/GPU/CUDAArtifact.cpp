@@ -30,6 +30,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 
@@ -70,11 +71,22 @@ struct LaunchArg {
   int64_t intValue = 0;
 };
 
+/// A library call whose fallback is the kernel launch it belongs to: a
+/// row-major GEMM C[b] = (C0[b] +) A[b] x B[b] over kernel arguments.
+struct LibraryCall {
+  std::string kind; // "cublas_gemm"
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  unsigned a = 0, b = 0, c = 0;
+  std::optional<unsigned> cInit;
+  std::string aType, bType, cType;
+};
+
 struct LaunchInfo {
   std::string kernel;
   int64_t grid[3], block[3];
   int64_t sharedMemory = 0;
   SmallVector<LaunchArg> args;
+  std::optional<LibraryCall> libraryCall;
 };
 
 struct FunctionPlan {
@@ -107,6 +119,49 @@ static BufferInfo describe(StringRef name, StringRef role, Type type) {
     info.bytes = std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
   }
   return info;
+}
+
+/// Reads the kLibraryCallAttrName dictionary of `launch`.
+static FailureOr<LibraryCall> readLibraryCall(gpu::LaunchFuncOp launch,
+                                              DictionaryAttr dict) {
+  LibraryCall call;
+  auto kind = dict.getAs<StringAttr>("kind");
+  if (!kind || kind.getValue() != "cublas_gemm")
+    return launch.emitError("unknown library call kind in ")
+           << sinter::kLibraryCallAttrName << ": " << dict;
+  call.kind = kind.getValue().str();
+  ValueRange operands = launch.getKernelOperands();
+  auto integer = [&](StringRef key, int64_t &out) {
+    auto attr = dict.getAs<IntegerAttr>(key);
+    if (!attr)
+      return false;
+    out = attr.getInt();
+    return true;
+  };
+  auto operandType = [&](StringRef key, unsigned &index, std::string &dtype) {
+    int64_t i;
+    if (!integer(key, i) || i < 0 || i >= static_cast<int64_t>(operands.size()))
+      return false;
+    auto type = dyn_cast<MemRefType>(operands[i].getType());
+    if (!type)
+      return false;
+    index = static_cast<unsigned>(i);
+    dtype = dtypeName(type.getElementType());
+    return true;
+  };
+  std::string cInitType;
+  unsigned cInit = 0;
+  if (!integer("m", call.m) || !integer("n", call.n) || !integer("k", call.k) ||
+      !integer("batch", call.batch) || !operandType("a", call.a, call.aType) ||
+      !operandType("b", call.b, call.bType) ||
+      !operandType("c", call.c, call.cType) ||
+      (dict.get("c_init") &&
+       (!operandType("c_init", cInit, cInitType) || cInitType != call.cType)))
+    return launch.emitError("malformed ")
+           << sinter::kLibraryCallAttrName << ": " << dict;
+  if (dict.get("c_init"))
+    call.cInit = cInit;
+  return call;
 }
 
 static FailureOr<FunctionPlan>
@@ -252,6 +307,13 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
         }
         info.args.push_back(la);
       }
+      if (auto dict = launch->getAttrOfType<DictionaryAttr>(
+              sinter::kLibraryCallAttrName)) {
+        FailureOr<LibraryCall> call = readLibraryCall(launch, dict);
+        if (failed(call))
+          return failure();
+        info.libraryCall = std::move(*call);
+      }
       plan.launches.push_back(info);
       continue;
     }
@@ -303,6 +365,93 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
         json.value(d);
     });
     json.attribute("bytes", b.bytes);
+  });
+}
+
+/// A kernel launch entry: {"kind": "kernel", "kernel", "grid", "block",
+/// "shared_memory", "args"}.
+static void writeKernelLaunch(llvm::json::OStream &json,
+                              const FunctionPlan &plan, const LaunchInfo &l) {
+  json.object([&] {
+    json.attribute("kind", "kernel");
+    json.attribute("kernel", l.kernel);
+    json.attributeArray("grid", [&] {
+      for (int64_t g : l.grid)
+        json.value(g);
+    });
+    json.attributeArray("block", [&] {
+      for (int64_t b : l.block)
+        json.value(b);
+    });
+    json.attribute("shared_memory", l.sharedMemory);
+    json.attributeArray("args", [&] {
+      for (const LaunchArg &a : l.args) {
+        json.object([&] {
+          if (!a.buffer.empty()) {
+            auto [kind, index] = refOf(plan, a.buffer);
+            json.attribute(kind, index);
+          } else {
+            json.attribute("type", a.constantType);
+            if (a.constantType[0] != 'f') {
+              json.attribute("value", a.intValue);
+            } else {
+              // The IEEE bits are exact and cover inf/nan, which JSON
+              // numbers cannot; the value is there for readers when it is
+              // finite.
+              if (std::isfinite(a.floatValue))
+                json.attribute("value", a.floatValue);
+              json.attribute("bits", floatBits(a));
+            }
+          }
+        });
+      }
+    });
+  });
+}
+
+/// A library call entry (docs/Manifest.md): a row-major GEMM
+/// C[i] = A[i] x B[i] (+ C_init[i] when "accumulate"), i < batch, with f32
+/// compute and scaling, over the buffers of the kernel launch that is its
+/// "fallback".
+static void writeLibraryCall(llvm::json::OStream &json,
+                             const FunctionPlan &plan, const LaunchInfo &l) {
+  const LibraryCall &call = *l.libraryCall;
+  auto buffer = [&](StringRef key, unsigned kernelArg) {
+    json.attributeObject(key, [&] {
+      auto [kind, index] = refOf(plan, l.args[kernelArg].buffer);
+      json.attribute(kind, index);
+    });
+  };
+  json.object([&] {
+    json.attribute("kind", call.kind);
+    json.attribute("name", l.kernel);
+    json.attribute("layout", "row-major");
+    json.attribute("m", call.m);
+    json.attribute("n", call.n);
+    json.attribute("k", call.k);
+    json.attribute("batch", call.batch);
+    buffer("a", call.a);
+    buffer("b", call.b);
+    buffer("c", call.c);
+    json.attribute("accumulate", call.cInit.has_value());
+    if (call.cInit)
+      buffer("c_init", *call.cInit);
+    json.attribute("alpha", 1.0);
+    json.attribute("beta", call.cInit ? 1.0 : 0.0);
+    json.attribute("a_dtype", call.aType);
+    json.attribute("b_dtype", call.bType);
+    json.attribute("c_dtype", call.cType);
+    json.attribute("compute_dtype", "float32");
+    // Row-major leading dimensions and batch strides, in elements.
+    json.attribute("lda", call.k);
+    json.attribute("ldb", call.n);
+    json.attribute("ldc", call.n);
+    json.attribute("stride_a", call.m * call.k);
+    json.attribute("stride_b", call.k * call.n);
+    json.attribute("stride_c", call.m * call.n);
+    json.attributeBegin("fallback");
+    writeKernelLaunch(json, plan, l);
+    json.attributeEnd();
   });
 }
 
@@ -392,40 +541,11 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
             });
             json.attributeArray("launches", [&] {
               for (const LaunchInfo &l : plan.launches) {
-                json.object([&] {
-                  json.attribute("kernel", l.kernel);
-                  json.attributeArray("grid", [&] {
-                    for (int64_t g : l.grid)
-                      json.value(g);
-                  });
-                  json.attributeArray("block", [&] {
-                    for (int64_t b : l.block)
-                      json.value(b);
-                  });
-                  json.attribute("shared_memory", l.sharedMemory);
-                  json.attributeArray("args", [&] {
-                    for (const LaunchArg &a : l.args) {
-                      json.object([&] {
-                        if (!a.buffer.empty()) {
-                          auto [kind, index] = refOf(plan, a.buffer);
-                          json.attribute(kind, index);
-                        } else {
-                          json.attribute("type", a.constantType);
-                          if (a.constantType[0] != 'f') {
-                            json.attribute("value", a.intValue);
-                          } else {
-                            // The IEEE bits are exact and cover inf/nan,
-                            // which JSON numbers cannot; the value is there
-                            // for readers when it is finite.
-                            if (std::isfinite(a.floatValue))
-                              json.attribute("value", a.floatValue);
-                            json.attribute("bits", floatBits(a));
-                          }
-                        }
-                      });
-                    }
-                  });
-                });
+                if (l.libraryCall) {
+                  writeLibraryCall(json, plan, l);
+                  continue;
+                }
+                writeKernelLaunch(json, plan, l);
               }
             });
           });

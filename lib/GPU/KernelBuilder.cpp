@@ -52,6 +52,9 @@ Value KernelBuilder::threadId() {
 Value KernelBuilder::blockId() {
   return gpu::BlockIdOp::create(b, gpu::Dimension::x);
 }
+Value KernelBuilder::gridDim() {
+  return gpu::GridDimOp::create(b, gpu::Dimension::x);
+}
 
 Value KernelBuilder::flatten(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
@@ -153,7 +156,7 @@ static LLVM::InlineAsmOp inlinePTX(OpBuilder &ob, Location loc, Type result,
 }
 
 Value KernelBuilder::load(Value memref, Value index, int64_t width, Value pred,
-                          double fill, bool aligned, bool stream) {
+                          double fill, bool aligned, bool stream, bool toF32) {
   auto type = cast<MemRefType>(memref.getType());
   Type elt = type.getElementType();
   auto vecType = VectorType::get({width}, elt);
@@ -206,7 +209,7 @@ Value KernelBuilder::load(Value memref, Value index, int64_t width, Value pred,
         load.setAlignment(std::min<int64_t>(bytes, 16));
       v = load;
     }
-    if (!elt.isF32())
+    if (toF32 && !elt.isF32())
       v = arith::ExtFOp::create(ob, loc, f32VecType, v);
     return v;
   };
@@ -218,10 +221,11 @@ Value KernelBuilder::load(Value memref, Value index, int64_t width, Value pred,
         scf::YieldOp::create(ob, loc, emitLoad(ob, loc));
       },
       [&](OpBuilder &ob, Location loc) {
+        VectorType t = toF32 ? f32VecType : vecType;
         Value c = arith::ConstantOp::create(
-            ob, loc, f32VecType,
-            DenseElementsAttr::get(f32VecType,
-                                   ob.getF32FloatAttr(fill).getValue()));
+            ob, loc, t,
+            DenseElementsAttr::get(
+                t, ob.getFloatAttr(t.getElementType(), fill).getValue()));
         scf::YieldOp::create(ob, loc, c);
       });
   return ifOp.getResult(0);
@@ -294,6 +298,47 @@ Value KernelBuilder::streamLoadF32(Value memref, Value index, int64_t width,
 void KernelBuilder::streamStoreF32(Value memref, Value index, Value value,
                                    Value pred) {
   store(memref, index, value, pred, /*aligned=*/true, /*stream=*/true);
+}
+
+SmallVector<Value> KernelBuilder::loadAll(ArrayRef<Value> memrefs,
+                                          ArrayRef<Value> indices,
+                                          int64_t width, Value pred, bool toF32,
+                                          bool stream) {
+  auto loadAll = [&]() {
+    SmallVector<Value> vs;
+    for (auto [m, i] : llvm::zip_equal(memrefs, indices))
+      vs.push_back(
+          load(m, i, width, Value(), 0.0, /*aligned=*/true, stream, toF32));
+    return vs;
+  };
+  if (!pred)
+    return loadAll();
+  SmallVector<Type> types;
+  for (Value m : memrefs)
+    types.push_back(VectorType::get(
+        {width}, toF32 ? b.getF32Type()
+                       : cast<MemRefType>(m.getType()).getElementType()));
+  auto ifOp = scf::IfOp::create(b, types, pred, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(b, loadAll());
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  SmallVector<Value> zeros;
+  for (Type t : types)
+    zeros.push_back(arith::ConstantOp::create(
+        b, t,
+        DenseElementsAttr::get(cast<VectorType>(t),
+                               b.getZeroAttr(getElementTypeOrSelf(t)))));
+  scf::YieldOp::create(b, zeros);
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+Value KernelBuilder::extF32(Value vec) {
+  auto type = cast<VectorType>(vec.getType());
+  if (type.getElementType().isF32())
+    return vec;
+  return arith::ExtFOp::create(
+      b, VectorType::get(type.getShape(), b.getF32Type()), vec);
 }
 
 Value KernelBuilder::combine(ReduceKind kind, Value x, Value y) {

@@ -68,6 +68,8 @@ public:
   mlir::Value f32(double v);
   mlir::Value threadId();
   mlir::Value blockId();
+  /// The number of blocks of the launch (gridDim.x).
+  mlir::Value gridDim();
 
   /// Views a statically shaped memref as 1-D.
   mlir::Value flatten(mlir::Value memref);
@@ -92,6 +94,18 @@ public:
                             int64_t width, mlir::Value pred);
   void streamStoreF32(mlir::Value memref, mlir::Value index, mlir::Value value,
                       mlir::Value pred);
+  /// Loads of `width` elements of each `memrefs[i]` at `indices[i]` (aligned)
+  /// under one predicate (one branch for all of them; null: unconditional),
+  /// zeros where it is false; `stream` as streamLoadF32 (the cache hint),
+  /// else as loadF32. With `toF32` the vectors are f32; otherwise they keep
+  /// the element type (convert them later with extF32), which halves the
+  /// registers of bf16/f16 data carried across a loop.
+  llvm::SmallVector<mlir::Value> loadAll(mlir::ArrayRef<mlir::Value> memrefs,
+                                         mlir::ArrayRef<mlir::Value> indices,
+                                         int64_t width, mlir::Value pred,
+                                         bool toF32, bool stream);
+  /// The vector `vec` (f16, bf16 or f32 elements) as f32.
+  mlir::Value extF32(mlir::Value vec);
 
   /// Reduces `value` (f32) across the `groupSize` consecutive lanes (a power
   /// of two) that share `groupIndex`; every lane gets the result. Groups of
@@ -109,7 +123,8 @@ public:
 
 private:
   mlir::Value load(mlir::Value memref, mlir::Value index, int64_t width,
-                   mlir::Value pred, double fill, bool aligned, bool stream);
+                   mlir::Value pred, double fill, bool aligned, bool stream,
+                   bool toF32 = true);
   void store(mlir::Value memref, mlir::Value index, mlir::Value value,
              mlir::Value pred, bool aligned, bool stream);
   /// Whether a `bytes`-byte access to `memref` takes the hinted path.

@@ -37,6 +37,10 @@ struct KernelLaunch {
   llvm::SmallVector<std::pair<mlir::Value, unsigned>> inPlace;
   /// Bytes of dynamic shared memory (gpu.dynamic_shared_memory).
   int64_t sharedMemory = 0;
+  /// When set, a library call (a cuBLASLt GEMM) that computes the same
+  /// results and that the runtime prefers, with this kernel as its fallback;
+  /// it travels on the gpu.launch_func as kLibraryCallAttrName.
+  mlir::DictionaryAttr libraryCall;
 };
 
 /// Most tensors one AdamW launch updates (4 pointers each must fit the
@@ -58,7 +62,7 @@ struct AttentionConfig {
   int64_t mTiles = 1;  // 16-row m-tiles per warp (rows per block: 16*mt*w)
   int64_t blockN = 64; // keys per K/V tile
   bool tensorCores = true;
-  bool wgmma = false;  // sm_90a warpgroup MMA instead of mma.sync
+  bool wgmma = false; // sm_90a warpgroup MMA instead of mma.sync
   // wgmma only: two K/V stages, S of tile t+1 overlapping softmax and P V.
   bool pipelined = false;
   // pipe only: mbarriers instead of one block-wide barrier per tile.
@@ -71,7 +75,7 @@ struct AttentionConfig {
 
 /// Tile parameters of the generated kernels (pass options).
 struct Tuning {
-  int64_t rowVectors = 4;   // 16-byte vectors per thread in row kernels
+  int64_t rowVectors = 2;   // 16-byte vectors per thread in row kernels
   int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
   int64_t rowBlock = 256;   // threads per block in row kernels (rows share)
   int64_t smVersion = 90;   // target chip, sm_<smVersion>
@@ -82,6 +86,19 @@ struct Tuning {
   // they touch once (the rows, the optimizer state); weights, biases and
   // masks keep plain loads.
   CacheHint cacheHints = CacheHint::None;
+  // Persistent variants of the memory-bound kernels (pass options
+  // row-persistent / adamw-persistent; bench/NOTES.md): 0 = off (one block
+  // per row group / AdamW's 1024-block grid), 1 = a grid sized to the chip
+  // whose blocks loop over the work (norm weight and bias loaded once),
+  // 2 = as 1 and the next row / chunk loaded before this one is finished;
+  // rows only: 3 = as 2 but the weight and bias reloaded per row (L1 hits)
+  // instead of held in registers.
+  int64_t rowPersistent = 0;
+  int64_t adamwPersistent = 2;
+  int64_t persistentCtas = 0; // blocks per SM assumed (0: 1024 threads' worth)
+  int64_t smCount = 0;        // SMs of the chip (0: by smVersion)
+  /// Plain matmuls also get a cuBLASLt library call (pass option matmul).
+  bool matmulLibraryCall = true;
 };
 
 /// How a row kernel maps rows of `cols` elements onto threads.
@@ -93,7 +110,20 @@ struct RowConfig {
   int64_t perThread;     // vectors held in registers by each thread
   int64_t rowsPerBlock;
   int64_t block, grid;
+  int64_t groups;         // row groups (blocks' worth of rows)
+  int64_t persistent = 0; // Tuning::rowPersistent
+  bool hoist = false;     // weight/bias loaded once per thread (1, 2)
+  bool prefetch = false;  // next row group loaded a row ahead (2, 3)
+  int64_t ctasPerSM = 0;  // persistent: the kernel's nvvm.minctasm
 };
+
+/// Blocks of `block` threads that a persistent kernel expects on each SM.
+int64_t persistentCtasPerSM(const Tuning &tuning, int64_t block);
+/// The grid of a persistent kernel over `work` equal items: at most one
+/// block per slot (SMs x blocks per SM), and as few blocks as give each the
+/// same number of items, ceil(work / slots) (e.g. 8192 items over 528 slots:
+/// 16 each on 512 blocks, rather than 16 on some and 15 on others).
+int64_t persistentGrid(const Tuning &tuning, int64_t work, int64_t block);
 mlir::FailureOr<RowConfig> chooseRowConfig(mlir::Operation *op, int64_t rows,
                                            int64_t cols, mlir::Type elt,
                                            const Tuning &tuning);
@@ -142,10 +172,13 @@ mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
-/// accumulation, 64x64 tiles through shared memory).
+/// accumulation, 64x64 tiles through shared memory). With `libraryCall`, a
+/// matmul whose types cuBLASLt takes also gets a cublas_gemm library call
+/// that the runtime runs instead of the kernel when it can.
 mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,
                                                 mlir::gpu::GPUModuleOp module,
-                                                llvm::StringRef name);
+                                                llvm::StringRef name,
+                                                bool libraryCall = false);
 
 /// Any linalg.generic on static tensors that the elementwise and matmul
 /// kernels do not run -- reductions, contractions with transposed or

@@ -6,8 +6,10 @@
 // (projections, MLP): C[b] = C0[b] + A[b] x B[b] with f32 accumulation.
 // Each 256-thread block computes a 64x64 tile of C, each thread a 4x4
 // sub-tile; A and B are staged through shared memory 16 columns/rows at a
-// time, converted to f32. Tensor cores (cuBLASLt or mma) are the fast path
-// and not this kernel's job.
+// time, converted to f32. Tensor cores are not this kernel's job: a matmul
+// whose types cuBLASLt takes also gets a library call (a "cublas_gemm"
+// entry in the manifest) that the runtime runs instead when it can open
+// cuBLASLt, keeping this kernel as the fallback.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
@@ -30,8 +34,21 @@ static constexpr int64_t kTile = 64;  // C tile edge
 static constexpr int64_t kTileK = 16; // reduction step
 static constexpr int64_t kSub = 4;    // per-thread sub-tile edge
 
-FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
-    linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name) {
+/// Whether cuBLASLt runs a GEMM of these element types with f32 compute and
+/// f32 scaling (its table of supported types for CUBLAS_COMPUTE_32F): A and
+/// B of one type; C and D of that type or f32 (f32 only for f32 inputs).
+static bool cublasLtTakes(Type a, Type b, Type c) {
+  if (a != b)
+    return false;
+  if (a.isF32())
+    return c.isF32();
+  return (a.isF16() || a.isBF16()) && (c == a || c.isF32());
+}
+
+FailureOr<KernelLaunch>
+sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
+                                       gpu::GPUModuleOp module, StringRef name,
+                                       bool libraryCall) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -215,6 +232,29 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
       }
       kb.storeF32(C, idx, kb.splat(v, 1), ok, /*aligned=*/false);
     }
+  }
+  // The library call: C = A x B (beta = 0) into the fresh result, or
+  // C = C0 + A x B (beta = 1) reading the init. A non-zero constant fill
+  // has no cuBLASLt form (it is not a matrix in memory): the kernel alone.
+  if (libraryCall && (initTensor || fill == 0.0) &&
+      cublasLtTakes(aType.getElementType(), bType.getElementType(),
+                    cast<RankedTensorType>(init.getType()).getElementType()) &&
+      llvm::all_of(ArrayRef<int64_t>{batch, M, N, K}, [](int64_t d) {
+        return d > 0 && d <= std::numeric_limits<int32_t>::max();
+      })) {
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    SmallVector<NamedAttribute> call = {
+        b.getNamedAttr("kind", b.getStringAttr("cublas_gemm")),
+        b.getNamedAttr("m", i64(M)),
+        b.getNamedAttr("n", i64(N)),
+        b.getNamedAttr("k", i64(K)),
+        b.getNamedAttr("batch", i64(batch)),
+        b.getNamedAttr("a", i64(0)),
+        b.getNamedAttr("b", i64(1)),
+        b.getNamedAttr("c", i64(initTensor ? 3 : 2))};
+    if (initTensor)
+      call.push_back(b.getNamedAttr("c_init", i64(2)));
+    launch.libraryCall = b.getDictionaryAttr(call);
   }
   return launch;
 }

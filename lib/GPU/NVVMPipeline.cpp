@@ -56,6 +56,11 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   outline.chip = options.chip;
   outline.attentionConfig = options.attentionConfig;
   outline.cacheHints = options.cacheHints;
+  outline.rowPersistent = options.rowPersistent;
+  outline.adamwPersistent = options.adamwPersistent;
+  outline.persistentCtas = options.persistentCtas;
+  outline.smCount = options.smCount;
+  outline.matmul = options.matmul;
   pm.addPass(createOutlineCUDAKernels(outline));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;

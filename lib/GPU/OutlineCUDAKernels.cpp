@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "sinter/GPU/CUDAArtifact.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -135,7 +136,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto adamw = dyn_cast<AdamWOp>(op))
     return buildAdamWKernels(adamw, module, name, tuning);
   if (isPlainMatmul(op))
-    return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name));
+    return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name,
+                                 tuning.matmulLibraryCall));
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
@@ -238,6 +240,25 @@ struct OutlineCUDAKernelsPass
       return signalPassFailure();
     }
     tuning.cacheHints = *hints;
+    if (rowPersistent < 0 || rowPersistent > 3 || adamwPersistent < 0 ||
+        adamwPersistent > 2 || persistentCtas < 0 || persistentCtas > 32 ||
+        smCount < 0) {
+      getOperation().emitError(
+          "sinter-outline-cuda-kernels: row-persistent must be 0-3, "
+          "adamw-persistent 0-2, persistent-ctas 0-32 and sm-count >= 0");
+      return signalPassFailure();
+    }
+    tuning.rowPersistent = rowPersistent;
+    tuning.adamwPersistent = adamwPersistent;
+    tuning.persistentCtas = persistentCtas;
+    tuning.smCount = smCount;
+    StringRef matmulPath = StringRef(matmul).trim();
+    if (matmulPath != "cublas" && matmulPath != "kernel") {
+      getOperation().emitError("sinter-outline-cuda-kernels: bad matmul '")
+          << matmul << "': expected 'cublas' or 'kernel'";
+      return signalPassFailure();
+    }
+    tuning.matmulLibraryCall = matmulPath == "cublas";
     ModuleOp module = getOperation();
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions
@@ -357,10 +378,12 @@ struct OutlineCUDAKernelsPass
       smem = arith::ConstantOp::create(
           b, loc,
           b.getI32IntegerAttr(static_cast<int32_t>(launch.sharedMemory)));
-    gpu::LaunchFuncOp::create(b, loc, launch.kernel,
-                              gpu::KernelDim3{grid, one, one},
-                              gpu::KernelDim3{block, one, one},
-                              /*dynamicSharedMemorySize=*/smem, args);
+    auto launchOp = gpu::LaunchFuncOp::create(
+        b, loc, launch.kernel, gpu::KernelDim3{grid, one, one},
+        gpu::KernelDim3{block, one, one},
+        /*dynamicSharedMemorySize=*/smem, args);
+    if (launch.libraryCall)
+      launchOp->setAttr(kLibraryCallAttrName, launch.libraryCall);
     auto replace = [&](Value r, Value buf) {
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);

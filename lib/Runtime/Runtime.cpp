@@ -4,18 +4,25 @@
 //
 // No MLIR, no LLVM, no CUDA headers: the driver is opened with dlopen and
 // the few entry points used are declared here with their documented C ABI.
+// Library calls (cuBLASLt GEMMs) open cuBLASLt the same way on first use
+// (CublasLt.h) and run their recorded fallback kernel when it is missing.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sinter-c/Runtime.h"
 
+#include "CublasLt.h"
 #include "Json.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -150,22 +157,61 @@ struct Param {
   uint64_t bits = 0; // constant payload (little-endian)
 };
 
+/// A "cublas_gemm" entry (docs/Manifest.md) and its cuBLASLt state.
+struct Gemm {
+  std::string name; // the entry's name (its fallback kernel's)
+  sinter::rt::lt::RowMajorGemm shape{};
+  std::string aType, bType, cType;
+  Param a, b, c, cInit; // buffers (Argument or Temp)
+  bool accumulate = false;
+  float alpha = 1.0f, beta = 0.0f;
+  // Descriptors, made on first use, destroyed at unload.
+  bool described = false;
+  sinter::rt::lt::MatmulDesc op = nullptr;
+  sinter::rt::lt::MatrixLayout first = nullptr, second = nullptr,
+                               cLayout = nullptr;
+  // The algorithm for the pointer alignments in `aligned` (first operand,
+  // second, C, D), or why there is none.
+  enum class Path { Undecided, Library, Fallback };
+  Path path = Path::Undecided, logged = Path::Undecided;
+  uint32_t aligned[4] = {0, 0, 0, 0};
+  sinter::rt::lt::MatmulAlgo algo{};
+  std::string fallbackReason;
+};
+
 struct Launch {
   std::string kernel;
   CUfunction function = nullptr;
   unsigned grid[3], block[3];
   unsigned sharedMemory = 0;
   std::vector<Param> params;
+  /// Set for a library call: the kernel above is its fallback.
+  std::unique_ptr<Gemm> gemm;
 };
 
 struct Function {
   std::string name;
   std::vector<std::string> argumentNames;
   std::vector<bool> argumentIsScalar;
+  std::vector<size_t> argumentBytes; // 0 when the manifest does not say
   std::vector<size_t> tempBytes;
   std::vector<CUdeviceptr> temps; // allocated on first run
   std::vector<Launch> launches;
 };
+
+/// The cuBLASLt handle of a context and one workspace per stream (two
+/// streams must not share one), shared by every program using the context.
+struct LtContext {
+  sinter::rt::lt::Handle handle = nullptr;
+  std::map<CUstream, CUdeviceptr> workspaces;
+  int users = 0;
+};
+
+/// Workspace of each library call: what cuBLAS recommends for Hopper.
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+std::mutex ltMutex;
+std::map<CUcontext, LtContext> ltContexts;
 
 } // namespace
 
@@ -176,6 +222,12 @@ struct sinter_rt_program {
   CUmodule module = nullptr;
   std::map<std::string, Function> functions;
   std::mutex mutex;
+  // Library calls: the context's cuBLASLt state (acquired on first use),
+  // how the entries ran, and why the last fallback happened.
+  LtContext *lt = nullptr;
+  std::string ltFailure; // cublasLtCreate failed: never retried
+  uint64_t libraryCalls = 0, fallbackLaunches = 0;
+  std::string lastFallback;
 };
 
 static bool readFile(const std::string &path, std::string &out) {
@@ -188,11 +240,226 @@ static bool readFile(const std::string &path, std::string &out) {
   return true;
 }
 
+static int badManifest(const std::string &what) {
+  return fail(SINTER_RT_ERROR_ARTIFACT, "malformed manifest: " + what);
+}
+
+/// A buffer reference {"arg": i} or {"temp": i} of `f`; `what` names it in
+/// errors.
+static int parseBufferRef(const JsonValue *v, const Function &f,
+                          const std::string &what, Param &out) {
+  const JsonValue *argRef = v ? v->get("arg") : nullptr;
+  const JsonValue *tempRef = v ? v->get("temp") : nullptr;
+  if (!argRef && !tempRef)
+    return badManifest(what + " is not a buffer ({\"arg\": i} or "
+                              "{\"temp\": i})");
+  bool isArg = argRef != nullptr;
+  int64_t index = (isArg ? argRef : tempRef)->integer;
+  size_t count = isArg ? f.argumentNames.size() : f.tempBytes.size();
+  if (index < 0 || static_cast<size_t>(index) >= count)
+    return badManifest(what + " refers to " + (isArg ? "argument " : "temp ") +
+                       std::to_string(index) + " of " + std::to_string(count));
+  if (isArg && f.argumentIsScalar[index])
+    return badManifest(what + " refers to the scalar argument " +
+                       f.argumentNames[index]);
+  out = Param{isArg ? Param::Argument : Param::Temp, static_cast<size_t>(index),
+              0};
+  return SINTER_RT_OK;
+}
+
+/// A kernel launch: {"kernel", "grid", "block", "shared_memory", "args"}.
+static int parseKernelLaunch(const JsonValue &lv, const Function &f,
+                             Launch &l) {
+  auto bad = badManifest;
+  const JsonValue *kernel = lv.get("kernel");
+  const JsonValue *grid = lv.get("grid");
+  const JsonValue *block = lv.get("block");
+  const JsonValue *smem = lv.get("shared_memory");
+  const JsonValue *largs = lv.get("args");
+  if (!kernel || !kernel->isString() || !grid || grid->array.size() != 3 ||
+      !block || block->array.size() != 3 || !largs || !largs->isArray())
+    return bad("a launch of " + f.name + " is incomplete");
+  l.kernel = kernel->string;
+  for (int d = 0; d < 3; ++d) {
+    l.grid[d] = static_cast<unsigned>(grid->array[d].integer);
+    l.block[d] = static_cast<unsigned>(block->array[d].integer);
+  }
+  l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
+  for (const JsonValue &av : largs->array) {
+    const JsonValue *argRef = av.get("arg");
+    const JsonValue *tempRef = av.get("temp");
+    if (argRef || tempRef) {
+      bool isArg = argRef != nullptr;
+      int64_t index = (isArg ? argRef : tempRef)->integer;
+      size_t count = isArg ? f.argumentNames.size() : f.tempBytes.size();
+      if (index < 0 || static_cast<size_t>(index) >= count)
+        return bad("launch of " + l.kernel + " refers to " +
+                   (isArg ? "argument " : "temp ") + std::to_string(index) +
+                   " of " + std::to_string(count));
+      l.params.push_back(Param{isArg ? Param::Argument : Param::Temp,
+                               static_cast<size_t>(index), 0});
+      continue;
+    }
+    const JsonValue *type = av.get("type");
+    const JsonValue *value = av.get("value");
+    const JsonValue *bits = av.get("bits");
+    if (!type || (!value && !bits))
+      return bad("a launch argument of " + l.kernel + " is incomplete");
+    Param c{Param::Constant, 0, 0};
+    if (bits && (type->string == "f32" || type->string == "f64")) {
+      // Exact IEEE bits (also for inf and nan).
+      c.bits = type->string == "f32"
+                   ? static_cast<uint64_t>(static_cast<uint32_t>(bits->integer))
+                   : static_cast<uint64_t>(bits->integer);
+    } else if (!value) {
+      return bad("a launch argument of " + l.kernel + " has no value");
+    } else if (type->string == "f32") {
+      float v = static_cast<float>(value->number);
+      std::memcpy(&c.bits, &v, sizeof(v));
+    } else if (type->string == "f64") {
+      double v = value->number;
+      std::memcpy(&c.bits, &v, sizeof(v));
+    } else if (type->string == "i32") {
+      int32_t v = static_cast<int32_t>(value->integer);
+      std::memcpy(&c.bits, &v, sizeof(v));
+    } else if (type->string == "i64") {
+      int64_t v = value->integer;
+      std::memcpy(&c.bits, &v, sizeof(v));
+    } else {
+      return bad("unknown constant type " + type->string);
+    }
+    l.params.push_back(c);
+  }
+  return SINTER_RT_OK;
+}
+
+/// A "cublas_gemm" library call and its "fallback" kernel launch
+/// (docs/Manifest.md). Everything cuBLASLt would be told is checked here,
+/// so that a bad manifest is an artifact error and never a wild access.
+static int parseGemm(const JsonValue &lv, const Function &f, Launch &l) {
+  namespace lt = sinter::rt::lt;
+  auto g = std::make_unique<Gemm>();
+  const JsonValue *name = lv.get("name");
+  g->name = name && name->isString() ? name->string : "cublas_gemm";
+  std::string where = "cublas_gemm " + g->name + " of " + f.name;
+  auto integer = [&](const char *key, int64_t &out, int64_t lo,
+                     int64_t hi) -> bool {
+    const JsonValue *v = lv.get(key);
+    if (!v || !v->isNumber() || v->integer < lo || v->integer > hi)
+      return false;
+    out = v->integer;
+    return true;
+  };
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+  constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+  lt::RowMajorGemm &s = g->shape;
+  if (!integer("m", s.m, 1, kInt32Max) || !integer("n", s.n, 1, kInt32Max) ||
+      !integer("k", s.k, 1, kInt32Max) ||
+      !integer("batch", s.batch, 1, kInt32Max))
+    return badManifest(where + ": m, n, k and batch must be in [1, 2^31)");
+  if (!integer("lda", s.lda, s.k, kInt32Max) ||
+      !integer("ldb", s.ldb, s.n, kInt32Max) ||
+      !integer("ldc", s.ldc, s.n, kInt32Max))
+    return badManifest(where + ": lda, ldb and ldc must be at least k, n "
+                               "and n (row-major)");
+  if (!integer("stride_a", s.strideA, 0, kInt64Max) ||
+      !integer("stride_b", s.strideB, 0, kInt64Max) ||
+      !integer("stride_c", s.strideC, 0, kInt64Max))
+    return badManifest(where + ": stride_a, stride_b and stride_c must be "
+                               "non-negative");
+  const JsonValue *layout = lv.get("layout");
+  if (layout && layout->string != "row-major")
+    return badManifest(where + ": layout '" + layout->string +
+                       "' is not row-major");
+  auto str = [&](const char *key) {
+    const JsonValue *v = lv.get(key);
+    return v && v->isString() ? v->string : std::string();
+  };
+  g->aType = str("a_dtype");
+  g->bType = str("b_dtype");
+  g->cType = str("c_dtype");
+  std::string compute = str("compute_dtype");
+  bool typesOk = g->aType == g->bType && lt::dataType(g->aType) >= 0 &&
+                 (g->cType == g->aType || g->cType == "float32") &&
+                 (g->aType != "float32" || g->cType == "float32") &&
+                 (compute.empty() || compute == "float32");
+  if (!typesOk)
+    return badManifest(where + ": unsupported types a=" + g->aType + " b=" +
+                       g->bType + " c=" + g->cType + " compute=" + compute);
+  if (int rc = parseBufferRef(lv.get("a"), f, where + ": a", g->a))
+    return rc;
+  if (int rc = parseBufferRef(lv.get("b"), f, where + ": b", g->b))
+    return rc;
+  if (int rc = parseBufferRef(lv.get("c"), f, where + ": c", g->c))
+    return rc;
+  const JsonValue *accumulate = lv.get("accumulate");
+  g->accumulate = accumulate && accumulate->boolean;
+  if (g->accumulate) {
+    if (int rc =
+            parseBufferRef(lv.get("c_init"), f, where + ": c_init", g->cInit))
+      return rc;
+  }
+  const JsonValue *alpha = lv.get("alpha");
+  const JsonValue *beta = lv.get("beta");
+  g->alpha =
+      alpha && alpha->isNumber() ? static_cast<float>(alpha->number) : 1.0f;
+  g->beta = beta && beta->isNumber() ? static_cast<float>(beta->number)
+                                     : (g->accumulate ? 1.0f : 0.0f);
+  if (g->beta != 0.0f && !g->accumulate)
+    return badManifest(where + ": beta is not 0 but there is no c_init");
+  // Every matrix of the batch lies inside its buffer.
+  auto fits = [&](const Param &buf, const std::string &dtype, int64_t rows,
+                  int64_t cols, int64_t ld, int64_t stride,
+                  const char *what) -> int {
+    size_t have = buf.kind == Param::Argument ? f.argumentBytes[buf.index]
+                                              : f.tempBytes[buf.index];
+    long double need = ((static_cast<long double>(s.batch) - 1) * stride +
+                        (static_cast<long double>(rows) - 1) * ld + cols) *
+                       lt::elementBytes(dtype);
+    if (have && need > static_cast<long double>(have))
+      return badManifest(where + ": " + what + " needs " +
+                         std::to_string(static_cast<uint64_t>(need)) +
+                         " bytes, its buffer has " + std::to_string(have));
+    return SINTER_RT_OK;
+  };
+  if (int rc = fits(g->a, g->aType, s.m, s.k, s.lda, s.strideA, "a"))
+    return rc;
+  if (int rc = fits(g->b, g->bType, s.k, s.n, s.ldb, s.strideB, "b"))
+    return rc;
+  if (int rc = fits(g->c, g->cType, s.m, s.n, s.ldc, s.strideC, "c"))
+    return rc;
+  if (g->accumulate)
+    if (int rc = fits(g->cInit, g->cType, s.m, s.n, s.ldc, s.strideC, "c_init"))
+      return rc;
+  const JsonValue *fallback = lv.get("fallback");
+  if (!fallback || !fallback->isObject())
+    return badManifest(where + " has no fallback kernel launch");
+  const JsonValue *fk = fallback->get("kind");
+  if (fk && fk->string != "kernel")
+    return badManifest(where + ": its fallback is not a kernel launch");
+  if (int rc = parseKernelLaunch(*fallback, f, l))
+    return rc;
+  l.gemm = std::move(g);
+  return SINTER_RT_OK;
+}
+
+/// Manifest formats this runtime reads: 1 (kernel launches) and 2 (launch
+/// kinds: kernels and cublas_gemm library calls).
+constexpr int64_t kNewestManifestFormat = 2;
+
 /// Converts the manifest into functions; kernels are resolved later.
 static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
-  auto bad = [](const std::string &what) {
-    return fail(SINTER_RT_ERROR_ARTIFACT, "malformed manifest: " + what);
-  };
+  auto bad = badManifest;
+  if (const JsonValue *version = root.get("format_version")) {
+    if (!version->isNumber() || version->integer < 1 ||
+        version->integer > kNewestManifestFormat)
+      return fail(SINTER_RT_ERROR_ARTIFACT,
+                  "manifest format " +
+                      (version->isNumber() ? std::to_string(version->integer)
+                                           : std::string("?")) +
+                      " is not supported (this runtime reads formats 1 to " +
+                      std::to_string(kNewestManifestFormat) + ")");
+  }
   const JsonValue *target = root.get("target");
   if (!target || !target->isString() ||
       target->string.compare(0, 5, "cuda:") != 0)
@@ -217,6 +484,10 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
       f.argumentNames.push_back(n->string);
       const JsonValue *kind = args->array[i].get("kind");
       f.argumentIsScalar.push_back(kind && kind->string == "scalar");
+      const JsonValue *bytes = args->array[i].get("bytes");
+      f.argumentBytes.push_back(bytes && bytes->isNumber() && bytes->integer > 0
+                                    ? static_cast<size_t>(bytes->integer)
+                                    : 0);
     }
     for (size_t i = 0; i < temps->array.size(); ++i) {
       const JsonValue *n = temps->array[i].get("name");
@@ -227,70 +498,283 @@ static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
     }
     for (const JsonValue &lv : launches->array) {
       Launch l;
-      const JsonValue *kernel = lv.get("kernel");
-      const JsonValue *grid = lv.get("grid");
-      const JsonValue *block = lv.get("block");
-      const JsonValue *smem = lv.get("shared_memory");
-      const JsonValue *largs = lv.get("args");
-      if (!kernel || !kernel->isString() || !grid || grid->array.size() != 3 ||
-          !block || block->array.size() != 3 || !largs || !largs->isArray())
-        return bad("a launch of " + f.name + " is incomplete");
-      l.kernel = kernel->string;
-      for (int d = 0; d < 3; ++d) {
-        l.grid[d] = static_cast<unsigned>(grid->array[d].integer);
-        l.block[d] = static_cast<unsigned>(block->array[d].integer);
-      }
-      l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
-      for (const JsonValue &av : largs->array) {
-        const JsonValue *argRef = av.get("arg");
-        const JsonValue *tempRef = av.get("temp");
-        if (argRef || tempRef) {
-          bool isArg = argRef != nullptr;
-          int64_t index = (isArg ? argRef : tempRef)->integer;
-          size_t count = isArg ? f.argumentNames.size() : f.tempBytes.size();
-          if (index < 0 || static_cast<size_t>(index) >= count)
-            return bad("launch of " + l.kernel + " refers to " +
-                       (isArg ? "argument " : "temp ") + std::to_string(index) +
-                       " of " + std::to_string(count));
-          l.params.push_back(Param{isArg ? Param::Argument : Param::Temp,
-                                   static_cast<size_t>(index), 0});
-          continue;
-        }
-        const JsonValue *type = av.get("type");
-        const JsonValue *value = av.get("value");
-        const JsonValue *bits = av.get("bits");
-        if (!type || (!value && !bits))
-          return bad("a launch argument of " + l.kernel + " is incomplete");
-        Param c{Param::Constant, 0, 0};
-        if (bits && (type->string == "f32" || type->string == "f64")) {
-          // Exact IEEE bits (also for inf and nan).
-          c.bits =
-              type->string == "f32"
-                  ? static_cast<uint64_t>(static_cast<uint32_t>(bits->integer))
-                  : static_cast<uint64_t>(bits->integer);
-        } else if (!value) {
-          return bad("a launch argument of " + l.kernel + " has no value");
-        } else if (type->string == "f32") {
-          float v = static_cast<float>(value->number);
-          std::memcpy(&c.bits, &v, sizeof(v));
-        } else if (type->string == "f64") {
-          double v = value->number;
-          std::memcpy(&c.bits, &v, sizeof(v));
-        } else if (type->string == "i32") {
-          int32_t v = static_cast<int32_t>(value->integer);
-          std::memcpy(&c.bits, &v, sizeof(v));
-        } else if (type->string == "i64") {
-          int64_t v = value->integer;
-          std::memcpy(&c.bits, &v, sizeof(v));
-        } else {
-          return bad("unknown constant type " + type->string);
-        }
-        l.params.push_back(c);
+      const JsonValue *kind = lv.get("kind");
+      std::string k = kind && kind->isString() ? kind->string : "kernel";
+      if (k == "kernel") {
+        if (int rc = parseKernelLaunch(lv, f, l))
+          return rc;
+      } else if (k == "cublas_gemm") {
+        if (int rc = parseGemm(lv, f, l))
+          return rc;
+      } else {
+        return bad("a launch of " + f.name + " has kind '" + k +
+                   "'; this runtime runs 'kernel' and 'cublas_gemm'");
       }
       f.launches.push_back(std::move(l));
     }
     p.functions[f.name] = std::move(f);
   }
+  return SINTER_RT_OK;
+}
+
+// --- Library calls ----------------------------------------------------------
+
+namespace lt = sinter::rt::lt;
+
+/// SINTER_LOG=1: one line on stderr whenever a library call picks its path.
+static bool logPaths() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("SINTER_LOG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
+/// The context's cuBLASLt handle, created on first use (the program's
+/// context is current).
+static LtContext *acquireLt(sinter_rt_program &p, const lt::Api &api,
+                            std::string &why) {
+  std::lock_guard<std::mutex> lock(ltMutex);
+  LtContext &c = ltContexts[p.context];
+  if (!c.handle) {
+    lt::Status st = api.create(&c.handle);
+    if (st != lt::kStatusSuccess) {
+      ltContexts.erase(p.context);
+      why = "cublasLtCreate: " + api.describe(st);
+      return nullptr;
+    }
+  }
+  ++c.users;
+  return &c;
+}
+
+/// Frees the context's cuBLASLt state when its last program goes (the
+/// context is current).
+static void releaseLt(sinter_rt_program &p) {
+  if (!p.lt)
+    return;
+  std::lock_guard<std::mutex> lock(ltMutex);
+  if (--p.lt->users == 0) {
+    for (auto &[stream, ptr] : p.lt->workspaces)
+      p.drv->cuMemFree(ptr);
+    if (const lt::Api *api = lt::api())
+      api->destroy(p.lt->handle);
+    ltContexts.erase(p.context);
+  }
+  p.lt = nullptr;
+}
+
+/// The workspace of `stream` in the program's context; 0 with `why` set
+/// when it cannot be allocated.
+static CUdeviceptr workspaceFor(sinter_rt_program &p, CUstream stream,
+                                std::string &why) {
+  std::lock_guard<std::mutex> lock(ltMutex);
+  auto it = p.lt->workspaces.find(stream);
+  if (it != p.lt->workspaces.end())
+    return it->second;
+  CUdeviceptr ptr = 0;
+  CUresult r = p.drv->cuMemAlloc(&ptr, kWorkspaceBytes);
+  if (r != 0) {
+    why = "cuMemAlloc(" + std::to_string(kWorkspaceBytes) +
+          " bytes) for the cuBLASLt workspace: " + p.drv->describe(r);
+    return 0;
+  }
+  p.lt->workspaces[stream] = ptr;
+  return ptr;
+}
+
+static void destroyDescriptors(const lt::Api &api, Gemm &g) {
+  if (g.op)
+    api.matmulDescDestroy(g.op);
+  for (lt::MatrixLayout layout : {g.first, g.second, g.cLayout})
+    if (layout)
+      api.matrixLayoutDestroy(layout);
+  g.op = g.first = g.second = g.cLayout = nullptr;
+  g.described = false;
+}
+
+/// The cuBLASLt descriptors of `g`: f32 compute and scaling, the row-major
+/// GEMM as the column-major C^T = B^T x A^T (lt::toColumnMajor).
+static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
+  if (g.described)
+    return true;
+  lt::ColumnMajorGemm cm = lt::toColumnMajor(g.shape);
+  auto check = [&](lt::Status st, const char *call) {
+    if (st != lt::kStatusSuccess && why.empty())
+      why = std::string(call) + ": " + api.describe(st);
+    return st == lt::kStatusSuccess;
+  };
+  auto layout = [&](lt::MatrixLayout &out, const std::string &dtype,
+                    const lt::ColumnMajorOperand &o) {
+    if (!check(api.matrixLayoutCreate(&out, lt::dataType(dtype), o.rows, o.cols,
+                                      o.ld),
+               "cublasLtMatrixLayoutCreate"))
+      return false;
+    if (cm.batch <= 1)
+      return true;
+    return check(api.matrixLayoutSetAttribute(out, lt::kLayoutBatchCount,
+                                              &cm.batch, sizeof(cm.batch)),
+                 "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)") &&
+           check(api.matrixLayoutSetAttribute(out, lt::kLayoutBatchStride,
+                                              &o.batchStride,
+                                              sizeof(o.batchStride)),
+                 "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  };
+  bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
+                  "cublasLtMatmulDescCreate") &&
+            layout(g.first, g.bType, cm.first) &&
+            layout(g.second, g.aType, cm.second) &&
+            layout(g.cLayout, g.cType, cm.c);
+  if (!ok) {
+    destroyDescriptors(api, g);
+    return false;
+  }
+  g.described = true;
+  return true;
+}
+
+/// Asks the heuristic for the best algorithm under the pointer alignments
+/// of this call; false with `why` when it has none.
+static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
+                            const uint32_t aligned[4], std::string &why) {
+  lt::MatmulPreference pref = nullptr;
+  lt::Status st = api.preferenceCreate(&pref);
+  if (st != lt::kStatusSuccess) {
+    why = "cublasLtMatmulPreferenceCreate: " + api.describe(st);
+    return false;
+  }
+  uint64_t workspace = kWorkspaceBytes;
+  st = api.preferenceSetAttribute(pref, lt::kPrefMaxWorkspace, &workspace,
+                                  sizeof(workspace));
+  for (int i = 0; i < 4 && st == lt::kStatusSuccess; ++i)
+    st = api.preferenceSetAttribute(pref, lt::kPrefMinAlignmentA + i,
+                                    &aligned[i], sizeof(aligned[i]));
+  if (st != lt::kStatusSuccess) {
+    api.preferenceDestroy(pref);
+    why = "cublasLtMatmulPreferenceSetAttribute: " + api.describe(st);
+    return false;
+  }
+  lt::HeuristicResult result{};
+  int returned = 0;
+  st = api.algoGetHeuristic(c.handle, g.op, g.first, g.second, g.cLayout,
+                            g.cLayout, pref, 1, &result, &returned);
+  api.preferenceDestroy(pref);
+  if (st != lt::kStatusSuccess) {
+    why = "cublasLtMatmulAlgoGetHeuristic: " + api.describe(st);
+    return false;
+  }
+  if (returned < 1 || result.state != lt::kStatusSuccess) {
+    why = "cublasLtMatmulAlgoGetHeuristic found no algorithm";
+    return false;
+  }
+  g.algo = result.algo;
+  return true;
+}
+
+/// Runs the library call of `l` through cuBLASLt when it can: `ran` says
+/// whether it did; when it did not, the caller launches the fallback kernel.
+/// A failing cublasLtMatmul is an error, as a failing kernel launch is.
+static int runGemm(sinter_rt_program &p, const Function &f, Launch &l,
+                   void *const *args, CUstream stream, bool &ran) {
+  Gemm &g = *l.gemm;
+  ran = false;
+  auto pointer = [&](const Param &b) -> uint64_t {
+    return b.kind == Param::Argument ? reinterpret_cast<uint64_t>(args[b.index])
+                                     : static_cast<uint64_t>(f.temps[b.index]);
+  };
+  std::string why;
+  const lt::Api *api = lt::api();
+  CUdeviceptr workspace = 0;
+  if (!api) {
+    why = lt::status();
+  } else if (!p.lt && !p.ltFailure.empty()) {
+    why = p.ltFailure;
+  } else if (!p.lt && !(p.lt = acquireLt(p, *api, p.ltFailure))) {
+    why = p.ltFailure;
+  } else {
+    workspace = workspaceFor(p, stream, why);
+  }
+  uint64_t a = pointer(g.a), b = pointer(g.b), d = pointer(g.c);
+  uint64_t c = g.accumulate ? pointer(g.cInit) : d;
+  if (workspace) {
+    // What the heuristic may assume: cuBLASLt's first operand is B, its
+    // second A (C^T = B^T x A^T).
+    const lt::RowMajorGemm &s = g.shape;
+    size_t cBytes = lt::elementBytes(g.cType);
+    uint32_t aligned[4] = {
+        lt::alignment(b, s.strideB * lt::elementBytes(g.bType), s.batch),
+        lt::alignment(a, s.strideA * lt::elementBytes(g.aType), s.batch),
+        lt::alignment(c, s.strideC * cBytes, s.batch),
+        lt::alignment(d, s.strideC * cBytes, s.batch)};
+    if (g.path == Gemm::Path::Undecided ||
+        !std::equal(aligned, aligned + 4, g.aligned)) {
+      std::copy(aligned, aligned + 4, g.aligned);
+      std::string reason;
+      bool ok = describeGemm(*api, g, reason) &&
+                chooseAlgorithm(*api, *p.lt, g, aligned, reason);
+      g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
+      g.fallbackReason = reason;
+    }
+    if (g.path == Gemm::Path::Library) {
+      lt::Status st = api->matmul(
+          p.lt->handle, g.op, &g.alpha, reinterpret_cast<void *>(b), g.first,
+          reinterpret_cast<void *>(a), g.second, &g.beta,
+          reinterpret_cast<void *>(c), g.cLayout, reinterpret_cast<void *>(d),
+          g.cLayout, &g.algo, reinterpret_cast<void *>(workspace),
+          kWorkspaceBytes, stream);
+      if (st != lt::kStatusSuccess)
+        return fail(SINTER_RT_ERROR_DRIVER, "cublasLtMatmul(" + g.name +
+                                                ") in " + f.name + ": " +
+                                                api->describe(st));
+      ran = true;
+    } else {
+      why = g.fallbackReason;
+    }
+  }
+  Gemm::Path now = ran ? Gemm::Path::Library : Gemm::Path::Fallback;
+  if (ran) {
+    ++p.libraryCalls;
+  } else {
+    ++p.fallbackLaunches;
+    p.lastFallback = g.name + " in " + f.name + ": " + why;
+  }
+  if (logPaths() && now != g.logged) {
+    g.logged = now;
+    const lt::RowMajorGemm &s = g.shape;
+    std::fprintf(stderr,
+                 "sinter: %s in %s: %s (m=%lld n=%lld k=%lld batch=%lld "
+                 "%s x %s -> %s)%s%s\n",
+                 g.name.c_str(), f.name.c_str(),
+                 ran ? "cuBLASLt GEMM" : "fallback kernel",
+                 static_cast<long long>(s.m), static_cast<long long>(s.n),
+                 static_cast<long long>(s.k), static_cast<long long>(s.batch),
+                 g.aType.c_str(), g.bType.c_str(), g.cType.c_str(),
+                 ran ? ", " : ": ", ran ? lt::status().c_str() : why.c_str());
+  }
+  return SINTER_RT_OK;
+}
+
+extern "C" int sinter_rt_cublaslt_available(void) {
+  return lt::api() != nullptr;
+}
+
+extern "C" const char *sinter_rt_cublaslt_status(void) {
+  return lt::status().c_str();
+}
+
+extern "C" int sinter_rt_library_counts(sinter_rt_program *program,
+                                        uint64_t *library_calls,
+                                        uint64_t *fallback_launches,
+                                        const char **last_fallback) {
+  if (!program)
+    return fail(SINTER_RT_ERROR_ARGUMENT, "no program");
+  std::lock_guard<std::mutex> lock(program->mutex);
+  if (library_calls)
+    *library_calls = program->libraryCalls;
+  if (fallback_launches)
+    *fallback_launches = program->fallbackLaunches;
+  if (last_fallback)
+    *last_fallback = program->lastFallback.c_str();
   return SINTER_RT_OK;
 }
 
@@ -370,6 +854,12 @@ extern "C" void sinter_rt_unload(sinter_rt_program *program) {
     return;
   if (Driver *d = program->drv) {
     d->cuCtxSetCurrent(program->context);
+    if (const lt::Api *api = lt::api())
+      for (auto &[name, f] : program->functions)
+        for (Launch &l : f.launches)
+          if (l.gemm)
+            destroyDescriptors(*api, *l.gemm);
+    releaseLt(*program);
     for (auto &[name, f] : program->functions)
       for (CUdeviceptr t : f.temps)
         d->cuMemFree(t);
@@ -418,6 +908,17 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
   std::vector<uint64_t> storage;
   std::vector<void *> params;
   for (Launch &l : f.launches) {
+    if (l.gemm) {
+      bool ran = false;
+      if (int rc = runGemm(*program, f, l, args, stream, ran))
+        return rc;
+      if (ran) {
+        if (syncEach)
+          SINTER_CU(d, cuStreamSynchronize(stream),
+                    "cublasLtMatmul(" + l.gemm->name + ") in " + f.name);
+        continue;
+      }
+    }
     storage.assign(l.params.size(), 0);
     params.assign(l.params.size(), nullptr);
     for (size_t i = 0; i < l.params.size(); ++i) {

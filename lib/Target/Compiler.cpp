@@ -159,6 +159,12 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   nvvm.chip = chip.str();
   nvvm.attentionConfig = options.attentionConfig;
   nvvm.cacheHints = options.cudaCacheHints;
+  nvvm.rowPersistent = options.cudaRowPersistent;
+  nvvm.rowVectors = options.cudaRowVectors;
+  nvvm.adamwPersistent = options.cudaAdamWPersistent;
+  nvvm.persistentCtas = options.cudaPersistentCtas;
+  nvvm.smCount = options.cudaSmCount;
+  nvvm.matmul = options.cudaMatmul;
   StageTimer codegen(options, "codegen");
   if (options.emit == sinter::EmitKind::PTX) {
     FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);

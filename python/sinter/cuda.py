@@ -6,7 +6,10 @@
 
 Needs libSinterRuntime.so (found in $SINTER_LIB_DIR, next to this package in
 <repo>/build/lib, or on the loader path) and torch for tensors; the runtime
-itself needs only the CUDA driver -- no MLIR, no CUDA toolkit.
+itself needs only the CUDA driver -- no MLIR, no CUDA toolkit. Matmuls run
+through cuBLASLt when the runtime can open it (torch's copy, once torch is
+imported), else through their fallback kernels: prog.library_counts() and
+cublaslt_status() say which.
 """
 
 import ctypes
@@ -66,8 +69,27 @@ def runtime_library():
                                   ctypes.POINTER(ctypes.c_void_p),
                                   ctypes.c_size_t, ctypes.c_void_p]
     lib.sinter_rt_synchronize.argtypes = [ctypes.c_void_p]
+    if hasattr(lib, "sinter_rt_library_counts"):  # runtimes since format 2
+        lib.sinter_rt_cublaslt_available.restype = ctypes.c_int
+        lib.sinter_rt_cublaslt_status.restype = ctypes.c_char_p
+        lib.sinter_rt_library_counts.argtypes = [
+            ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_char_p)]
     _lib = lib
     return lib
+
+
+def cublaslt_status():
+    """(available, text): whether the runtime can open cuBLASLt for the
+    library calls of an artifact (its "cublas_gemm" launches), and which
+    library it opened or why none ($SINTER_CUBLASLT names one, "off" turns
+    them off; without it the recorded fallback kernels run)."""
+    lib = runtime_library()
+    if not hasattr(lib, "sinter_rt_cublaslt_status"):
+        return False, "this libSinterRuntime has no library calls"
+    return (bool(lib.sinter_rt_cublaslt_available()),
+            lib.sinter_rt_cublaslt_status().decode())
 
 
 def cuda_available():
@@ -280,6 +302,20 @@ class CudaProgram:
         """Runs function `name` on CUDA tensors; returns the output tensor
         (or a tuple). `out=` supplies preallocated outputs."""
         return self[name](*args, out=out, stream=stream)
+
+    def library_counts(self):
+        """How this program's library calls (cuBLASLt GEMMs) have run since
+        it was loaded: {"library_calls": n, "fallback_launches": n,
+        "last_fallback": why the last fallback kernel ran, or ""}."""
+        lib = runtime_library()
+        calls, fallbacks = ctypes.c_uint64(), ctypes.c_uint64()
+        why = ctypes.c_char_p()
+        _check(lib.sinter_rt_library_counts(self._handle, ctypes.byref(calls),
+                                            ctypes.byref(fallbacks),
+                                            ctypes.byref(why)))
+        return {"library_calls": calls.value,
+                "fallback_launches": fallbacks.value,
+                "last_fallback": (why.value or b"").decode()}
 
     def __del__(self):
         handle = getattr(self, "_handle", None)

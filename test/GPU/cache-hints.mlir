@@ -8,29 +8,31 @@
 
 // Kernel IR, with the policy once per kernel, addresses from the aligned
 // pointer in the global space, 16 bytes as four b32 registers.
-// RUN: sinter-opt %s --sinter-outline-cuda-kernels="cache-hints=evict-first" | FileCheck %s --check-prefix=IR
+// (Kernels as built with four vectors per thread and non-persistent AdamW,
+// the defaults until 2026-11-29.)
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels="cache-hints=evict-first row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=IR
 
 // The pipeline option, through to the PTX.
-// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=ISANONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
-// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=none" | FileCheck %s --check-prefix=ISANONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
-// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=evict-first" | FileCheck %s --check-prefix=ISAEVICT
-// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=l2-256b" | FileCheck %s --check-prefix=ISA256
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=ISANONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=none row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=ISANONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=evict-first row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=ISAEVICT
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa cache-hints=l2-256b row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=ISA256
 // PTX 7.0 (sm_80's default) has none of the qualifiers: any hint asks for 7.4.
-// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_80 format=isa cache-hints=no-allocate" | FileCheck %s --check-prefix=ISASM80
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_80 format=isa cache-hints=no-allocate row-vectors=4 adamw-persistent=0" | FileCheck %s --check-prefix=ISASM80
 
 // Each hint, line by line (sinterc's PTX).
-// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet | FileCheck %s --check-prefix=NONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
-// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-cache-hints=evict-first | FileCheck %s --check-prefix=EVICT
-// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-cache-hints=no-allocate | FileCheck %s --check-prefix=NOALLOC --implicit-check-not=cache_hint --implicit-check-not=L2::256B --implicit-check-not=.cs.
-// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-cache-hints=l2-256b | FileCheck %s --check-prefix=L2256 --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=.cs.
-// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-cache-hints=streaming | FileCheck %s --check-prefix=STREAM --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B
+// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 | FileCheck %s --check-prefix=NONE --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B --implicit-check-not=createpolicy --implicit-check-not=.cs.
+// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=evict-first | FileCheck %s --check-prefix=EVICT
+// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=no-allocate | FileCheck %s --check-prefix=NOALLOC --implicit-check-not=cache_hint --implicit-check-not=L2::256B --implicit-check-not=.cs.
+// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=l2-256b | FileCheck %s --check-prefix=L2256 --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=.cs.
+// RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=streaming | FileCheck %s --check-prefix=STREAM --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B
 
 // The hinted PTX assembles (ptxas) for Hopper and Ampere.
-// RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a -o %t/sm90 --quiet --cuda-cache-hints=evict-first
+// RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a -o %t/sm90 --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=evict-first
 // RUN: test -s %t/sm90/kernels.cubin
-// RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80 --quiet --cuda-cache-hints=evict-first
+// RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80 --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=evict-first
 // RUN: test -s %t/sm80/kernels.cubin
-// RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80s --quiet --cuda-cache-hints=l2-256b
+// RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80s --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=l2-256b
 // RUN: test -s %t/sm80s/kernels.cubin
 
 // Bad values: an error at the input, naming the accepted ones.

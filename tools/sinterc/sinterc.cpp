@@ -100,6 +100,52 @@ static cl::opt<std::string> cudaCacheHints(
              "(ld/st.global.cs)"),
     cl::value_desc("hint"), cl::init("none"), cl::cat(category));
 
+static cl::opt<std::string> cudaMatmul(
+    "cuda-matmul",
+    cl::desc("CUDA targets: how matmuls that no fusion absorbed run: "
+             "'cublas' (default; a cuBLASLt GEMM when the runtime finds "
+             "libcublasLt, the CUDA-core kernel otherwise) or 'kernel' (the "
+             "CUDA-core kernel always)"),
+    cl::value_desc("cublas|kernel"), cl::init("cublas"), cl::cat(category));
+
+static cl::opt<int64_t> cudaRowPersistent(
+    "cuda-row-persistent",
+    cl::desc("CUDA targets: softmax/norm kernels with a grid sized to the "
+             "chip whose blocks loop over the rows, weight and bias loaded "
+             "once (1), and also the next row loaded before the current one "
+             "is reduced and stored (2), or that prefetch with the weight and "
+             "bias loaded per row (3); 0 (default): one block per row "
+             "group"),
+    cl::value_desc("0|1|2|3"), cl::init(0), cl::cat(category));
+
+static cl::opt<int64_t> cudaAdamWPersistent(
+    "cuda-adamw-persistent",
+    cl::desc("CUDA targets: AdamW with a grid sized to the chip and equal "
+             "chunks per block (1), and also the next chunk loaded before "
+             "the current one is updated (2, the default); 0: up to 1024 "
+             "blocks"),
+    cl::value_desc("0|1|2"), cl::init(2), cl::cat(category));
+
+static cl::opt<int64_t> cudaRowVectors(
+    "cuda-row-vectors",
+    cl::desc("CUDA targets: 16-byte vectors each thread of a softmax/norm "
+             "kernel holds (sets the lanes per row; default 2)"),
+    cl::value_desc("n"), cl::init(2), cl::cat(category));
+
+static cl::opt<int64_t> cudaPersistentCtas(
+    "cuda-persistent-ctas",
+    cl::desc("CUDA targets: blocks per SM that the persistent grids of "
+             "--cuda-row-persistent/--cuda-adamw-persistent count on (the "
+             "kernels' .minnctapersm, which caps their registers); 0 "
+             "(default): 1024 threads' worth"),
+    cl::value_desc("n"), cl::init(0), cl::cat(category));
+
+static cl::opt<int64_t> cudaSmCount(
+    "cuda-sm-count",
+    cl::desc("CUDA targets: SMs the persistent grids are sized for (0, the "
+             "default: 132 for sm_90, 108 for sm_80, 148 for sm_100)"),
+    cl::value_desc("n"), cl::init(0), cl::cat(category));
+
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the stage timings"),
                            cl::init(false), cl::cat(category));
 
@@ -121,9 +167,9 @@ int main(int argc, char **argv) {
       "argument's name, role, dtype and shape). Load it from Python with "
       "`sinter.load(dir)`.\n\n"
       "For --target=cuda:sm_<arch> the directory receives the CUDA backend's "
-      "artifact (manifest.json with the kernel launches, kernels.cubin, "
-      "kernels.ptx), run by `sinter.load(dir)` on torch/DLPack CUDA "
-      "tensors.\n\n"
+      "artifact (manifest.json with the kernel launches and cuBLASLt "
+      "library calls, docs/Manifest.md; kernels.cubin, kernels.ptx), run by "
+      "`sinter.load(dir)` on torch/DLPack CUDA tensors.\n\n"
       "Progress and timing lines go to stderr; errors point at the source "
       "location.\n\n"
       "Examples:\n"
@@ -160,6 +206,12 @@ int main(int argc, char **argv) {
   options.emit = emit;
   options.attentionConfig = attentionConfig;
   options.cudaCacheHints = cudaCacheHints;
+  options.cudaRowPersistent = cudaRowPersistent;
+  options.cudaRowVectors = cudaRowVectors;
+  options.cudaAdamWPersistent = cudaAdamWPersistent;
+  options.cudaPersistentCtas = cudaPersistentCtas;
+  options.cudaSmCount = cudaSmCount;
+  options.cudaMatmul = cudaMatmul;
   options.allowRngChange = allowRngChange;
   if (!quiet)
     options.onStage = [](llvm::StringRef stage, double ms,

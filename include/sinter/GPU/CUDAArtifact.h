@@ -6,8 +6,10 @@
 // (lib/Runtime, include/sinter-c/Runtime.h) loads without MLIR:
 //
 //   manifest.json   functions, their arguments (role, dtype, shape), the
-//                   temporary buffers and the ordered kernel launches
-//                   (kernel, grid, block, shared memory, arguments)
+//                   temporary buffers and the ordered launches: kernels
+//                   (kernel, grid, block, shared memory, arguments) and
+//                   library calls (cuBLASLt GEMMs with a fallback kernel);
+//                   docs/Manifest.md describes every field
 //   kernels.cubin   the kernels for the chosen chip (through ptxas)
 //   kernels.ptx     the same kernels as PTX, for inspection and JIT
 //
@@ -23,8 +25,18 @@
 
 namespace sinter {
 
-/// Version of manifest.json's layout for CUDA artifacts.
-constexpr int64_t kCUDAManifestFormatVersion = 1;
+/// Version of manifest.json's layout for CUDA artifacts (docs/Manifest.md).
+/// 2: launches carry a "kind": "kernel", or "cublas_gemm" (a cuBLASLt GEMM
+/// with its fallback kernel launch).
+constexpr int64_t kCUDAManifestFormatVersion = 2;
+
+/// The discardable attribute of a gpu.launch_func whose kernel is the
+/// fallback of a library call: a dictionary with `kind` ("cublas_gemm"),
+/// `m`, `n`, `k`, `batch` and the kernel argument indices of the operands
+/// `a`, `b`, `c` (the result) and, when C starts from its initial value
+/// instead of zero, `c_init`. The artifact turns it into a "cublas_gemm"
+/// launch entry (docs/Manifest.md).
+constexpr llvm::StringLiteral kLibraryCallAttrName = "sinter.library_call";
 
 /// Compiles every public function of `module` (sinter ops on statically
 /// shaped tensors) for `chip` and writes the artifact into `outDir`, which

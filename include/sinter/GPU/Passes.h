@@ -39,7 +39,7 @@ struct NVVMPipelineOptions
   Option<int64_t> rowVectors{
       *this, "row-vectors",
       llvm::cl::desc("16-byte vectors per thread in softmax/norm kernels"),
-      llvm::cl::init(4)};
+      llvm::cl::init(2)};
   Option<int64_t> rowBlock{
       *this, "row-block",
       llvm::cl::desc("threads per block in softmax/norm kernels"),
@@ -60,6 +60,34 @@ struct NVVMPipelineOptions
                      "evict-first, no-allocate, l2-256b or streaming; any "
                      "hint raises sm_8x's PTX version to 7.4"),
       llvm::cl::init("none")};
+  Option<int64_t> rowPersistent{
+      *this, "row-persistent",
+      llvm::cl::desc("Softmax/norm kernels: 0 = one block per row group, 1 = "
+                     "persistent grid sized to the chip, weight and bias "
+                     "loaded once, 2 = as 1 with the next row prefetched, "
+                     "3 = as 2 with the weight and bias loaded per row"),
+      llvm::cl::init(0)};
+  Option<int64_t> adamwPersistent{
+      *this, "adamw-persistent",
+      llvm::cl::desc("AdamW: 0 = up to 1024 blocks, 1 = persistent grid sized "
+                     "to the chip, 2 (default) = as 1 with the next chunk "
+                     "prefetched"),
+      llvm::cl::init(2)};
+  Option<int64_t> persistentCtas{
+      *this, "persistent-ctas",
+      llvm::cl::desc("Blocks per SM the persistent grids count on (0: 1024 "
+                     "threads' worth)"),
+      llvm::cl::init(0)};
+  Option<int64_t> smCount{
+      *this, "sm-count",
+      llvm::cl::desc("SMs of the chip, for the persistent grids (0: by chip)"),
+      llvm::cl::init(0)};
+  Option<std::string> matmul{
+      *this, "matmul",
+      llvm::cl::desc("How unfused matmuls run: 'cublas' (a cuBLASLt library "
+                     "call with the CUDA-core kernel as its fallback) or "
+                     "'kernel' (the CUDA-core kernel alone)"),
+      llvm::cl::init("cublas")};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

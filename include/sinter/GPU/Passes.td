@@ -64,6 +64,27 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     as add, transpose, fill and broadcast, which are generalized first)
     through the same one-pass kernel as sinter.fused.
 
+    With `matmul=cublas` (the default) such a matmul also becomes a library
+    call when cuBLASLt takes its element types (A and B both f16, bf16 or
+    f32; C of their type or f32, f32 only for f32 inputs) and its init is a
+    zero fill (C = A x B) or a tensor it reads (C = C0 + A x B): its
+    `gpu.launch_func` carries a `sinter.library_call` dictionary (`kind =
+    "cublas_gemm"`, `m`, `n`, `k`, `batch`, and the kernel argument indices
+    `a`, `b`, `c` and `c_init`), which the artifact writes as a
+    `cublas_gemm` launch entry with the kernel as its fallback
+    (docs/Manifest.md). The runtime runs the GEMM through cuBLASLt when it
+    can open it, otherwise the kernel. A non-zero constant fill keeps the
+    kernel alone. `matmul=kernel` builds the kernel alone everywhere.
+
+    ```mlir
+    gpu.launch_func @sinter_kernels::@matmul_0 blocks in (%c8, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%a : memref<100x96xbf16>,
+        %b : memref<96x200xbf16>, %c : memref<100x200xbf16>)
+        {sinter.library_call = {a = 0 : i64, b = 1 : i64, batch = 1 : i64,
+         c = 2 : i64, k = 96 : i64, kind = "cublas_gemm", m = 100 : i64,
+         n = 200 : i64}}
+    ```
+
     Every other linalg op -- reductions (generics with reduction iterators,
     linalg.reduce), matmuls with transposed operands (user indexing maps),
     contraction generics, writes through a permuted output map -- is
@@ -119,6 +140,44 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     not a multiple of the vector) keep plain loads and stores. The option
     exists to time the hints against each other (bench/NOTES.md).
 
+    `row-persistent` and `adamw-persistent` select persistent variants of
+    the softmax/norm and AdamW kernels, to be timed against the default
+    (bench/NOTES.md); 0 (the default) leaves the kernels as described
+    above. With 1 the grid is sized to the chip: `sm-count` SMs (by default
+    132 for sm_90, 108 for sm_80, 148 for sm_100 and later) times
+    `persistent-ctas` blocks per SM (by default 1024 threads' worth, e.g. 4
+    blocks of 256 threads), reduced so that every block gets the same number
+    of row groups (or AdamW chunks); the kernel declares that many blocks
+    per SM (`nvvm.minctasm`, PTX `.minnctapersm`) so that ptxas keeps its
+    registers within them. Each block loops over the row groups
+    `blockIdx.x, blockIdx.x + gridDim.x, ...` (correct for any grid); the
+    norm's weight and bias are loaded once before the loop. RMSNorm's one
+    reduction per row alternates between two sets of shared-memory slots,
+    as no other barrier separates two rows. AdamW runs one loop per group
+    of same-shaped tensors over its chunks. With 2 the row kernels also
+    load the next row group's vectors (in their element type) at the top of
+    each iteration, before the current row is reduced and stored, and carry
+    them to the next iteration; AdamW updates one vector per thread per
+    chunk (instead of two) and loads the next chunk's parameter, gradient
+    and moments before updating the current one. `row-persistent=3` is 2
+    without the hoisting (the weight and bias are loaded per row, as in the
+    default kernel), spending the registers on the prefetched row only.
+    bf16/f16 weights stay packed in registers across the loop (an opaque
+    register copy per iteration keeps LLVM from hoisting their conversion
+    to f32, which would double the registers they hold).
+
+    ```mlir
+    gpu.func @rms_norm_0(...) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32} {
+      %w = vector.load %weight[...]          // once per thread
+      %x0 = scf.if %valid0 -> (vector<8xbf16>, ...) {...}   // row group blockIdx.x
+      %r:5 = scf.for %g = %bid to %c8192 step %gdim iter_args(%x = %x0, ..., %parity = %c0) {
+        %next = scf.if %valid1 -> (vector<8xbf16>, ...) {...}  // group %g + %gdim
+        ... reduce, normalize and store %x ...
+        scf.yield %next, ..., %parity_next
+      }
+    }
+    ```
+
     Shapes must be static. An op the backend cannot run is reported as an
     error at its location: dynamic shapes, operands read through maps that
     are not projected permutations (convolutions), output maps that do not
@@ -127,7 +186,7 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     arith, math and linalg.index.
   }];
   let options = [
-    Option<"rowVectors", "row-vectors", "int64_t", /*default=*/"4",
+    Option<"rowVectors", "row-vectors", "int64_t", /*default=*/"2",
            "16-byte vectors each thread of a softmax/norm kernel keeps in "
            "flight (sets the lanes per row)">,
     Option<"fusedVectors", "fused-vectors", "int64_t", /*default=*/"2",
@@ -148,7 +207,28 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"cacheHints", "cache-hints", "std::string", /*default=*/"\"none\"",
            "Cache policy of the 16-byte loads/stores of data touched once "
            "(norm/softmax rows, AdamW state): none, evict-first, "
-           "no-allocate, l2-256b or streaming">
+           "no-allocate, l2-256b or streaming">,
+    Option<"rowPersistent", "row-persistent", "int64_t", /*default=*/"0",
+           "Softmax/norm kernels: 0 = one block per row group, 1 = a grid "
+           "sized to the chip looping over row groups (norm weight and bias "
+           "loaded once), 2 = as 1 and the next row loaded before the "
+           "current one is reduced, 3 = as 2 with the weight and bias "
+           "loaded per row">,
+    Option<"adamwPersistent", "adamw-persistent", "int64_t",
+           /*default=*/"2",
+           "AdamW: 0 = up to 1024 blocks, 1 = a grid sized to the chip with "
+           "equal chunks per block, 2 (default) = as 1 and the next chunk "
+           "loaded before the current one is updated">,
+    Option<"persistentCtas", "persistent-ctas", "int64_t", /*default=*/"0",
+           "Blocks per SM that the persistent grids count on (the kernels' "
+           ".minnctapersm; 0: 1024 threads' worth)">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "SMs of the chip, for the persistent grids (0: 132 for sm_90, "
+           "108 for sm_80, 148 for sm_100 and later)">,
+    Option<"matmul", "matmul", "std::string", /*default=*/"\"cublas\"",
+           "How unfused matmuls run: 'cublas' (a cuBLASLt library call with "
+           "the CUDA-core kernel as its fallback) or 'kernel' (the CUDA-core "
+           "kernel alone)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -57,6 +57,25 @@ struct CompileOptions {
   /// memory-bound kernels touch once ("none", "evict-first", "no-allocate",
   /// "l2-256b", "streaming"; the pass option cache-hints).
   std::string cudaCacheHints = "none";
+  /// CUDA targets: persistent variants of the softmax/norm and AdamW kernels
+  /// (0 = off, 1 = a grid sized to the chip, 2 = also prefetching the next
+  /// row / chunk, 3 = rows only: prefetch without keeping the weights in
+  /// registers) and the blocks per SM their grids count on (0: 1024
+  /// threads' worth); the pass options row-persistent, adamw-persistent and
+  /// persistent-ctas.
+  int64_t cudaRowPersistent = 0;
+  /// CUDA targets: 16-byte vectors per thread of the softmax/norm kernels
+  /// (the pass option row-vectors).
+  int64_t cudaRowVectors = 2;
+  int64_t cudaAdamWPersistent = 2;
+  int64_t cudaPersistentCtas = 0;
+  /// CUDA targets: SMs the persistent grids are sized for (0: by chip; the
+  /// pass option sm-count).
+  int64_t cudaSmCount = 0;
+  /// CUDA targets: how unfused matmuls run: "cublas" (a cuBLASLt library
+  /// call with the CUDA-core kernel as its fallback) or "kernel" (the pass
+  /// option matmul).
+  std::string cudaMatmul = "cublas";
   /// Called after each stage ("parsing", "fusion", "lowering", "codegen",
   /// "link") with its wall time and a note ("skipped: ..." or empty).
   std::function<void(llvm::StringRef stage, double milliseconds,

@@ -18,8 +18,12 @@ TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
 # Extra sinterc flags of some cases, by case name.
 FLAGS = {}
+# How many cublas_gemm library calls the manifest of some cases must hold,
+# by case name (gpu_checks.py also checks which path ran them).
+LIBRARY_CALLS = {}
 # Prefix of the sm_90a warpgroup-MMA attention configurations.
 WG = "wgmma,mtiles=1,"
+# ... and of its two-stage (software-pipelined) form.
 WGP = "wgmma,pipe,mtiles=1,"
 
 
@@ -418,8 +422,9 @@ func.func @main(%%x: tensor<%(M)dx%(K)dx%(t)s>, %%w: tensor<%(K)dx%(N)dx%(t)s>, 
     def torch_same_dtype(torch, x, w, b):
         return [torch.tanh(x @ w + b).t().reshape(N, 2, M // 2)]
 
-    return ("unfused_mlp_%dx%dx%d_%s" % (M, K, N, t), ir, make, ref,
-            torch_same_dtype)
+    name = "unfused_mlp_%dx%dx%d_%s" % (M, K, N, t)
+    LIBRARY_CALLS[name] = 1  # the matmul runs through cuBLASLt
+    return name, ir, make, ref, torch_same_dtype
 
 
 def reduce_sum_case(shape, axis, t="f32", form="generic"):
@@ -575,6 +580,88 @@ def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
     return name, ir, make, ref, torch_same_dtype
 
 
+def matmul_case(M, K, N, t="bf16", batch=None, accumulate=False, out_t=None,
+                path="cublas"):
+    """A leftover linalg.matmul (or batch_matmul) with the default maps:
+    C = A x B into a zero fill, or C = C0 + A x B with `accumulate` (C0 an
+    argument). With path "cublas" (sinterc's default) it is a cuBLASLt
+    library call (a cublas_gemm entry) whose fallback is the CUDA-core
+    kernel; with "kernel" (--cuda-matmul=kernel) the kernel alone.
+    `out_t` (default `t`) is C's type (f32 out of bf16/f16 inputs)."""
+    out_t = out_t or t
+    bs = [batch] if batch else []
+    a_t, b_t = _tt(bs + [M, K], t), _tt(bs + [K, N], t)
+    c_t = _tt(bs + [M, N], out_t)
+    op = "linalg.batch_matmul" if batch else "linalg.matmul"
+    if accumulate:
+        args, init, fill = ", %%c0: %s" % c_t, "%c0", ""
+    else:
+        args, init = "", "%z"
+        fill = """  %%zero = arith.constant 0.0 : %(ct)s
+  %%e = tensor.empty() : %(c)s
+  %%z = linalg.fill ins(%%zero : %(ct)s) outs(%%e : %(c)s) -> %(c)s
+""" % {"ct": out_t, "c": c_t}
+    ir = """func.func @main(%%a: %(a)s, %%b: %(b)s%(args)s) -> %(c)s {
+%(fill)s  %%r = %(op)s ins(%%a, %%b : %(a)s, %(b)s) outs(%(init)s : %(c)s) -> %(c)s
+  return %%r : %(c)s
+}
+""" % {"a": a_t, "b": b_t, "c": c_t, "args": args, "fill": fill, "op": op,
+       "init": init}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(*(bs + [M, K]), generator=gen, device=dev).to(dt),
+               (torch.randn(*(bs + [K, N]), generator=gen, device=dev)
+                / K ** 0.5).to(dt)]
+        if accumulate:
+            ins.append(torch.randn(*(bs + [M, N]), generator=gen, device=dev)
+                       .to(getattr(torch, TYPES[out_t])))
+        return ins
+
+    def ref(torch, a, b, c0=None):
+        r = a.double() @ b.double()
+        return [r + c0.double() if c0 is not None else r]
+
+    def torch_same_dtype(torch, a, b, c0=None):
+        if out_t != t:  # f32 results of bf16/f16 inputs: f32 products
+            a, b = a.float(), b.float()
+        if c0 is None:
+            return [a @ b]
+        return [torch.baddbmm(c0, a, b) if batch else torch.addmm(c0, a, b)]
+
+    name = "%smatmul_%s%dx%dx%d_%s%s%s%s" % (
+        "batch_" if batch else "", "%dx" % batch if batch else "", M, K, N, t,
+        "_to_" + out_t if out_t != t else "", "_acc" if accumulate else "",
+        "_kernel" if path == "kernel" else "")
+    LIBRARY_CALLS[name] = 1 if path == "cublas" else 0
+    if path == "kernel":
+        FLAGS[name] = ["--cuda-matmul=kernel"]
+    return name, ir, make, ref, torch_same_dtype
+
+
+def matmul_cases():
+    """Leftover matmuls through cuBLASLt (library calls) and, the same
+    cases again, through the CUDA-core kernel alone: ragged and GPT-block
+    (QKV projection) shapes, plain and batched, bf16, f16 and f32, zero
+    fills and accumulation into an initial C, f32 results of bf16."""
+    cases = []
+    for path in ("cublas", "kernel"):
+        for t in ("bf16", "f16", "f32"):
+            for M, K, N in ((127, 257, 65), (256, 768, 2304)):
+                cases.append(matmul_case(M, K, N, t, path=path))
+                cases.append(matmul_case(M, K, N, t, batch=3 if M == 127
+                                         else 2, path=path))
+        cases.append(matmul_case(127, 257, 65, "bf16", accumulate=True,
+                                 path=path))
+        cases.append(matmul_case(127, 257, 65, "f16", batch=3,
+                                 accumulate=True, path=path))
+        cases.append(matmul_case(33, 64, 40, "f32", batch=2, accumulate=True,
+                                 path=path))
+        cases.append(matmul_case(127, 257, 65, "bf16", out_t="f32",
+                                 path=path))
+    return cases
+
+
 def dropout_residual_case(rows, cols, t="bf16", p=0.1, seed=1234567890123):
     """y = residual + dropout(x, p): the mask must be exactly the Philox
     stream of the element's row-major offset."""
@@ -665,6 +752,9 @@ def gpt_block_case():
     def torch_same_dtype(torch, *ins):
         return [block(torch, *ins)]
 
+    # The four projections (qkv, attention out, MLP up and down) run
+    # through cuBLASLt.
+    LIBRARY_CALLS["gpt_block_f32"] = 4
     return "gpt_block_f32", ir, make, ref, torch_same_dtype
 
 
@@ -702,6 +792,8 @@ def correctness_cases():
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
     cases.append(matmul_transposed_b_case(33, 64, 40, "bf16", batch=2))
+    # Leftover matmuls with default maps: cuBLASLt, and the kernel alone.
+    cases += matmul_cases()
     cases += [
         attention_case(1, 2, 2, 1, 1, 64),
         attention_case(2, 4, 2, 17, 17, 64, causal=True, lse=True),
@@ -812,6 +904,77 @@ def correctness_cases():
                      mask_shape=[17, 257]), "evict-first"))
     cases.append(with_cache_hint(softmax_case([2, 5, 4096], "bf16",
                                               scale=0.5), "no-allocate"))
+    cases += persistent_cases()
+    return cases
+
+
+def persistent_cases():
+    """Correctness of the persistent row and AdamW kernels (sinterc
+    --cuda-row-persistent / --cuda-adamw-persistent; bench/NOTES.md). Most
+    run on a grid shrunk to one or two blocks (SMALL) so that every block
+    loops over several row groups / chunks, with a partial last group, a
+    prefetch past the end and, for RMSNorm, reused reduction slots."""
+    small = ["--cuda-sm-count=2", "--cuda-persistent-ctas=1"]
+    one = ["--cuda-sm-count=1", "--cuda-persistent-ctas=1"]
+    cases = []
+
+    def rows(case, modes, extra=(), tag=""):
+        for m in modes:
+            cases.append(variant(case, "rowp%d%s" % (m, tag),
+                                 ["--cuda-row-persistent=%d" % m]
+                                 + list(extra)))
+
+    # 17 rows, two per block (9 groups, the last half empty), 128 lanes per
+    # row: RMSNorm's reduction through shared memory, row after row.
+    rows(rms_norm_case(17, 4096, "bf16"), (1, 2, 3), small, "-small")
+    # The chip-sized grid: one group per block, the prefetch predicated off.
+    rows(rms_norm_case(17, 4096, "bf16"), (2,))
+    # Odd columns: scalar accesses, a third vector partly past the row end.
+    rows(layer_norm_case(3, 257, "bf16"), (1, 2, 3), one, "-one")
+    rows(layer_norm_case(127, 768, "bf16"), (1, 2), small, "-small")
+    # 100 columns: 4-element vectors, the last one per lane out of the row.
+    rows(rms_norm_case(113, 100, "bf16"), (2, 3), small, "-small")
+    # f32 (no conversion, weights not carried), statistics outputs.
+    rows(layer_norm_case(65, 1024, "f32", affine=False, stats=True), (2,),
+         small, "-small")
+    rows(rms_norm_case(33, 512, "f32", weight=False, rstd=True), (1, 2),
+         small, "-small")
+    # f16 weights carried packed, two warps per row, one block.
+    rows(rms_norm_case(5, 2048, "f16", rstd=True), (1, 2), one, "-one")
+    # Four vectors per thread (the default is two).
+    rows(rms_norm_case(17, 4096, "bf16"), (1, 2, 3),
+         small + ["--cuda-row-vectors=4"], "-rv4-small")
+    rows(layer_norm_case(127, 768, "bf16"), (2, 3),
+         small + ["--cuda-row-vectors=4"], "-rv4-small")
+    # The row kernels with four vectors per thread, not persistent.
+    cases.append(variant(rms_norm_case(17, 4096, "bf16"), "rv4",
+                         ["--cuda-row-vectors=4"]))
+    cases.append(variant(layer_norm_case(127, 768, "bf16"), "rv4",
+                         ["--cuda-row-vectors=4"]))
+    # Softmax shares the loop: masks along the row and per row, scale.
+    rows(softmax_case([2, 4, 17, 257], "bf16", scale=0.125,
+                      mask_shape=[17, 257]), (1, 2), small, "-small")
+    rows(softmax_case([3, 1024], "f16", mask_shape=[3, 1]), (2,), one,
+         "-one")
+    rows(softmax_case([2, 5, 4096], "bf16", scale=0.5), (3,), small,
+         "-small")
+    # AdamW: mixed shapes (four groups, 16-byte and scalar vectors, ragged
+    # chunks), several tensors of one shape (the buffer switch), two
+    # launches.
+    mixed = adamw_case([[1000], [16, 16], [12293], [70000]])
+    for m in (0, 1, 2):
+        cases.append(variant(mixed, "adamwp%d" % m,
+                             ["--cuda-adamw-persistent=%d" % m]))
+        cases.append(variant(mixed, "adamwp%d-small" % m,
+                             ["--cuda-adamw-persistent=%d" % m] + small))
+    cases.append(variant(adamw_case([[12293]] * 5, name="adamw_5x12293"),
+                         "adamwp2-small",
+                         ["--cuda-adamw-persistent=2"] + small))
+    cases.append(variant(adamw_case([[70000]] * 3, name="adamw_3x70000"),
+                         "adamwp2-one", ["--cuda-adamw-persistent=2"] + one))
+    cases.append(variant(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
+                                    name="adamw_40_tensors_two_launches"),
+                         "adamwp0", ["--cuda-adamw-persistent=0"]))
     return cases
 
 
@@ -826,30 +989,74 @@ def attention_bench_cases():
             attention_case(1, 16, 16, 16384, 16384, 128, causal=True)]
 
 
+# Variants of a case: the same program compiled with extra sinterc flags,
+# named <case>_<label>; by variant name, (base case name, label).
+# bench_membound.py times a variant right after its base case (Sinter alone,
+# no peers) and tabulates the variants of each base case.
+VARIANTS = {}
+
+
+def variant(case, label, flags):
+    """`case` compiled with the extra sinterc `flags`, named <case>_<label>."""
+    name = case[0] + "_" + label
+    FLAGS[name] = FLAGS.get(case[0], []) + list(flags)
+    VARIANTS[name] = (case[0], label)
+    return (name,) + tuple(case[1:])
+
+
+def variants(case, flag_sets):
+    """`case`, then one variant per (label, flags) of `flag_sets`."""
+    return [case] + [variant(case, label, flags)
+                     for label, flags in flag_sets.items()]
+
+
 # Values of sinterc --cuda-cache-hints other than the default "none".
 CACHE_HINTS = ["evict-first", "no-allocate", "l2-256b", "streaming"]
-HINT_TAG = "_hint-"
 
 
 def with_cache_hint(case, hint):
     """`case` compiled with --cuda-cache-hints=`hint`, named
     <case>_hint-<hint>."""
-    name = case[0] + HINT_TAG + hint
-    FLAGS[name] = ["--cuda-cache-hints=" + hint]
-    return (name,) + tuple(case[1:])
+    return variant(case, "hint-" + hint, ["--cuda-cache-hints=" + hint])
 
 
 def hint_variants(case, hints=None):
     """`case`, then one variant per cache hint."""
-    return [case] + [with_cache_hint(case, h) for h in (hints or CACHE_HINTS)]
+    return variants(case, {"hint-" + h: ["--cuda-cache-hints=" + h]
+                           for h in (hints or CACHE_HINTS)})
+
+
+def _row_flags(mode, vectors=2, ctas=0):
+    return (["--cuda-row-persistent=%d" % mode] if mode else []) + (
+        ["--cuda-row-vectors=%d" % vectors] if vectors != 2 else []) + (
+        ["--cuda-persistent-ctas=%d" % ctas] if ctas else [])
+
+
+# Variants of the norms and AdamW timed by bench_membound.py beside the
+# defaults (two 16-byte vectors per thread in the row kernels, the
+# prefetching persistent AdamW): the previous defaults (rv4: four vectors
+# per thread; adamwp0: up to 1024 AdamW blocks), and the runner-up of the
+# persistent AdamW (adamwp2-c5: five blocks per SM). The persistent row
+# kernels (rowp<mode>, --cuda-row-persistent) lost 3-14% in the run of
+# 2026-11-29 (bench/NOTES.md) and are checked for correctness only.
+ROW_BENCH_VARIANTS = {
+    "rv4": _row_flags(0, 4),
+}
+ADAMW_BENCH_VARIANTS = {
+    "adamwp0": ["--cuda-adamw-persistent=0"],
+    "adamwp2-c5": ["--cuda-adamw-persistent=2", "--cuda-persistent-ctas=5"],
+}
 
 
 def bench_cases():
     """The memory-bound shapes of BENCHMARKS.md. RMSNorm, LayerNorm and
-    AdamW (short of 90% of copy) also come with one variant per cache hint
-    (<case>_hint-<hint>), timed right after their base case."""
-    return (hint_variants(rms_norm_case(16384, 4096, "bf16")) +
-            hint_variants(layer_norm_case(16384, 4096, "bf16")) +
+    AdamW (short of 90% of copy) also come with their persistent variants
+    (<case>_<label>), timed right after their base case. (The cache-hint
+    variants, hint_variants(), were timed twice and lost: bench/NOTES.md.)"""
+    return (variants(rms_norm_case(16384, 4096, "bf16"), ROW_BENCH_VARIANTS) +
+            variants(layer_norm_case(16384, 4096, "bf16"),
+                     ROW_BENCH_VARIANTS) +
             [bias_gelu_case(16384, 8192, "bf16", "tanh"),
              dropout_residual_case(16384, 8192, "bf16", p=0.1)] +
-            hint_variants(adamw_case([[1 << 20]] * 300, name="adamw_300x1M")))
+            variants(adamw_case([[1 << 20]] * 300, name="adamw_300x1M"),
+                     ADAMW_BENCH_VARIANTS))

@@ -10,7 +10,11 @@
 with the driver-only runtime, runs it on fresh random inputs (outputs
 poisoned with NaN first) and compares with a float64 torch reference: the
 error must be at most 2x torch's own error in the same dtype, plus a small
-absolute floor. Exits non-zero on any failure.
+absolute floor. Library calls (the cublas_gemm entries of leftover matmuls)
+must run through cuBLASLt -- or, with SINTER_CUBLASLT=off in the
+environment, through their fallback kernels -- and the cases of
+gpu_cases.LIBRARY_CALLS must have exactly that many in their manifest.
+Exits non-zero on any failure.
 """
 
 import argparse
@@ -66,6 +70,14 @@ def check(out, seed, only=None, skip=None, kernels_only=False):
     failures = 0
     print("seed %d, %s, torch %s" % (seed, torch.cuda.get_device_name(),
                                       torch.__version__))
+    # Library calls run through cuBLASLt (torch, imported first, has loaded
+    # it) unless SINTER_CUBLASLT turns them off: then the fallback kernels.
+    lt_ok, lt_status = sc.cublaslt_status()
+    want_library = os.environ.get("SINTER_CUBLASLT", "") not in (
+        "0", "off", "OFF", "none", "false")
+    print("cuBLASLt: %s; library calls must run %s" % (
+        lt_status, "through cuBLASLt" if want_library
+        else "their fallback kernels"))
     for name, ir, make, ref, same in selected(gpu_cases.correctness_cases(),
                                               only, skip):
         gen = torch.Generator(device=dev).manual_seed(seed)
@@ -74,6 +86,7 @@ def check(out, seed, only=None, skip=None, kernels_only=False):
         fn = (prog["main"] if "main" in prog.functions
               else next(iter(prog.functions.values())))
         ins = make(torch, dev, gen)
+        gemms = sum(1 for l in fn.launches if l.get("kind") == "cublas_gemm")
         if kernels_only:
             # Under the sanitizers: Sinter's kernels alone, no reference
             # (torch's cuBLAS references crash racecheck on CUDA 13.0).
@@ -97,6 +110,23 @@ def check(out, seed, only=None, skip=None, kernels_only=False):
         ok = True
         notes = []
         worst = (0.0, 0.0)
+        # Which path the library calls took (one run of the function).
+        expected = gpu_cases.LIBRARY_CALLS.get(name)
+        if expected is not None and gemms != expected:
+            ok = False
+            notes.append("manifest has %d cublas_gemm entries, expected %d"
+                         % (gemms, expected))
+        if gemms:
+            counts = prog.library_counts()
+            lib, fb = counts["library_calls"], counts["fallback_launches"]
+            if (lib, fb) != ((gemms, 0) if want_library else (0, gemms)):
+                ok = False
+                notes.append("library calls: %d cuBLASLt, %d fallback of %d"
+                             " (%s)" % (lib, fb, gemms,
+                                        counts["last_fallback"] or "-"))
+            else:
+                notes.append("%d %s" % (gemms, "cuBLASLt" if want_library
+                                        else "fallback"))
         for k, (o, r) in enumerate(zip(outs, refs)):
             def dist(x, y):
                 # Equal values (including equal infinities, e.g. lse = -inf

@@ -1,0 +1,353 @@
+//===- RuntimeFakeTest.cpp - Library calls end to end, without a GPU ------===//
+//
+// Part of the Sinter project.
+//
+// Runs with the stand-in driver and cuBLASLt of unittests/fake/ (see
+// test/Unit/runtime-library-calls.test): LD_LIBRARY_PATH puts the fake
+// libcuda.so.1 first and SINTER_CUBLASLT names the fake cuBLASLt, whose
+// cublasLtMatmul computes the documented column-major product on host
+// memory. So these tests check what the runtime asks of cuBLASLt -- the
+// row-major GEMM as C^T = B^T x A^T, strides, beta and C_init, the
+// workspace, the alignments -- and when it runs the fallback kernel
+// instead. With SINTER_CUBLASLT=off every library call must fall back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sinter-c/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+/// The fakes' control functions.
+struct Fakes {
+  const char *(*launches)() = nullptr;
+  int (*allocations)(size_t) = nullptr;
+  int (*frees)() = nullptr;
+  void (*reset)() = nullptr;
+  void (*resetLt)() = nullptr;
+  void (*setMode)(int) = nullptr;
+  int (*matmuls)() = nullptr;
+  int (*heuristics)() = nullptr;
+  uint32_t (*alignment)(int) = nullptr;
+  uint64_t (*workspace)() = nullptr;
+  bool disabled = false; // SINTER_CUBLASLT=off
+
+  bool load() {
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW);
+    const char *env = std::getenv("SINTER_CUBLASLT");
+    disabled = env && std::strcmp(env, "off") == 0;
+    if (!cuda)
+      return false;
+    launches =
+        reinterpret_cast<decltype(launches)>(dlsym(cuda, "fake_cuda_launches"));
+    allocations = reinterpret_cast<decltype(allocations)>(
+        dlsym(cuda, "fake_cuda_allocations"));
+    frees = reinterpret_cast<decltype(frees)>(dlsym(cuda, "fake_cuda_frees"));
+    reset = reinterpret_cast<decltype(reset)>(dlsym(cuda, "fake_cuda_reset"));
+    if (!launches || !allocations || !frees || !reset)
+      return false;
+    if (disabled)
+      return true;
+    void *lt = env ? dlopen(env, RTLD_NOW) : nullptr;
+    if (!lt)
+      return false;
+    resetLt = reinterpret_cast<decltype(resetLt)>(dlsym(lt, "fake_lt_reset"));
+    setMode =
+        reinterpret_cast<decltype(setMode)>(dlsym(lt, "fake_lt_set_mode"));
+    matmuls = reinterpret_cast<decltype(matmuls)>(dlsym(lt, "fake_lt_matmuls"));
+    heuristics =
+        reinterpret_cast<decltype(heuristics)>(dlsym(lt, "fake_lt_heuristics"));
+    alignment =
+        reinterpret_cast<decltype(alignment)>(dlsym(lt, "fake_lt_alignment"));
+    workspace =
+        reinterpret_cast<decltype(workspace)>(dlsym(lt, "fake_lt_workspace"));
+    return resetLt && setMode && matmuls && heuristics && alignment &&
+           workspace;
+  }
+};
+
+Fakes &fakes() {
+  static Fakes f;
+  static bool ok = f.load();
+  if (!ok)
+    f.launches = nullptr;
+  return f;
+}
+
+constexpr size_t kWorkspace = 32u << 20;
+
+/// One GEMM function main(a, b[, c0]) -> c as sinterc writes it, with
+/// row-major operands: a batch x m x k, b batch x k x n, c batch x m x n.
+struct Case {
+  int64_t m, n, k, batch;
+  std::string inType = "float32", outType = "float32";
+  bool accumulate = false;
+
+  size_t bytes(const std::string &t) const { return t == "float32" ? 4 : 2; }
+  std::string manifest() const {
+    auto num = [](int64_t v) { return std::to_string(v); };
+    std::string args = R"({"name": "a", "kind": "buffer", "bytes": )" +
+                       num(batch * m * k * bytes(inType)) + R"(},
+        {"name": "b", "kind": "buffer", "bytes": )" +
+                       num(batch * k * n * bytes(inType)) + "},";
+    if (accumulate)
+      args += R"({"name": "c0", "kind": "buffer", "bytes": )" +
+              num(batch * m * n * bytes(outType)) + "},";
+    args += R"({"name": "c", "kind": "buffer", "bytes": )" +
+            num(batch * m * n * bytes(outType)) + "}";
+    int c = accumulate ? 3 : 2;
+    std::string kernelArgs = R"({"arg": 0}, {"arg": 1}, {"arg": 2})";
+    if (accumulate)
+      kernelArgs += R"(, {"arg": 3})";
+    return R"({"format_version": 2, "target": "cuda:sm_90a", "functions": [
+      {"name": "main", "arguments": [)" +
+           args + R"(], "temps": [], "launches": [
+        {"kind": "cublas_gemm", "name": "matmul_0", "layout": "row-major",
+         "m": )" +
+           num(m) + R"(, "n": )" + num(n) + R"(, "k": )" + num(k) +
+           R"(, "batch": )" + num(batch) +
+           R"(, "a": {"arg": 0}, "b": {"arg": 1}, "c": {"arg": )" + num(c) +
+           "}, " +
+           (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
+                       : R"("accumulate": false, )") +
+           R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
+           R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
+           R"(", "c_dtype": ")" + outType +
+           R"(", "compute_dtype": "float32", "lda": )" + num(k) +
+           R"(, "ldb": )" + num(n) + R"(, "ldc": )" + num(n) +
+           R"(, "stride_a": )" + num(m * k) + R"(, "stride_b": )" + num(k * n) +
+           R"(, "stride_c": )" + num(m * n) + R"(,
+         "fallback": {"kind": "kernel", "kernel": "matmul_0",
+           "grid": [1, 1, 1], "block": [256, 1, 1], "shared_memory": 0,
+           "args": [)" +
+           kernelArgs + "]}}]}]}";
+  }
+};
+
+/// Small integers: every product and sum is exact in f32 and bf16.
+float value(int64_t i, int salt) {
+  return static_cast<float>((i * 7 + salt * 3) % 9 - 4);
+}
+
+uint16_t bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+class LibraryCalls : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!fakes().launches)
+      GTEST_SKIP() << "needs the fake driver and cuBLASLt "
+                      "(test/Unit/runtime-library-calls.test)";
+    fakes().reset();
+    if (!fakes().disabled)
+      fakes().resetLt();
+    char tmpl[] = "/tmp/sinter-rt-fake-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir = tmpl;
+    std::ofstream(dir + "/kernels.cubin") << "fake";
+  }
+  void TearDown() override {
+    if (program)
+      sinter_rt_unload(program);
+    std::remove((dir + "/manifest.json").c_str());
+    std::remove((dir + "/kernels.cubin").c_str());
+    rmdir(dir.c_str());
+  }
+
+  /// Loads `c`, fills its inputs and runs it `runs` times on `stream`;
+  /// `offset` shifts A by that many elements (to break its alignment).
+  int run(const Case &c, int runs = 1, void *stream = nullptr,
+          size_t offset = 0) {
+    std::ofstream(dir + "/manifest.json") << c.manifest();
+    if (!program) {
+      int rc = sinter_rt_load(dir.c_str(), 0, &program);
+      EXPECT_EQ(rc, SINTER_RT_OK) << sinter_rt_last_error();
+      if (rc)
+        return rc;
+    }
+    size_t aCount = c.batch * c.m * c.k, bCount = c.batch * c.k * c.n,
+           cCount = c.batch * c.m * c.n;
+    a32.assign(aCount + offset, 0);
+    b32.assign(bCount, 0);
+    c0.assign(cCount, 0);
+    a16.assign(aCount, 0);
+    b16.assign(bCount, 0);
+    out32.assign(cCount, -1e30f); // poison
+    out16.assign(cCount, 0xffff);
+    for (size_t i = 0; i < aCount; ++i) {
+      a32[offset + i] = value(i, 1);
+      a16[i] = bf16(value(i, 1));
+    }
+    for (size_t i = 0; i < bCount; ++i) {
+      b32[i] = value(i, 2);
+      b16[i] = bf16(value(i, 2));
+    }
+    for (size_t i = 0; i < cCount; ++i)
+      c0[i] = value(i, 3);
+    bool in16 = c.inType != "float32";
+    std::vector<void *> args = {in16 ? static_cast<void *>(a16.data())
+                                     : static_cast<void *>(a32.data() + offset),
+                                in16 ? static_cast<void *>(b16.data())
+                                     : static_cast<void *>(b32.data())};
+    if (c.accumulate)
+      args.push_back(c0.data());
+    args.push_back(c.outType == "float32" ? static_cast<void *>(out32.data())
+                                          : static_cast<void *>(out16.data()));
+    for (int i = 0; i < runs; ++i)
+      if (int rc =
+              sinter_rt_run(program, "main", args.data(), args.size(), stream))
+        return rc;
+    return SINTER_RT_OK;
+  }
+
+  /// The row-major reference of `c` on the inputs `run` made.
+  std::vector<float> reference(const Case &c) const {
+    std::vector<float> r(c.batch * c.m * c.n);
+    for (int64_t n = 0; n < c.batch; ++n)
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          float sum = 0;
+          for (int64_t p = 0; p < c.k; ++p)
+            sum += value(n * c.m * c.k + i * c.k + p, 1) *
+                   value(n * c.k * c.n + p * c.n + j, 2);
+          int64_t o = n * c.m * c.n + i * c.n + j;
+          r[o] = sum + (c.accumulate ? value(o, 3) : 0.0f);
+        }
+    return r;
+  }
+
+  void expectLibraryCalls(uint64_t library, uint64_t fallback,
+                          const char *why = "") {
+    uint64_t l = 0, f = 0;
+    const char *last = nullptr;
+    ASSERT_EQ(sinter_rt_library_counts(program, &l, &f, &last), SINTER_RT_OK);
+    EXPECT_EQ(l, library);
+    EXPECT_EQ(f, fallback);
+    EXPECT_NE(std::string(last).find(why), std::string::npos) << last;
+  }
+
+  std::string dir;
+  sinter_rt_program *program = nullptr;
+  std::vector<float> a32, b32, c0, out32;
+  std::vector<uint16_t> a16, b16, out16;
+};
+
+TEST_F(LibraryCalls, RowMajorGemmRunsAsTransposedColumnMajor) {
+  Case c{5, 3, 7, 1};
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled) {
+    // No cuBLASLt: the fallback kernel ran (the fake driver records it).
+    EXPECT_STREQ(fakes().launches(), "matmul_0");
+    expectLibraryCalls(0, 1, "disabled by SINTER_CUBLASLT=off");
+    return;
+  }
+  EXPECT_STREQ(fakes().launches(), "");
+  EXPECT_EQ(fakes().matmuls(), 1);
+  EXPECT_EQ(out32, reference(c));
+  expectLibraryCalls(1, 0);
+}
+
+TEST_F(LibraryCalls, BatchesAccumulateIntoTheirInitialC) {
+  Case c{6, 5, 4, 3};
+  c.accumulate = true;
+  ASSERT_EQ(run(c, 2), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled) {
+    EXPECT_STREQ(fakes().launches(), "matmul_0,matmul_0");
+    expectLibraryCalls(0, 2);
+    return;
+  }
+  EXPECT_EQ(out32, reference(c));
+  // The algorithm is chosen once for these pointers; one workspace.
+  EXPECT_EQ(fakes().heuristics(), 1);
+  EXPECT_EQ(fakes().matmuls(), 2);
+  EXPECT_EQ(fakes().workspace(), kWorkspace);
+  EXPECT_EQ(fakes().allocations(kWorkspace), 1);
+  expectLibraryCalls(2, 0);
+}
+
+TEST_F(LibraryCalls, Bf16InputsGiveF32Results) {
+  Case c{4, 9, 8, 2};
+  c.inType = "bfloat16";
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled)
+    return;
+  EXPECT_EQ(out32, reference(c));
+}
+
+TEST_F(LibraryCalls, Bf16Results) {
+  Case c{3, 4, 5, 1};
+  c.inType = c.outType = "bfloat16";
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled)
+    return;
+  std::vector<float> r = reference(c);
+  for (size_t i = 0; i < r.size(); ++i)
+    EXPECT_EQ(out16[i], bf16(r[i])) << i;
+}
+
+TEST_F(LibraryCalls, EveryStreamHasItsWorkspace) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  Case c{5, 3, 7, 1};
+  ASSERT_EQ(run(c, 2, nullptr), SINTER_RT_OK);
+  ASSERT_EQ(run(c, 1, reinterpret_cast<void *>(0x1234)), SINTER_RT_OK);
+  EXPECT_EQ(fakes().allocations(kWorkspace), 2);
+  int freed = fakes().frees();
+  sinter_rt_unload(program);
+  program = nullptr;
+  EXPECT_EQ(fakes().frees(), freed + 2); // both workspaces
+}
+
+TEST_F(LibraryCalls, TheHeuristicIsToldThePointersAlignment) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  Case c{5, 3, 8, 1};
+  ASSERT_EQ(run(c), SINTER_RT_OK);
+  // cuBLASLt's first operand is B, its second A; vectors are 256-aligned
+  // at most as far as the heap goes, so check A shifted by one f32.
+  ASSERT_EQ(run(c, 1, nullptr, 1), SINTER_RT_OK);
+  EXPECT_EQ(fakes().heuristics(), 2);
+  EXPECT_EQ(fakes().alignment(1), 4u);
+  EXPECT_EQ(out32, reference(c));
+}
+
+TEST_F(LibraryCalls, NoAlgorithmRunsTheFallbackKernel) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setMode(1);
+  Case c{5, 3, 7, 1};
+  ASSERT_EQ(run(c, 2), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_STREQ(fakes().launches(), "matmul_0,matmul_0");
+  EXPECT_EQ(fakes().matmuls(), 0);
+  EXPECT_EQ(fakes().heuristics(), 1); // not asked again
+  expectLibraryCalls(0, 2,
+                     "matmul_0 in main: cublasLtMatmulAlgoGetHeuristic found "
+                     "no algorithm");
+}
+
+TEST_F(LibraryCalls, AFailingMatmulIsAnError) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setMode(2);
+  Case c{5, 3, 7, 1};
+  EXPECT_EQ(run(c), SINTER_RT_ERROR_DRIVER);
+  EXPECT_STREQ(sinter_rt_last_error(),
+               "cublasLtMatmul(matmul_0) in main: "
+               "CUBLAS_STATUS_EXECUTION_FAILED (13): the fake cuBLASLt failed");
+}
+
+} // namespace
