@@ -20,6 +20,7 @@ import argparse
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -28,8 +29,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TABLE = os.path.join(ROOT, "lib", "GPU", "AttentionConfigs.inc")
 
+# B2 H16 S4096 per head dim and causality (the table's general entries),
+# and B16 H16 S1024 at D128 (BENCHMARKS.md's short-sequence shape: an entry
+# for key sequences up to 1024 where its best tiles differ).
 SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
-          for causal in (False, True)]
+          for causal in (False, True)] + [
+    (16, 16, 1024, 128, causal) for causal in (False, True)]
 CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     (4, 8), (1, 2), (32, 64, 128))] + [
     "wgmma,warps=%d,mtiles=1,bn=%d" % c for c in itertools.product(
@@ -59,10 +64,12 @@ def source(B, H, S, D, causal, t="bf16"):
 """ % (ty, ty, ty, ty, " {causal}" if causal else "", ty, ty, ty, ty, ty)
 
 
-def build(art, compiler, chip):
+def build(art, compiler, chip, only=None):
     os.makedirs(art, exist_ok=True)
     for shape in SHAPES:
         sname = shape_name(*shape)
+        if only and not re.search(only, sname):
+            continue
         src = os.path.join(art, sname + ".mlir")
         with open(src, "w") as f:
             f.write(source(*shape))
@@ -151,26 +158,45 @@ def table(tuning_json, out=TABLE, chip_min=80):
     lines = open(TABLE).read().split("\n")
     head = [l for l in lines if l.startswith("//")]
     body = []
-    for sname, s in sorted(res["shapes"].items(),
-                           key=lambda kv: (kv[1]["D"], kv[1]["causal"])):
-        good = [c for c in s["candidates"] if c["ok"]]
+
+    def picks(s):
         # The best mma.sync tiles serve sm_80 and later; where a wgmma
         # configuration (sm_90a only) is faster, it gets its own entry.
-        picks = []
+        good = [c for c in s["candidates"] if c["ok"]]
+        out = {}
         mma = [c for c in good if "wgmma" not in c["config"]]
         if mma:
-            picks.append((chip_min, max(mma, key=lambda c: c["TFLOPs"])))
+            out[chip_min] = max(mma, key=lambda c: c["TFLOPs"])
         if good:
             best = max(good, key=lambda c: c["TFLOPs"])
             if "wgmma" in best["config"]:
-                picks.append((90, best))
-        for sm, c in picks:
+                out[90] = best
+        return out
+
+    # The longest sequence tuned per (head dim, causal) gives the general
+    # entries (any length); a shorter one adds an entry for sequences up
+    # to its length where its pick for a chip differs.
+    shapes = sorted(res["shapes"].values(),
+                    key=lambda s: (s["D"], s["causal"], -s["S"]))
+    general = {}
+    for s in shapes:
+        key = (s["D"], s["causal"])
+        max_seq = 0 if key not in general else s["S"]
+        mine = picks(s)
+        if not max_seq:
+            general[key] = mine
+        for sm, c in sorted(mine.items()):
+            if max_seq:
+                # The entry that would serve this length otherwise.
+                fallback = general[key].get(sm) or general[key].get(chip_min)
+                if fallback and fallback["config"] == c["config"]:
+                    continue
             # Measured in bf16; f16 runs the same instructions.
-            body.append('SINTER_ATTENTION_CONFIG(%d, "bf16/f16", %d, %s, '
-                        '"%s")  // %.0f TFLOP/s, %s, %s' % (
+            body.append('SINTER_ATTENTION_CONFIG(%d, "bf16/f16", %d, %s, %d, '
+                        '"%s")  // %.0f TFLOP/s (B%d H%d S%d), %s, %s' % (
                             sm, s["D"], "true" if s["causal"] else "false",
-                            c["config"], c["TFLOPs"], res["device"],
-                            res["date"]))
+                            max_seq, c["config"], c["TFLOPs"], s["B"],
+                            s["H"], s["S"], res["device"], res["date"]))
     with open(out, "w") as f:
         f.write("\n".join(head) + "\n\n" + "\n".join(body) + "\n")
     print("wrote %d entries to %s" % (len(body), out))
@@ -188,11 +214,21 @@ def main():
                    "PATH/tuning.json)")
     p.add_argument("--out", default=TABLE, help="where table writes the "
                    "table (default: lib/GPU/AttentionConfigs.inc)")
+    p.add_argument("--only", help="build: the shapes whose names match this "
+                   "regular expression (e.g. 's1024')")
+    p.add_argument("--merge-into", help="run: also write the timed shapes "
+                   "into this tuning JSON, replacing its entries for them")
     a = p.parse_args()
     if a.step == "build":
-        build(a.path, a.compiler, a.chip)
+        build(a.path, a.compiler, a.chip, a.only)
     elif a.step == "run":
-        run(a.path, a.json or os.path.join(a.path, "tuning.json"))
+        out = a.json or os.path.join(a.path, "tuning.json")
+        run(a.path, out)
+        if a.merge_into:
+            merged = json.load(open(a.merge_into))
+            merged["shapes"].update(json.load(open(out))["shapes"])
+            with open(a.merge_into, "w") as f:
+                json.dump(merged, f, indent=1)
     else:
         table(a.path, a.out)
 

@@ -1346,13 +1346,14 @@ struct TableEntry {
   const char *dtype;
   int64_t headDim;
   bool causal;
+  int64_t maxSeq; // longest key sequence the entry is for (0: any)
   const char *config;
 };
 } // namespace
 
 static const TableEntry kAttentionTable[] = {
-#define SINTER_ATTENTION_CONFIG(sm, dtype, d, causal, cfg)                     \
-  {sm, dtype, d, causal, cfg},
+#define SINTER_ATTENTION_CONFIG(sm, dtype, d, causal, maxSeq, cfg)             \
+  {sm, dtype, d, causal, maxSeq, cfg},
 #include "AttentionConfigs.inc"
 #undef SINTER_ATTENTION_CONFIG
 };
@@ -1364,16 +1365,24 @@ AttentionConfig sinter::gpu_kernels::selectAttentionConfig(AttentionOp op,
   std::string dtype;
   llvm::raw_string_ostream os(dtype);
   os << qType.getElementType();
-  // Entries for this shape, the most specific chip first; the first whose
-  // tiles run here wins (an sm_90a wgmma entry does not run on sm_90).
+  // Entries for this shape, the most specific chip first, then the
+  // shortest sequence bucket that holds the keys; the first whose tiles run
+  // here wins (an sm_90a wgmma entry does not run on sm_90).
+  int64_t skv = cast<RankedTensorType>(op.getKey().getType()).getDimSize(2);
   SmallVector<const TableEntry *> matches;
   for (const TableEntry &e : kAttentionTable)
     if (e.minSm <= smVersion &&
         llvm::is_contained(llvm::split(e.dtype, '/'), dtype) &&
-        e.headDim == qType.getDimSize(3) && e.causal == op.getCausal())
+        e.headDim == qType.getDimSize(3) && e.causal == op.getCausal() &&
+        (e.maxSeq == 0 || skv <= e.maxSeq))
       matches.push_back(&e);
-  llvm::stable_sort(matches, [](const TableEntry *x, const TableEntry *y) {
-    return x->minSm > y->minSm;
+  auto bucket = [](const TableEntry *e) {
+    return e->maxSeq ? e->maxSeq : std::numeric_limits<int64_t>::max();
+  };
+  llvm::stable_sort(matches, [&](const TableEntry *x, const TableEntry *y) {
+    if (x->minSm != y->minSm)
+      return x->minSm > y->minSm;
+    return bucket(x) < bucket(y);
   });
   std::string why;
   for (const TableEntry *e : matches) {

@@ -13,24 +13,23 @@
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=2,bn=128" 2>&1 | FileCheck %s --check-prefix=TOOBIG
 // RUN: not sinter-opt %s --split-input-file --sinter-outline-cuda-kernels="chip=sm_90 attention-config=wgmma,warps=4,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOTA
 
-// bf16, head dim 128, causal. sm_90a: the table's wgmma tiles (two
-// warpgroups of 64 query rows, 128 keys per tile, two K/V stages
-// synchronized by mbarriers) in dynamic shared memory with 1024 bytes of
-// slack for the 128-byte swizzle alignment (test/GPU/attention-pipelined.mlir
-// checks the schedule).
+// bf16, head dim 128, causal, 200 keys. sm_90a: the table's entry for key
+// sequences up to 1024 (one warpgroup of 64 query rows, 64 keys per tile,
+// one K/V stage) in dynamic shared memory with 1024 bytes of slack for the
+// 128-byte swizzle alignment. (@causal_d128_long below: the entry for any
+// length.)
 // CHECK-LABEL: func.func @causal_d128
 // CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %{{.*}} args
 // CHECK: gpu.func @attention_0
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
+// CHECK-NOT: mbarrier.init
 // CHECK: gpu.dynamic_shared_memory
-// CHECK: mbarrier.init.shared.b64
 // CHECK: nvgpu.device_async_copy
-// CHECK: fence.proxy.async.shared::cta
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: wgmma.wait_group.sync.aligned 0
 // CHECK: scf.for
+// CHECK: fence.proxy.async.shared::cta
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: wgmma.wait_group.sync.aligned 0
 // CHECK: wgmma.fence.sync.aligned
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 // sm_80: the table's mma.sync tiles (4 warps of 32 rows, 64 keys per tile).
 // MMA: gpu.func @attention_0
@@ -97,4 +96,26 @@ func.func @f32_and_odd_dims(%q: tensor<1x2x64x64xf32>, %q2: tensor<1x2x64x40xbf1
   %o2 = sinter.attention %q2, %q2, %q2 : tensor<1x2x64x40xbf16>,
       tensor<1x2x64x40xbf16>, tensor<1x2x64x40xbf16> -> tensor<1x2x64x40xbf16>
   return %o, %o2 : tensor<1x2x64x64xf32>, tensor<1x2x64x40xbf16>
+}
+
+// -----
+
+// The same op over 2048 keys: the table's entry for any length (two
+// warpgroups, 128 keys per tile, two K/V stages synchronized by mbarriers;
+// test/GPU/attention-pipelined.mlir checks the schedule).
+// CHECK-LABEL: func.func @causal_d128_long
+// CHECK: gpu.func @attention_0
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK: mbarrier.init.shared.b64
+// CHECK: scf.for
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+func.func @causal_d128_long(%q: tensor<1x2x2048x128xbf16>,
+                            %k: tensor<1x2x2048x128xbf16>,
+                            %v: tensor<1x2x2048x128xbf16>)
+    -> tensor<1x2x2048x128xbf16> {
+  %o = sinter.attention %q, %k, %v {causal} : tensor<1x2x2048x128xbf16>,
+      tensor<1x2x2048x128xbf16>, tensor<1x2x2048x128xbf16>
+      -> tensor<1x2x2048x128xbf16>
+  return %o : tensor<1x2x2048x128xbf16>
 }

@@ -33,7 +33,9 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     runs while P V is on the tensor cores; `mbar`: mbarriers instead of a
     block-wide barrier per tile; `pp`: warpgroups take turns at the tensor
     cores); the tile shape comes from
-    that table (one entry per head dim and causality, per chip), shipped
+    that table (one entry per head dim and causality, per chip, and
+    per key-sequence bucket where a shorter tuned length chose other
+    tiles), shipped
     with the compiler
     (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
     unless `attention-config` overrides it. f32 attention, and shapes the

@@ -10,8 +10,9 @@ import sys
 table, work = sys.argv[1], sys.argv[2]
 os.makedirs(work, exist_ok=True)
 entries = re.findall(r'^SINTER_ATTENTION_CONFIG\((\d+), "([^"]+)", (\d+), '
-                     r'(true|false), "([^"]+)"\)', open(table).read(), re.M)
-for i, (sm, dtypes, d, causal, cfg) in enumerate(entries):
+                     r'(true|false), (\d+), "([^"]+)"\)', open(table).read(),
+                     re.M)
+for i, (sm, dtypes, d, causal, max_seq, cfg) in enumerate(entries):
     for dtype in dtypes.split("/"):
         ty = "tensor<1x2x96x%sx%s>" % (d, dtype)
         src = os.path.join(work, "e%d_%s.mlir" % (i, dtype))
