@@ -992,6 +992,16 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     out.append(d.begin(), d.end());
     return out;
   };
+  // O's accumulators and the P registers through one wgmma.fence:
+  // registers written by ordinary instructions (rescaled O, packed P) reach
+  // wgmma only after it. Returns the fenced accumulators and P registers.
+  auto fenceOP = [&](ArrayRef<Value> O, ArrayRef<Value> pRegs) {
+    SmallVector<Value> regs = mb.asmTied("wgmma.fence.sync.aligned;",
+                                         concat(mb.flatten(O), pRegs, {}));
+    return std::make_pair(
+        SmallVector<Value>(regs.begin(), regs.begin() + 4 * DT),
+        SmallVector<Value>(regs.begin() + 4 * DT, regs.end()));
+  };
 
   if (!cfg.pipelined) {
     // One stage: per key tile t, K[t] landed -> (V[t] loads) S -> softmax
@@ -1031,14 +1041,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         scf::YieldOp::create(b);
       });
       if (WG) {
-        // Registers written by ordinary instructions (rescaled O, P) reach
-        // wgmma only through a wgmma.fence.
-        SmallVector<Value> regs =
-            mb.asmTied("wgmma.fence.sync.aligned;",
-                       concat(mb.flatten(O), pRegisters(S), {}));
-        ArrayRef<Value> all(regs);
-        SmallVector<Value> acc =
-            issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vs);
+        auto [acc, pRegs] = fenceOP(O, pRegisters(S));
+        acc = issuePV(acc, pRegs, vs);
         O = mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc));
       } else {
         O = mmaPV(O, S, vs);
@@ -1232,12 +1236,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
 
       if (cfg.pingPong)
         namedBarrier("bar.sync", wgIdx);
-      SmallVector<Value> regs = mb.asmTied("wgmma.fence.sync.aligned;",
-                                           concat(mb.flatten(O), Pprev, {}));
-      ArrayRef<Value> all(regs);
+      auto [oFenced, pRegs] = fenceOP(O, Pprev);
       SmallVector<Value> sAcc = issueS(kTile(t));
-      SmallVector<Value> oAcc =
-          issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vTile(tPrev));
+      SmallVector<Value> oAcc = issuePV(oFenced, pRegs, vTile(tPrev));
       if (cfg.pingPong)
         namedBarrier("bar.arrive",
                      arith::RemUIOp::create(b, mb.add(wgIdx, 1), kb.idx(nWG)));
@@ -1281,11 +1282,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       } else {
         waitAll();
       }
-      SmallVector<Value> regs = mb.asmTied(
-          "wgmma.fence.sync.aligned;", concat(mb.flatten(Olast), Plast, {}));
-      ArrayRef<Value> all(regs);
-      SmallVector<Value> acc =
-          issuePV(all.take_front(4 * DT), all.drop_front(4 * DT), vTile(last));
+      auto [oFenced, pRegs] = fenceOP(Olast, Plast);
+      SmallVector<Value> acc = issuePV(oFenced, pRegs, vTile(last));
       scf::YieldOp::create(
           b, mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc)));
       b.setInsertionPointToStart(&epiIf.getElseRegion().front());

@@ -758,6 +758,52 @@ def gpt_block_case():
     return "gpt_block_f32", ir, make, ref, torch_same_dtype
 
 
+# The shapes the two-stage wgmma forms (pipe; mbar: mbarriers instead of
+# the block-wide barrier per tile; pp: warpgroups taking turns at the tensor
+# cores) run: args and keywords of attention_case.
+TWO_STAGE_SHAPES = {
+    # One key tile: no steady state, prologue and epilogue only.
+    "one-tile": ((1, 2, 2, 64, 64, 64), {}),
+    # Causal with Sq > Skv: blocks whose rows see no key at all.
+    "no-keys": ((1, 2, 2, 300, 100, 64), dict(causal=True, lse=True)),
+    # Ragged tails, GQA; with 3 warpgroups a partial copy pass.
+    "ragged-gqa": ((2, 4, 2, 300, 333, 128), dict(causal=True, lse=True)),
+    "square": ((1, 4, 4, 200, 200, 128), {}),
+    "long": ((1, 4, 4, 520, 520, 128), {}),
+    "mqa": ((1, 2, 1, 257, 190, 64), dict(causal=True, lse=True)),
+    "mask-f16": ((1, 2, 2, 129, 129, 64, "f16"),
+                 dict(causal=True, mask_shape=[129, 129])),
+    "dropout": ((1, 4, 2, 77, 130, 128),
+                dict(causal=True, lse=True, dropout_p=0.2)),
+    "d256": ((1, 2, 2, 200, 200, 256), dict(causal=True)),
+}
+# (form, shape, tiles): register caps, 1-3 warpgroups and both key tile
+# widths across the forms.
+TWO_STAGE_CASES = [
+    ("", "one-tile", "warps=4,bn=64"),
+    ("", "no-keys", "warps=4,bn=64"),
+    ("", "ragged-gqa", "warps=12,bn=64,maxregs=168"),
+    ("", "square", "warps=12,bn=128,maxregs=168"),
+    ("", "mqa", "warps=8,bn=128"),
+    ("", "mask-f16", "warps=8,bn=64,maxregs=128"),
+    ("", "dropout", "warps=4,bn=128"),
+    ("", "d256", "warps=8,bn=64"),
+    ("mbar,", "one-tile", "warps=4,bn=64"),
+    ("mbar,", "no-keys", "warps=8,bn=64"),
+    ("mbar,", "ragged-gqa", "warps=12,bn=64,maxregs=168"),
+    ("mbar,", "long", "warps=8,bn=128"),
+    ("mbar,", "mask-f16", "warps=8,bn=64"),
+    ("mbar,", "dropout", "warps=4,bn=128"),
+    ("mbar,", "d256", "warps=8,bn=64"),
+    ("mbar,pp,", "one-tile", "warps=8,bn=64"),
+    ("mbar,pp,", "no-keys", "warps=12,bn=64,maxregs=168"),
+    ("mbar,pp,", "ragged-gqa", "warps=8,bn=64"),
+    ("mbar,pp,", "long", "warps=12,bn=128,maxregs=168"),
+    ("mbar,pp,", "mask-f16", "warps=8,bn=128"),
+    ("mbar,pp,", "dropout", "warps=8,bn=64"),
+]
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -830,56 +876,11 @@ def correctness_cases():
                        mask_shape=[129, 129], config=WG + "warps=4,bn=128"),
         attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
                        dropout_p=0.2, config=WG + "warps=4,bn=64"),
-        # Two-stage wgmma (S of tile t overlapping P V of tile t-1): one
-        # key tile (no steady state), blocks without visible keys (causal,
-        # Sq > Skv), three warpgroups with a partial copy pass, register
-        # caps, masks, dropout, f16, D 64-256.
-        attention_case(1, 2, 2, 64, 64, 64, config=WGP + "warps=4,bn=64"),
-        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
-                       config=WGP + "warps=4,bn=64"),
-        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
-                       config=WGP + "warps=12,bn=64,maxregs=168"),
-        attention_case(1, 4, 4, 200, 200, 128,
-                       config=WGP + "warps=12,bn=128,maxregs=168"),
-        attention_case(1, 2, 1, 257, 190, 64, causal=True, lse=True,
-                       config=WGP + "warps=8,bn=128"),
-        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
-                       mask_shape=[129, 129],
-                       config=WGP + "warps=8,bn=64,maxregs=128"),
-        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
-                       dropout_p=0.2, config=WGP + "warps=4,bn=128"),
-        attention_case(1, 2, 2, 200, 200, 256, causal=True,
-                       config=WGP + "warps=8,bn=64"),
-        # ... with mbarriers instead of the block-wide barrier per tile.
-        attention_case(1, 2, 2, 64, 64, 64,
-                       config=WGP + "mbar,warps=4,bn=64"),
-        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
-                       config=WGP + "mbar,warps=8,bn=64"),
-        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
-                       config=WGP + "mbar,warps=12,bn=64,maxregs=168"),
-        attention_case(1, 4, 4, 520, 520, 128,
-                       config=WGP + "mbar,warps=8,bn=128"),
-        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
-                       mask_shape=[129, 129], config=WGP + "mbar,warps=8,bn=64"),
-        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
-                       dropout_p=0.2, config=WGP + "mbar,warps=4,bn=128"),
-        attention_case(1, 2, 2, 200, 200, 256, causal=True,
-                       config=WGP + "mbar,warps=8,bn=64"),
-        # ... and with the warpgroups taking turns at the tensor cores.
-        attention_case(1, 2, 2, 64, 64, 64,
-                       config=WGP + "mbar,pp,warps=8,bn=64"),
-        attention_case(1, 2, 2, 300, 100, 64, causal=True, lse=True,
-                       config=WGP + "mbar,pp,warps=12,bn=64,maxregs=168"),
-        attention_case(2, 4, 2, 300, 333, 128, causal=True, lse=True,
-                       config=WGP + "mbar,pp,warps=8,bn=64"),
-        attention_case(1, 4, 4, 520, 520, 128,
-                       config=WGP + "mbar,pp,warps=12,bn=128,maxregs=168"),
-        attention_case(1, 2, 2, 129, 129, 64, "f16", causal=True,
-                       mask_shape=[129, 129],
-                       config=WGP + "mbar,pp,warps=8,bn=128"),
-        attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
-                       dropout_p=0.2, config=WGP + "mbar,pp,warps=8,bn=64"),
     ]
+    cases += [attention_case(*TWO_STAGE_SHAPES[shape][0],
+                             **TWO_STAGE_SHAPES[shape][1],
+                             config=WGP + form + tiles)
+              for form, shape, tiles in TWO_STAGE_CASES]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
     # Cache-hint variants of the memory-bound kernels (bench/NOTES.md): the
