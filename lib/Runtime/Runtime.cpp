@@ -595,14 +595,21 @@ static void destroyDescriptors(const lt::Api &api, Gemm &g) {
 
 /// The cuBLASLt descriptors of `g`: f32 compute and scaling, the row-major
 /// GEMM as the column-major C^T = B^T x A^T (lt::toColumnMajor).
+/// Whether a cuBLASLt call succeeded; when it did not, `why` (if still
+/// empty) names the call and its status.
+static bool ltOk(const lt::Api &api, lt::Status st, const char *call,
+                 std::string &why) {
+  if (st != lt::kStatusSuccess && why.empty())
+    why = std::string(call) + ": " + api.describe(st);
+  return st == lt::kStatusSuccess;
+}
+
 static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
   if (g.described)
     return true;
   lt::ColumnMajorGemm cm = lt::toColumnMajor(g.shape);
   auto check = [&](lt::Status st, const char *call) {
-    if (st != lt::kStatusSuccess && why.empty())
-      why = std::string(call) + ": " + api.describe(st);
-    return st == lt::kStatusSuccess;
+    return ltOk(api, st, call, why);
   };
   auto layout = [&](lt::MatrixLayout &out, const std::string &dtype,
                     const lt::ColumnMajorOperand &o) {
@@ -638,20 +645,17 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
 static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
                             const uint32_t aligned[4], std::string &why) {
   lt::MatmulPreference pref = nullptr;
-  lt::Status st = api.preferenceCreate(&pref);
-  if (st != lt::kStatusSuccess) {
-    why = "cublasLtMatmulPreferenceCreate: " + api.describe(st);
+  if (!ltOk(api, api.preferenceCreate(&pref), "cublasLtMatmulPreferenceCreate",
+            why))
     return false;
-  }
   uint64_t workspace = kWorkspaceBytes;
-  st = api.preferenceSetAttribute(pref, lt::kPrefMaxWorkspace, &workspace,
-                                  sizeof(workspace));
+  lt::Status st = api.preferenceSetAttribute(pref, lt::kPrefMaxWorkspace,
+                                             &workspace, sizeof(workspace));
   for (int i = 0; i < 4 && st == lt::kStatusSuccess; ++i)
     st = api.preferenceSetAttribute(pref, lt::kPrefMinAlignmentA + i,
                                     &aligned[i], sizeof(aligned[i]));
-  if (st != lt::kStatusSuccess) {
+  if (!ltOk(api, st, "cublasLtMatmulPreferenceSetAttribute", why)) {
     api.preferenceDestroy(pref);
-    why = "cublasLtMatmulPreferenceSetAttribute: " + api.describe(st);
     return false;
   }
   lt::HeuristicResult result{};
@@ -659,10 +663,8 @@ static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
   st = api.algoGetHeuristic(c.handle, g.op, g.first, g.second, g.cLayout,
                             g.cLayout, pref, 1, &result, &returned);
   api.preferenceDestroy(pref);
-  if (st != lt::kStatusSuccess) {
-    why = "cublasLtMatmulAlgoGetHeuristic: " + api.describe(st);
+  if (!ltOk(api, st, "cublasLtMatmulAlgoGetHeuristic", why))
     return false;
-  }
   if (returned < 1 || result.state != lt::kStatusSuccess) {
     why = "cublasLtMatmulAlgoGetHeuristic found no algorithm";
     return false;
