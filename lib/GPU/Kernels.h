@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
+#include "sinter/GPU/Defaults.h"
 
 #include <optional>
 #include <string>
@@ -75,9 +76,9 @@ struct AttentionConfig {
 
 /// Tile parameters of the generated kernels (pass options).
 struct Tuning {
-  int64_t rowVectors = 2;   // 16-byte vectors per thread in row kernels
-  int64_t fusedVectors = 2; // 16-byte vectors per thread in fused kernels
-  int64_t rowBlock = 256;   // threads per block in row kernels (rows share)
+  int64_t rowVectors = ::sinter::cuda_defaults::kRowVectors;
+  int64_t fusedVectors = ::sinter::cuda_defaults::kFusedVectors;
+  int64_t rowBlock = ::sinter::cuda_defaults::kRowBlock;
   int64_t smVersion = 90;   // target chip, sm_<smVersion>
   bool archSpecific = true; // the chip's "a" features (sm_90a: wgmma)
   /// Overrides the attention table when set (pass option attention-config).
@@ -93,10 +94,10 @@ struct Tuning {
   // 2 = as 1 and the next row / chunk loaded before this one is finished;
   // rows only: 3 = as 2 but the weight and bias reloaded per row (L1 hits)
   // instead of held in registers.
-  int64_t rowPersistent = 0;
-  int64_t adamwPersistent = 2;
-  int64_t persistentCtas = 0; // blocks per SM assumed (0: 1024 threads' worth)
-  int64_t smCount = 0;        // SMs of the chip (0: by smVersion)
+  int64_t rowPersistent = ::sinter::cuda_defaults::kRowPersistent;
+  int64_t adamwPersistent = ::sinter::cuda_defaults::kAdamWPersistent;
+  int64_t persistentCtas = ::sinter::cuda_defaults::kPersistentCtas;
+  int64_t smCount = ::sinter::cuda_defaults::kSmCount;
   /// Plain matmuls also get a cuBLASLt library call (pass option matmul).
   bool matmulLibraryCall = true;
 };

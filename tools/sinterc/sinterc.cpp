@@ -116,7 +116,8 @@ static cl::opt<int64_t> cudaRowPersistent(
              "is reduced and stored (2), or that prefetch with the weight and "
              "bias loaded per row (3); 0 (default): one block per row "
              "group"),
-    cl::value_desc("0|1|2|3"), cl::init(0), cl::cat(category));
+    cl::value_desc("0|1|2|3"),
+    cl::init(::sinter::cuda_defaults::kRowPersistent), cl::cat(category));
 
 static cl::opt<int64_t> cudaAdamWPersistent(
     "cuda-adamw-persistent",
@@ -124,13 +125,15 @@ static cl::opt<int64_t> cudaAdamWPersistent(
              "chunks per block (1), and also the next chunk loaded before "
              "the current one is updated (2, the default); 0: up to 1024 "
              "blocks"),
-    cl::value_desc("0|1|2"), cl::init(2), cl::cat(category));
+    cl::value_desc("0|1|2"),
+    cl::init(::sinter::cuda_defaults::kAdamWPersistent), cl::cat(category));
 
 static cl::opt<int64_t> cudaRowVectors(
     "cuda-row-vectors",
     cl::desc("CUDA targets: 16-byte vectors each thread of a softmax/norm "
              "kernel holds (sets the lanes per row; default 2)"),
-    cl::value_desc("n"), cl::init(2), cl::cat(category));
+    cl::value_desc("n"), cl::init(::sinter::cuda_defaults::kRowVectors),
+    cl::cat(category));
 
 static cl::opt<int64_t> cudaPersistentCtas(
     "cuda-persistent-ctas",
@@ -138,13 +141,15 @@ static cl::opt<int64_t> cudaPersistentCtas(
              "--cuda-row-persistent/--cuda-adamw-persistent count on (the "
              "kernels' .minnctapersm, which caps their registers); 0 "
              "(default): 1024 threads' worth"),
-    cl::value_desc("n"), cl::init(0), cl::cat(category));
+    cl::value_desc("n"), cl::init(::sinter::cuda_defaults::kPersistentCtas),
+    cl::cat(category));
 
 static cl::opt<int64_t> cudaSmCount(
     "cuda-sm-count",
     cl::desc("CUDA targets: SMs the persistent grids are sized for (0, the "
              "default: 132 for sm_90, 108 for sm_80, 148 for sm_100)"),
-    cl::value_desc("n"), cl::init(0), cl::cat(category));
+    cl::value_desc("n"), cl::init(::sinter::cuda_defaults::kSmCount),
+    cl::cat(category));
 
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the stage timings"),
                            cl::init(false), cl::cat(category));

@@ -9,6 +9,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
+#include "sinter/GPU/Defaults.h"
 
 #include <memory>
 #include <string>
@@ -39,15 +40,15 @@ struct NVVMPipelineOptions
   Option<int64_t> rowVectors{
       *this, "row-vectors",
       llvm::cl::desc("16-byte vectors per thread in softmax/norm kernels"),
-      llvm::cl::init(2)};
+      llvm::cl::init(::sinter::cuda_defaults::kRowVectors)};
   Option<int64_t> rowBlock{
       *this, "row-block",
       llvm::cl::desc("threads per block in softmax/norm kernels"),
-      llvm::cl::init(256)};
+      llvm::cl::init(::sinter::cuda_defaults::kRowBlock)};
   Option<int64_t> fusedVectors{
       *this, "fused-vectors",
       llvm::cl::desc("16-byte vectors per thread in sinter.fused kernels"),
-      llvm::cl::init(2)};
+      llvm::cl::init(::sinter::cuda_defaults::kFusedVectors)};
   Option<std::string> attentionConfig{
       *this, "attention-config",
       llvm::cl::desc("Attention tile configuration overriding the shipped "
@@ -66,22 +67,22 @@ struct NVVMPipelineOptions
                      "persistent grid sized to the chip, weight and bias "
                      "loaded once, 2 = as 1 with the next row prefetched, "
                      "3 = as 2 with the weight and bias loaded per row"),
-      llvm::cl::init(0)};
+      llvm::cl::init(::sinter::cuda_defaults::kRowPersistent)};
   Option<int64_t> adamwPersistent{
       *this, "adamw-persistent",
       llvm::cl::desc("AdamW: 0 = up to 1024 blocks, 1 = persistent grid sized "
                      "to the chip, 2 (default) = as 1 with the next chunk "
                      "prefetched"),
-      llvm::cl::init(2)};
+      llvm::cl::init(::sinter::cuda_defaults::kAdamWPersistent)};
   Option<int64_t> persistentCtas{
       *this, "persistent-ctas",
       llvm::cl::desc("Blocks per SM the persistent grids count on (0: 1024 "
                      "threads' worth)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(::sinter::cuda_defaults::kPersistentCtas)};
   Option<int64_t> smCount{
       *this, "sm-count",
       llvm::cl::desc("SMs of the chip, for the persistent grids (0: by chip)"),
-      llvm::cl::init(0)};
+      llvm::cl::init(::sinter::cuda_defaults::kSmCount)};
   Option<std::string> matmul{
       *this, "matmul",
       llvm::cl::desc("How unfused matmuls run: 'cublas' (a cuBLASLt library "

@@ -188,12 +188,15 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     arith, math and linalg.index.
   }];
   let options = [
-    Option<"rowVectors", "row-vectors", "int64_t", /*default=*/"2",
+    Option<"rowVectors", "row-vectors", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kRowVectors",
            "16-byte vectors each thread of a softmax/norm kernel keeps in "
            "flight (sets the lanes per row)">,
-    Option<"fusedVectors", "fused-vectors", "int64_t", /*default=*/"2",
+    Option<"fusedVectors", "fused-vectors", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kFusedVectors",
            "16-byte vectors per thread in a sinter.fused kernel">,
-    Option<"rowBlock", "row-block", "int64_t", /*default=*/"256",
+    Option<"rowBlock", "row-block", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kRowBlock",
            "threads per block of a softmax/norm kernel (short rows share a "
            "block)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
@@ -210,21 +213,24 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            "Cache policy of the 16-byte loads/stores of data touched once "
            "(norm/softmax rows, AdamW state): none, evict-first, "
            "no-allocate, l2-256b or streaming">,
-    Option<"rowPersistent", "row-persistent", "int64_t", /*default=*/"0",
+    Option<"rowPersistent", "row-persistent", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kRowPersistent",
            "Softmax/norm kernels: 0 = one block per row group, 1 = a grid "
            "sized to the chip looping over row groups (norm weight and bias "
            "loaded once), 2 = as 1 and the next row loaded before the "
            "current one is reduced, 3 = as 2 with the weight and bias "
            "loaded per row">,
     Option<"adamwPersistent", "adamw-persistent", "int64_t",
-           /*default=*/"2",
+           /*default=*/"::sinter::cuda_defaults::kAdamWPersistent",
            "AdamW: 0 = up to 1024 blocks, 1 = a grid sized to the chip with "
            "equal chunks per block, 2 (default) = as 1 and the next chunk "
            "loaded before the current one is updated">,
-    Option<"persistentCtas", "persistent-ctas", "int64_t", /*default=*/"0",
+    Option<"persistentCtas", "persistent-ctas", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kPersistentCtas",
            "Blocks per SM that the persistent grids count on (the kernels' "
            ".minnctapersm; 0: 1024 threads' worth)">,
-    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+    Option<"smCount", "sm-count", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kSmCount",
            "SMs of the chip, for the persistent grids (0: 132 for sm_90, "
            "108 for sm_80, 148 for sm_100 and later)">,
     Option<"matmul", "matmul", "std::string", /*default=*/"\"cublas\"",

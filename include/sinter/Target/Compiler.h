@@ -13,6 +13,7 @@
 #define SINTER_TARGET_COMPILER_H
 
 #include "mlir/Support/LLVM.h"
+#include "sinter/GPU/Defaults.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>
@@ -63,15 +64,15 @@ struct CompileOptions {
   /// registers) and the blocks per SM their grids count on (0: 1024
   /// threads' worth); the pass options row-persistent, adamw-persistent and
   /// persistent-ctas.
-  int64_t cudaRowPersistent = 0;
+  int64_t cudaRowPersistent = ::sinter::cuda_defaults::kRowPersistent;
   /// CUDA targets: 16-byte vectors per thread of the softmax/norm kernels
   /// (the pass option row-vectors).
-  int64_t cudaRowVectors = 2;
-  int64_t cudaAdamWPersistent = 2;
-  int64_t cudaPersistentCtas = 0;
+  int64_t cudaRowVectors = ::sinter::cuda_defaults::kRowVectors;
+  int64_t cudaAdamWPersistent = ::sinter::cuda_defaults::kAdamWPersistent;
+  int64_t cudaPersistentCtas = ::sinter::cuda_defaults::kPersistentCtas;
   /// CUDA targets: SMs the persistent grids are sized for (0: by chip; the
   /// pass option sm-count).
-  int64_t cudaSmCount = 0;
+  int64_t cudaSmCount = ::sinter::cuda_defaults::kSmCount;
   /// CUDA targets: how unfused matmuls run: "cublas" (a cuBLASLt library
   /// call with the CUDA-core kernel as its fallback) or "kernel" (the pass
   /// option matmul).
