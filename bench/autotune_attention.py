@@ -46,9 +46,15 @@ CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     # per tile or mbarriers, and with ping-pong between warpgroups.
     "wgmma,pipe,%swarps=%d,mtiles=1,bn=%d%s" % (f, w, bn, r)
     for f, ws in (("", (4, 8, 12)), ("mbar,", (4, 8, 12)),
-                  ("mbar,pp,", (8, 12)))
+                  ("mbar,pp,", (8, 12)),
+                  # Warp-specialized: a TMA producer warpgroup beside one
+                  # or two consumer warpgroups.
+                  ("mbar,ws,", (4, 8)), ("mbar,pp,ws,", (8,)))
     for w in ws for bn in (64, 128)
-    for r in ([",maxregs=168"] if w == 12 else [""])]
+    for r in ([",maxregs=168"] if w == 12 else [""])] + [
+    # Wider key tiles, where 240 registers hold them (FlashAttention-3
+    # takes 176 keys at D128).
+    "wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=%d" % bn for bn in (176,)]
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):

@@ -11,9 +11,16 @@
 // workspace, the alignments -- and when it runs the fallback kernel
 // instead. With SINTER_CUBLASLT=off every library call must fall back.
 //
+// Kernel parameters that are tensor maps (TensorMaps.*): what the runtime
+// asks cuTensorMapEncodeTiled for, and that the kernel gets the encoded
+// bytes. Run with the fake driver that lacks cuTensorMapEncodeTiled
+// (unittests/fakecuda-notma), only manifests without tensor maps load.
+//
 //===----------------------------------------------------------------------===//
 
 #include "sinter-c/Runtime.h"
+
+#include "fake/FakeCuda.h"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +31,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <unistd.h>
 #include <vector>
 
@@ -35,6 +43,14 @@ struct Fakes {
   int (*allocations)(size_t) = nullptr;
   int (*frees)() = nullptr;
   void (*reset)() = nullptr;
+  void (*setParamSizes)(const char *, const unsigned *, int) = nullptr;
+  int (*paramCount)() = nullptr;
+  const void *(*paramAddress)(int) = nullptr;
+  const unsigned char *(*paramBytes)(int) = nullptr;
+  int (*encodes)() = nullptr;
+  const FakeTensorMapEncode *(*encode)(int) = nullptr;
+  void (*setEncodeStatus)(int) = nullptr;
+  bool hasEncoder = false; // the fake driver has cuTensorMapEncodeTiled
   void (*resetLt)() = nullptr;
   void (*setMode)(int) = nullptr;
   int (*matmuls)() = nullptr;
@@ -55,8 +71,21 @@ struct Fakes {
         dlsym(cuda, "fake_cuda_allocations"));
     frees = reinterpret_cast<decltype(frees)>(dlsym(cuda, "fake_cuda_frees"));
     reset = reinterpret_cast<decltype(reset)>(dlsym(cuda, "fake_cuda_reset"));
-    if (!launches || !allocations || !frees || !reset)
+    auto control = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(cuda, name));
+      return fn != nullptr;
+    };
+    if (!launches || !allocations || !frees || !reset ||
+        !control(setParamSizes, "fake_cuda_set_param_sizes") ||
+        !control(paramCount, "fake_cuda_param_count") ||
+        !control(paramAddress, "fake_cuda_param_address") ||
+        !control(paramBytes, "fake_cuda_param_bytes") ||
+        !control(encodes, "fake_cuda_encodes") ||
+        !control(encode, "fake_cuda_encode") ||
+        !control(setEncodeStatus, "fake_cuda_set_encode_status"))
       return false;
+    hasEncoder = dlsym(cuda, "cuTensorMapEncodeTiled") != nullptr;
     if (disabled)
       return true;
     void *lt = env ? dlopen(env, RTLD_NOW) : nullptr;
@@ -146,7 +175,9 @@ uint16_t bf16(float f) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
-class LibraryCalls : public ::testing::Test {
+/// An artifact directory (a fake cubin and `manifest`) loaded through the
+/// fake driver.
+class FakeDriver : public ::testing::Test {
 protected:
   void SetUp() override {
     if (!fakes().launches)
@@ -168,16 +199,27 @@ protected:
     rmdir(dir.c_str());
   }
 
+  /// Loads `manifest` unless a program is loaded.
+  int load(const std::string &manifest) {
+    if (program)
+      return SINTER_RT_OK;
+    std::ofstream(dir + "/manifest.json") << manifest;
+    return sinter_rt_load(dir.c_str(), 0, &program);
+  }
+
+  std::string dir;
+  sinter_rt_program *program = nullptr;
+};
+
+class LibraryCalls : public FakeDriver {
+protected:
   /// Loads `c`, fills its inputs and runs it `runs` times on `stream`;
   /// `offset` shifts A by that many elements (to break its alignment).
   int run(const Case &c, int runs = 1, void *stream = nullptr,
           size_t offset = 0) {
-    std::ofstream(dir + "/manifest.json") << c.manifest();
-    if (!program) {
-      int rc = sinter_rt_load(dir.c_str(), 0, &program);
+    if (int rc = load(c.manifest())) {
       EXPECT_EQ(rc, SINTER_RT_OK) << sinter_rt_last_error();
-      if (rc)
-        return rc;
+      return rc;
     }
     size_t aCount = c.batch * c.m * c.k, bCount = c.batch * c.k * c.n,
            cCount = c.batch * c.m * c.n;
@@ -240,8 +282,6 @@ protected:
     EXPECT_NE(std::string(last).find(why), std::string::npos) << last;
   }
 
-  std::string dir;
-  sinter_rt_program *program = nullptr;
   std::vector<float> a32, b32, c0, out32;
   std::vector<uint16_t> a16, b16, out16;
 };
@@ -348,6 +388,204 @@ TEST_F(LibraryCalls, AFailingMatmulIsAnError) {
   EXPECT_STREQ(sinter_rt_last_error(),
                "cublasLtMatmul(matmul_0) in main: "
                "CUBLAS_STATUS_EXECUTION_FAILED (13): the fake cuBLASLt failed");
+}
+
+// --- Tensor maps ------------------------------------------------------------
+
+/// attn(q: 2x16x4096x128 bf16, o) with one temp (32x64 f32): its kernel
+/// attn_0 takes a tensor map of q, o, a tensor map of the temp and an i32.
+std::string tensorMapManifest(bool withTensorMaps = true) {
+  std::string args =
+      withTensorMaps
+          ? R"({"tensor_map": {"arg": 0}, "dtype": "bfloat16",
+               "shape": [2, 16, 4096, 128], "box": [1, 1, 128, 64],
+               "swizzle": "128B", "l2_promotion": "256B", "oob_fill": "zero",
+               "interleave": "none"},
+              {"arg": 1},
+              {"tensor_map": {"temp": 0}, "dtype": "float32",
+               "shape": [32, 64], "box": [8, 32], "swizzle": "none",
+               "l2_promotion": "none", "oob_fill": "nan",
+               "interleave": "none"},
+              {"type": "i32", "value": 7})"
+          : R"({"arg": 0}, {"arg": 1}, {"temp": 0}, {"type": "i32", "value": 7})";
+  return std::string(R"({"format_version": )") + (withTensorMaps ? "3" : "2") +
+         R"(, "target": "cuda:sm_90a", "functions": [
+      {"name": "attn", "arguments": [
+        {"name": "q", "kind": "buffer", "dtype": "bfloat16",
+         "shape": [2, 16, 4096, 128], "bytes": 33554432},
+        {"name": "o", "kind": "buffer", "bytes": 4096}],
+       "temps": [{"name": "t0", "bytes": 8192}], "launches": [
+        {"kind": "kernel", "kernel": "attn_0", "grid": [1, 1, 1],
+         "block": [128, 1, 1], "shared_memory": 0, "args": [)" +
+         args + "]}]}]}";
+}
+
+/// Device pointers (never dereferenced: the fake driver runs nothing).
+void *const kQ = reinterpret_cast<void *>(0x7f0000100000);
+void *const kO = reinterpret_cast<void *>(0x7f0000200000);
+
+class TensorMaps : public FakeDriver {
+protected:
+  void SetUp() override {
+    FakeDriver::SetUp();
+    if (IsSkipped())
+      return;
+    static const unsigned sizes[] = {128, 8, 128, 4};
+    fakes().setParamSizes("attn_0", sizes, 4);
+  }
+
+  /// Loads the manifest (the fake driver must have the encoder) and runs
+  /// attn(q, o).
+  int run(void *q, void *o = kO) {
+    if (!fakes().hasEncoder)
+      return -1;
+    if (int rc = load(tensorMapManifest())) {
+      ADD_FAILURE() << sinter_rt_last_error();
+      return rc;
+    }
+    void *args[] = {q, o};
+    return sinter_rt_run(program, "attn", args, 2, nullptr);
+  }
+
+  uint64_t paramWord(int param, int word) {
+    uint64_t v;
+    std::memcpy(&v, fakes().paramBytes(param) + 8 * word, sizeof(v));
+    return v;
+  }
+
+  /// Kernel parameter `param` is the map of encode `index`, which encoded
+  /// it for `base`.
+  void expectEncodedMap(int param, int index, void *base) {
+    const FakeTensorMapEncode *e = fakes().encode(index);
+    EXPECT_EQ(fakes().paramAddress(param), e->tensorMap);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(e->tensorMap) % 64, 0u);
+    EXPECT_EQ(paramWord(param, 0), kFakeTensorMapMagic);
+    EXPECT_EQ(paramWord(param, 1), reinterpret_cast<uintptr_t>(base));
+    EXPECT_EQ(paramWord(param, 2), static_cast<uint64_t>(index + 1));
+    for (int b = 24; b < 128; ++b)
+      ASSERT_EQ(fakes().paramBytes(param)[b], b ^ 0x5a) << b;
+  }
+};
+
+TEST_F(TensorMaps, OnlyManifestsWithTensorMapsNeedTheEncoder) {
+  // Without tensor maps the program runs on any driver.
+  ASSERT_EQ(load(tensorMapManifest(false)), SINTER_RT_OK)
+      << sinter_rt_last_error();
+  void *args[] = {kQ, kO};
+  ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK)
+      << sinter_rt_last_error();
+  EXPECT_STREQ(fakes().launches(), "attn_0");
+  sinter_rt_unload(program);
+  program = nullptr;
+  int rc = load(tensorMapManifest());
+  if (fakes().hasEncoder) {
+    EXPECT_EQ(rc, SINTER_RT_OK) << sinter_rt_last_error();
+    return;
+  }
+  EXPECT_EQ(rc, SINTER_RT_ERROR_DRIVER);
+  EXPECT_EQ(program, nullptr);
+  EXPECT_STREQ(sinter_rt_last_error(),
+               "the CUDA driver has no cuTensorMapEncodeTiled (CUDA 12 or "
+               "newer), which the tensor map arguments of attn_0 in attn "
+               "need");
+}
+
+TEST_F(TensorMaps, EncodedInnermostFirstAndPassedByValue) {
+  if (!fakes().hasEncoder)
+    GTEST_SKIP() << "the fake driver has no cuTensorMapEncodeTiled";
+  ASSERT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_STREQ(fakes().launches(), "attn_0");
+  ASSERT_EQ(fakes().encodes(), 2);
+  // q: bf16 [2, 16, 4096, 128], box [1, 1, 128, 64], outermost first.
+  const FakeTensorMapEncode &q = *fakes().encode(0);
+  EXPECT_EQ(q.dataType, 9); // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+  EXPECT_EQ(q.rank, 4u);
+  EXPECT_EQ(q.globalAddress, kQ);
+  EXPECT_EQ(std::vector<uint64_t>(q.globalDim, q.globalDim + 4),
+            (std::vector<uint64_t>{128, 4096, 16, 2}));
+  EXPECT_EQ(std::vector<uint64_t>(q.globalStrides, q.globalStrides + 3),
+            (std::vector<uint64_t>{256, 256 * 4096, 256 * 4096 * 16}));
+  EXPECT_EQ(std::vector<uint32_t>(q.boxDim, q.boxDim + 4),
+            (std::vector<uint32_t>{64, 128, 1, 1}));
+  EXPECT_EQ(std::vector<uint32_t>(q.elementStrides, q.elementStrides + 4),
+            (std::vector<uint32_t>{1, 1, 1, 1}));
+  EXPECT_EQ(q.interleave, 0);
+  EXPECT_EQ(q.swizzle, 3);     // CU_TENSOR_MAP_SWIZZLE_128B
+  EXPECT_EQ(q.l2Promotion, 3); // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+  EXPECT_EQ(q.oobFill, 0);     // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+  // The temp: f32 [32, 64], box [8, 32], at its (256-aligned) allocation.
+  const FakeTensorMapEncode &t = *fakes().encode(1);
+  EXPECT_EQ(fakes().allocations(8192), 1);
+  EXPECT_EQ(t.dataType, 7); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  EXPECT_EQ(t.rank, 2u);
+  EXPECT_NE(t.globalAddress, nullptr);
+  EXPECT_EQ(t.globalDim[0], 64u);
+  EXPECT_EQ(t.globalDim[1], 32u);
+  EXPECT_EQ(t.globalStrides[0], 256u);
+  EXPECT_EQ(t.boxDim[0], 32u);
+  EXPECT_EQ(t.boxDim[1], 8u);
+  EXPECT_EQ(t.swizzle, 0);
+  EXPECT_EQ(t.l2Promotion, 0);
+  EXPECT_EQ(t.oobFill, 1); // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+  // The kernel got the 128 encoded bytes of each map, the pointer of o and
+  // the constant.
+  ASSERT_EQ(fakes().paramCount(), 4);
+  expectEncodedMap(0, 0, kQ);
+  expectEncodedMap(2, 1, t.globalAddress);
+  EXPECT_EQ(paramWord(1, 0), reinterpret_cast<uintptr_t>(kO));
+  int32_t c;
+  std::memcpy(&c, fakes().paramBytes(3), sizeof(c));
+  EXPECT_EQ(c, 7);
+}
+
+TEST_F(TensorMaps, ReencodedOnlyWhenThePointerChanges) {
+  if (!fakes().hasEncoder)
+    GTEST_SKIP() << "the fake driver has no cuTensorMapEncodeTiled";
+  ASSERT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+  ASSERT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().encodes(), 2);
+  expectEncodedMap(0, 0, kQ);
+  // Another q (o does not matter): only q's map is encoded again.
+  void *q2 = static_cast<char *>(kQ) + 64;
+  ASSERT_EQ(run(q2, static_cast<char *>(kO) + 8), SINTER_RT_OK)
+      << sinter_rt_last_error();
+  ASSERT_EQ(fakes().encodes(), 3);
+  EXPECT_EQ(fakes().encode(2)->globalAddress, q2);
+  expectEncodedMap(0, 2, q2);
+  ASSERT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().encodes(), 4);
+  expectEncodedMap(0, 3, kQ);
+  EXPECT_STREQ(fakes().launches(), "attn_0,attn_0,attn_0,attn_0");
+}
+
+TEST_F(TensorMaps, AMisalignedTensorIsAnArgumentError) {
+  if (!fakes().hasEncoder)
+    GTEST_SKIP() << "the fake driver has no cuTensorMapEncodeTiled";
+  EXPECT_EQ(run(static_cast<char *>(kQ) + 8), SINTER_RT_ERROR_ARGUMENT);
+  EXPECT_STREQ(sinter_rt_last_error(),
+               "attn: argument q (0x7f0000100008), the tensor map of attn_0 "
+               "arg 0, is not 16-byte aligned: the TMA needs 16-byte aligned "
+               "tensors");
+  EXPECT_EQ(fakes().encodes(), 0);
+  EXPECT_STREQ(fakes().launches(), "");
+  // An aligned one runs.
+  EXPECT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+}
+
+TEST_F(TensorMaps, AFailingEncodeIsADriverError) {
+  if (!fakes().hasEncoder)
+    GTEST_SKIP() << "the fake driver has no cuTensorMapEncodeTiled";
+  fakes().setEncodeStatus(1);
+  EXPECT_EQ(run(kQ), SINTER_RT_ERROR_DRIVER);
+  EXPECT_STREQ(sinter_rt_last_error(),
+               "cuTensorMapEncodeTiled(attn_0 arg 0) in attn: CUDA_ERROR_FAKE "
+               "(1): the fake driver failed");
+  EXPECT_STREQ(fakes().launches(), "");
+  // Nothing was cached: the next run encodes.
+  fakes().setEncodeStatus(0);
+  EXPECT_EQ(run(kQ), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().encodes(), 3);
+  expectEncodedMap(0, 1, kQ);
 }
 
 } // namespace

@@ -242,9 +242,122 @@ TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
       gemmManifest(
           gemmEntry(R"("kind": "cublas_gemm")", R"("kind": "cudnn_conv")")),
       "has kind 'cudnn_conv'; this runtime runs 'kernel' and 'cublas_gemm'");
-  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(), 3),
-                        "manifest format 3 is not supported (this runtime "
-                        "reads formats 1 to 2)");
+  EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(), 4),
+                        "manifest format 4 is not supported (this runtime "
+                        "reads formats 1 to 3)");
+}
+
+TEST_F(RuntimeArtifact, Format3Reads) {
+  // Format 3 (tensor maps) reads, with or without a tensor map.
+  write("manifest.json", gemmManifest(gemmEntry(), 3));
+  write("kernels.cubin", "not a cubin");
+  sinter_rt_program *p = nullptr;
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+      << sinter_rt_last_error();
+}
+
+// --- Tensor maps (kernel parameters) ---------------------------------------
+
+/// A kernel launch of gemmManifest's function whose first argument is a
+/// tensor map of a (127x257 bf16, 65278 bytes), with `edit` replacing the
+/// text `from` of the tensor map (to break one field).
+std::string tensorMapLaunch(const std::string &from = "",
+                            const std::string &to = "") {
+  std::string t = R"({"tensor_map": {"arg": 0}, "dtype": "bfloat16",
+      "shape": [127, 256], "box": [64, 64], "swizzle": "128B",
+      "l2_promotion": "256B", "oob_fill": "zero", "interleave": "none"})";
+  if (!from.empty()) {
+    size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+      t.replace(at, from.size(), to);
+  }
+  return R"({"kind": "kernel", "kernel": "k", "grid": [1, 1, 1],
+      "block": [128, 1, 1], "shared_memory": 0,
+      "args": [{"arg": 1}, )" +
+         t + R"(, {"arg": 3}]})";
+}
+
+/// gemmManifest's function with a scalar argument "s" added.
+std::string withScalar(std::string manifest) {
+  std::string c = R"({"name": "c", "kind": "buffer", "bytes": 16510})";
+  manifest.replace(manifest.find(c), c.size(),
+                   c + R"(, {"name": "s", "kind": "scalar"})");
+  return manifest;
+}
+
+TEST_F(RuntimeArtifact, TensorMapParsesAndNeedsTheDriverOnlyAtLoad) {
+  write("manifest.json", gemmManifest(tensorMapLaunch(), 3));
+  write("kernels.cubin", "not a cubin");
+  sinter_rt_program *p = nullptr;
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+      << sinter_rt_last_error();
+  // A 16-byte box row; 1-D, as big as the buffer (32639 bf16).
+  for (const char *edit : {R"("shape": [127, 256], "box": [1, 8])",
+                           R"("shape": [32639], "box": [64])"}) {
+    write("manifest.json",
+          gemmManifest(
+              tensorMapLaunch(R"("shape": [127, 256], "box": [64, 64])", edit),
+              3));
+    EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+        << edit << ": " << sinter_rt_last_error();
+  }
+}
+
+TEST_F(RuntimeArtifact, MalformedTensorMapsNameTheProblem) {
+  auto manifest = [](const std::string &from, const std::string &to) {
+    return gemmManifest(tensorMapLaunch(from, to), 3);
+  };
+  const std::string where = "malformed manifest: k arg 1 in main (tensor map)";
+  EXPECT_ARTIFACT_ERROR(
+      manifest(
+          R"("shape": [127, 256], "box": [64, 64])",
+          R"("shape": [1, 1, 1, 1, 127, 256], "box": [1, 1, 1, 1, 1, 64])"),
+      where + ": rank 6 is not in [1, 5]");
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("shape": [127, 256], "box": [64, 64])",
+               R"("shape": [16, 1024], "box": [16, 300])"),
+      where + ": box dimension 1 is 300, not in [1, min(256, 1024)]");
+  EXPECT_ARTIFACT_ERROR(manifest(R"("box": [64, 64])", R"("box": [128, 64])"),
+                        "box dimension 0 is 128, not in [1, min(256, 127)]");
+  // 12 bf16 = 24 bytes.
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("box": [64, 64])", R"("box": [64, 12])"),
+      where + ": the box's innermost dimension is 24 bytes, not a multiple "
+              "of 16");
+  // 128 bf16 = 256 bytes, twice the 128B swizzle span.
+  EXPECT_ARTIFACT_ERROR(manifest(R"("box": [64, 64])", R"("box": [64, 128])"),
+                        where + ": the box's innermost dimension is 256 "
+                                "bytes, more than the 128-byte swizzle span");
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("swizzle": "128B")", R"("swizzle": "256B")"),
+      where + R"(: swizzle must be "none", "32B", "64B" or "128B")");
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("oob_fill": "zero")", R"("oob_fill": "inf")"),
+      R"(oob_fill must be "zero" or "nan")");
+  EXPECT_ARTIFACT_ERROR(manifest(R"("dtype": "bfloat16")", R"("dtype": "f8")"),
+                        "unsupported dtype 'f8'");
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("l2_promotion": "256B", )", ""),
+      R"(l2_promotion must be "none", "64B", "128B" or "256B")");
+  // 100 bf16 rows are 200 bytes apart: not a multiple of 16.
+  EXPECT_ARTIFACT_ERROR(manifest(R"("shape": [127, 256], "box": [64, 64])",
+                                 R"("shape": [127, 100], "box": [64, 8])"),
+                        where + ": the stride of shape dimension 0 is 200 "
+                                "bytes, not a multiple of 16 below 2^40");
+  // 128 x 256 bf16 do not fit a's 65278 bytes.
+  EXPECT_ARTIFACT_ERROR(
+      manifest(R"("shape": [127, 256])", R"("shape": [128, 256])"),
+      where + ": the shape needs 65536 bytes, its buffer has 65278");
+  EXPECT_ARTIFACT_ERROR(manifest(R"({"arg": 0})", R"({"arg": 9})"),
+                        where + " refers to argument 9 of 4");
+  EXPECT_ARTIFACT_ERROR(manifest(R"({"arg": 0})", R"(0)"),
+                        where + " is not a buffer");
+  EXPECT_ARTIFACT_ERROR(withScalar(manifest(R"({"arg": 0})", R"({"arg": 4})")),
+                        where + " refers to the scalar argument s");
+  EXPECT_ARTIFACT_ERROR(manifest(R"("oob_fill": "zero", "interleave": "none")",
+                                 R"("oob_fill": "zero", "interleave": "32B")"),
+                        "an interleaved tensor map needs rank 3 or more");
 }
 
 namespace lt = sinter::rt::lt;

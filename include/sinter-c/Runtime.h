@@ -58,7 +58,10 @@ SINTER_RT_EXPORT void sinter_rt_unload(sinter_rt_program *program);
 /// pointer to the value for a scalar. `stream` is a CUstream (NULL: the
 /// default stream). Launches are asynchronous unless SINTER_CUDA_SYNC=1 is
 /// set in the environment, which synchronizes after each launch so that a
-/// fault is reported with the kernel that caused it.
+/// fault is reported with the kernel that caused it. A buffer a kernel takes
+/// as a tensor map (docs/Manifest.md) must be 16-byte aligned (else
+/// SINTER_RT_ERROR_ARGUMENT); its map is encoded again only when its pointer
+/// differs from the previous run's.
 SINTER_RT_EXPORT int sinter_rt_run(sinter_rt_program *program,
                                    const char *function, void *const *args,
                                    size_t num_args, void *stream);

@@ -67,7 +67,7 @@ std::string AttentionConfig::str() const {
     return "cuda-cores";
   return std::string(wgmma ? "wgmma," : "") + (pipelined ? "pipe," : "") +
          (mbarriers ? "mbar," : "") + (pingPong ? "pp," : "") +
-         "warps=" + std::to_string(warps) +
+         (warpSpecialized ? "ws," : "") + "warps=" + std::to_string(warps) +
          ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN) +
          (maxRegs ? ",maxregs=" + std::to_string(maxRegs) : "");
 }
@@ -99,6 +99,10 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       cfg.pingPong = true;
       continue;
     }
+    if (part.trim() == "ws") {
+      cfg.warpSpecialized = true;
+      continue;
+    }
     auto [key, value] = part.split('=');
     int64_t v;
     if (value.trim().getAsInteger(10, v))
@@ -118,7 +122,8 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   if (!llvm::is_contained({2, 4, 8, 12}, cfg.warps) ||
       (cfg.warps == 12 && !cfg.wgmma) ||
       !llvm::is_contained({1, 2}, cfg.mTiles) ||
-      !llvm::is_contained({16, 32, 64, 128}, cfg.blockN))
+      !llvm::is_contained({16, 32, 64, 128, 160, 176, 192}, cfg.blockN) ||
+      (cfg.blockN > 128 && !cfg.wgmma))
     return failure();
   if (cfg.maxRegs && (cfg.maxRegs < 64 || cfg.maxRegs > 255))
     return failure();
@@ -132,6 +137,10 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   // lockstep: mbarriers, several warpgroups.
   if (cfg.pingPong && (!cfg.mbarriers || cfg.warps < 8))
     return failure();
+  // Warp specialization: TMA loads tracked by the mbarriers; the producer
+  // warpgroup's registers go to one or two consumer warpgroups.
+  if (cfg.warpSpecialized && (!cfg.mbarriers || cfg.warps > 8))
+    return failure();
   return cfg;
 }
 
@@ -141,8 +150,10 @@ static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
                            int64_t eltBytes) {
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
   int64_t stages = cfg.pipelined ? 2 : 1;
+  // mbarriers: full/empty x K/V x 2 stages, and Q's with `ws`.
   return (bm + 2 * stages * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes +
-         (cfg.wgmma ? 1024 : 0) + (cfg.mbarriers ? 64 : 0);
+         (cfg.wgmma ? 1024 : 0) + (cfg.mbarriers ? 64 : 0) +
+         (cfg.warpSpecialized ? 64 : 0);
 }
 
 LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
@@ -192,7 +203,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
           "multiple of 64";
     return failure();
   }
-  if (cfg.wgmma && threads % (8 * chunks) != 0) {
+  if (cfg.wgmma && !cfg.warpSpecialized && threads % (8 * chunks) != 0) {
     why = "the wgmma tile copy needs the block's threads to cover 8 whole "
           "rows per pass";
     return failure();
@@ -471,18 +482,29 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   const int64_t BM = 16 * MT * W, T = 32 * W, P = WG ? D : D + 8;
   const int64_t NT = BN / 8, DT = D / 8, KS = D / 16;
 
+  // Warp specialization: consumer threads [0, T), the producer warpgroup
+  // [T, T + 128); Q, K and V arrive through tensor maps over the [B, H, S,
+  // D] operands, one 64-column (128-byte) swizzled panel per copy.
+  const bool WS = cfg.warpSpecialized;
   int64_t mTiles = llvm::divideCeil(Sq, BM);
-  KernelLaunch launch = launchFor(op, B * Hq * mTiles, T);
+  KernelLaunch launch = launchFor(op, B * Hq * mTiles, T + (WS ? 128 : 0));
   launch.sharedMemory = sharedBytes(cfg, D, eltBytes);
+  if (WS)
+    launch.tensorMaps = {
+        {0, {1, 1, BM, 64}}, {1, {1, 1, BN, 64}}, {2, {1, 1, BN, 64}}};
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  // A register cap (ptxas .maxnreg) trades spills for blocks per SM.
-  if (cfg.maxRegs)
+  // A register cap (ptxas .maxnreg) trades spills for blocks per SM. Two
+  // consumer warpgroups and a producer start at 168 registers (384 threads
+  // in the register file) and move to 240 and 24 with setmaxnreg.
+  const bool regShuffle = WS && W == 8;
+  int64_t maxRegs = cfg.maxRegs ? cfg.maxRegs : (regShuffle ? 168 : 0);
+  if (maxRegs)
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                  b.getI32IntegerAttr(static_cast<int32_t>(cfg.maxRegs)));
+                  b.getI32IntegerAttr(static_cast<int32_t>(maxRegs)));
   b.setInsertionPointToStart(&func.getBody().front());
   MMABuilder mb(b, elt);
   KernelBuilder &kb = mb.kb;
@@ -1067,7 +1089,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // and may run up to a tile ahead of the others. Eight 8-byte words
     // after the K/V stages; a stage's n-th use completes phase n.
     const bool MB = cfg.mbarriers;
-    enum { FullK = 0, FullV = 1, EmptyK = 2, EmptyV = 3 };
+    enum { FullK = 0, FullV = 1, EmptyK = 2, EmptyV = 3, FullQ = 4 };
     Value barBase;
     if (MB) {
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
@@ -1098,20 +1120,101 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       mb.callAsm("cp.async.mbarrier.arrive.noinc.shared.b64 [$0];",
                  "r,~{memory}", {barAddr(kind, tile)}, {});
     };
+    // `ws`: rows [row0, row0 + rows) of head `head` into the swizzled tile
+    // `dst` through `map`, one 64-column panel per TMA copy, completing
+    // on barrier (kind, tile) with the tile's bytes (rows past the
+    // sequence read as zeros and count too).
+    SmallVector<Value> tensorMaps;
+    if (WS)
+      for (int64_t i = 0; i < 3; ++i)
+        tensorMaps.push_back(func.getArgument(func.getNumArguments() - 3 + i));
+    auto tmaTile = [&](Value map, Value dst, int64_t rows, Value row0,
+                       Value head, int kind, Value tile) {
+      auto i32 = [&](Value v) {
+        return arith::IndexCastOp::create(b, b.getI32Type(), v);
+      };
+      Value bar = barAddr(kind, tile);
+      mb.callAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+                 "r,r,~{memory}",
+                 {bar, kb.i32(static_cast<int32_t>(rows * D * eltBytes))}, {});
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dst);
+      for (int64_t p = 0; p < D / 64; ++p)
+        mb.callAsm("cp.async.bulk.tensor.4d.shared::cluster.global.tile."
+                   "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], "
+                   "[$6];",
+                   "r,l,r,r,r,r,r,~{memory}",
+                   {i32(mb.add(base, p * rows * 128)), map,
+                    kb.i32(static_cast<int32_t>(64 * p)), i32(row0), i32(head),
+                    i32(batch), bar},
+                   {});
+    };
     if (MB) {
       Value first = mb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(0));
       scf::IfOp::create(b, first, [&](OpBuilder &ob, Location loc) {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        Value count = arith::ConstantIntOp::create(b, T, 32);
-        for (int kind = 0; kind < 4; ++kind)
-          for (int64_t st = 0; st < 2; ++st)
+        // Every consumer thread arrives on an empty barrier; a full one
+        // completes when every thread's copies landed, or with `ws` when
+        // the producer's one arrival and its TMA bytes did.
+        Value all = arith::ConstantIntOp::create(b, T, 32);
+        Value one = arith::ConstantIntOp::create(b, 1, 32);
+        for (int kind = 0; kind < (WS ? 5 : 4); ++kind)
+          for (int64_t st = 0; st < (kind == FullQ ? 1 : 2); ++st)
             mb.callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}",
-                       {barAddr(kind, kb.idx(st)), count}, {});
+                       {barAddr(kind, kb.idx(st)),
+                        WS && kind != EmptyK && kind != EmptyV ? one : all},
+                       {});
         mb.callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
         scf::YieldOp::create(b);
       });
       gpu::BarrierOp::create(b);
+    }
+    if (WS) {
+      // The producer warpgroup: one thread issues every load of the block
+      // (Q once, then K[t] and V[t] into stage t % 2 once the consumers
+      // released the stage's previous tile), the others only give their
+      // registers away. Everything after this `if` is the consumers'.
+      Value producer = mb.cmp(arith::CmpIPredicate::uge, tid, kb.idx(T));
+      auto split = scf::IfOp::create(b, producer, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&split.getThenRegion().front());
+        if (regShuffle)
+          mb.callAsm("setmaxnreg.dec.sync.aligned.u32 24;", "~{memory}", {},
+                     {});
+        Value leader = mb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(T));
+        Value issue = arith::AndIOp::create(b, leader, any);
+        scf::IfOp::create(b, issue, [&](OpBuilder &ob, Location loc) {
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          for (Value map : tensorMaps)
+            mb.callAsm("prefetch.tensormap [$0];", "l,~{memory}", {map}, {});
+          tmaTile(tensorMaps[0], qs, BM, q0, h, FullQ, kb.idx(0));
+          auto loads = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1));
+          {
+            OpBuilder::InsertionGuard g5(b);
+            b.setInsertionPointToStart(loads.getBody());
+            Value t = loads.getInductionVar();
+            Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
+            Value t2 = arith::SubIOp::create(b, t, kb.idx(2));
+            for (int kv = 0; kv < 2; ++kv) {
+              scf::IfOp::create(b, reuse, [&](OpBuilder &ob2, Location loc2) {
+                OpBuilder::InsertionGuard g6(b);
+                b.setInsertionPoint(ob2.getInsertionBlock(),
+                                    ob2.getInsertionPoint());
+                barWait(kv ? EmptyV : EmptyK, t2);
+                scf::YieldOp::create(b);
+              });
+              tmaTile(tensorMaps[1 + kv], kv ? vTile(t) : kTile(t), BN,
+                      mb.mul(t, BN), g, kv ? FullV : FullK, t);
+            }
+          }
+          scf::YieldOp::create(b);
+        });
+      }
+      b.setInsertionPoint(split.getElseRegion().front().getTerminator());
+      if (regShuffle)
+        mb.callAsm("setmaxnreg.inc.sync.aligned.u32 240;", "~{memory}", {}, {});
     }
     // Prologue (tile 0): S[0] and its softmax; K[1] and V[0] in flight.
     SmallVector<Type> pro;
@@ -1123,25 +1226,30 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&proIf.getThenRegion().front());
-      copyTile(q, qSeqBase, q0, BM, Sq, qs);
-      copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
-      if (MB)
-        copyArrive(FullK, kb.idx(0));
-      copyTile(v, kvSeqBase, kb.idx(0), BN, Skv, vTile(kb.idx(0)));
-      if (MB)
-        copyArrive(FullV, kb.idx(0));
-      Value more = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(1));
-      scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        copyTile(k, kvSeqBase, kb.idx(BN), BN, Skv, kTile(kb.idx(1)));
+      if (WS) {
+        barWait(FullQ, kb.idx(0));
+        barWait(FullK, kb.idx(0));
+      } else {
+        copyTile(q, qSeqBase, q0, BM, Sq, qs);
+        copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
         if (MB)
-          copyArrive(FullK, kb.idx(1));
-        scf::YieldOp::create(b);
-      });
-      // Copy groups: Q, K[0], V[0] and perhaps K[1]; S[0] needs the first
-      // two (and waits for V[0] too when K[1] was issued).
-      waitAll(/*pending=*/1);
+          copyArrive(FullK, kb.idx(0));
+        copyTile(v, kvSeqBase, kb.idx(0), BN, Skv, vTile(kb.idx(0)));
+        if (MB)
+          copyArrive(FullV, kb.idx(0));
+        Value more = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(1));
+        scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          copyTile(k, kvSeqBase, kb.idx(BN), BN, Skv, kTile(kb.idx(1)));
+          if (MB)
+            copyArrive(FullK, kb.idx(1));
+          scf::YieldOp::create(b);
+        });
+        // Copy groups: Q, K[0], V[0] and perhaps K[1]; S[0] needs the
+        // first two (and waits for V[0] too when K[1] was issued).
+        waitAll(/*pending=*/1);
+      }
       SmallVector<Value> S = mb.unflatten(mb.asmTied(
           "wgmma.wait_group.sync.aligned 0;", issueS(kTile(kb.idx(0)))));
       if (MB)
@@ -1208,6 +1316,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       if (MB) {
         barWait(FullK, t);
         barWait(FullV, tPrev);
+      } else {
+        waitAll();
+      }
+      if (MB && !WS) {
         mb.asmTied("fence.proxy.async.shared::cta;", {});
         Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
         scf::IfOp::create(b, reuse, [&](OpBuilder &ob, Location loc) {
@@ -1216,23 +1328,23 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           barWait(EmptyV, arith::SubIOp::create(b, t, kb.idx(2)));
           scf::YieldOp::create(b);
         });
-      } else {
-        waitAll();
       }
-      copyTile(v, kvSeqBase, kv0, BN, Skv, vTile(t));
-      if (MB)
-        copyArrive(FullV, t);
-      Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
-      scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      if (!WS) {
+        copyTile(v, kvSeqBase, kv0, BN, Skv, vTile(t));
         if (MB)
-          barWait(EmptyK, tPrev);
-        copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(mb.add(t, 1)));
-        if (MB)
-          copyArrive(FullK, mb.add(t, 1));
-        scf::YieldOp::create(b);
-      });
+          copyArrive(FullV, t);
+        Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
+        scf::IfOp::create(b, more, [&](OpBuilder &ob, Location loc) {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+          if (MB)
+            barWait(EmptyK, tPrev);
+          copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(mb.add(t, 1)));
+          if (MB)
+            copyArrive(FullK, mb.add(t, 1));
+          scf::YieldOp::create(b);
+        });
+      }
 
       if (cfg.pingPong)
         namedBarrier("bar.sync", wgIdx);
@@ -1278,7 +1390,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       Value last = arith::SubIOp::create(b, tileEnd, kb.idx(1));
       if (MB) {
         barWait(FullV, last);
-        mb.asmTied("fence.proxy.async.shared::cta;", {});
+        if (!WS)
+          mb.asmTied("fence.proxy.async.shared::cta;", {});
       } else {
         waitAll();
       }

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
@@ -64,11 +65,19 @@ struct BufferInfo {
   int64_t bytes = 0;
 };
 
+/// A CUDA tensor map over a dense buffer (docs/Manifest.md, format 3).
+struct TensorMapArg {
+  std::string dtype;
+  SmallVector<int64_t> shape, box;
+  std::string swizzle, l2Promotion, oobFill, interleave;
+};
+
 struct LaunchArg {
   std::string buffer;       // a buffer or scalar argument name, or
   std::string constantType; // "i64"/"i32"/"f32"/"f64" for a constant
   double floatValue = 0;
   int64_t intValue = 0;
+  std::optional<TensorMapArg> tensorMap; // with `buffer`: its tensor map
 };
 
 /// A library call whose fallback is the kernel launch it belongs to: a
@@ -85,7 +94,7 @@ struct LaunchInfo {
   std::string kernel;
   int64_t grid[3], block[3];
   int64_t sharedMemory = 0;
-  SmallVector<LaunchArg> args;
+  std::vector<LaunchArg> args;
   std::optional<LibraryCall> libraryCall;
 };
 
@@ -102,6 +111,78 @@ static FailureOr<int64_t> constantIndex(Value v) {
   if (!matchPattern(v, m_ConstantInt(&value)))
     return failure();
   return value.getSExtValue();
+}
+
+/// The tensor map a kernel operand passes: a cast of an
+/// nvgpu.tma.create.descriptor (the kernel takes the parameter's address).
+static nvgpu::TmaCreateDescriptorOp tensorMapOf(Value arg) {
+  if (auto cast = arg.getDefiningOp<UnrealizedConversionCastOp>())
+    if (cast->getNumOperands() == 1)
+      return cast->getOperand(0).getDefiningOp<nvgpu::TmaCreateDescriptorOp>();
+  return {};
+}
+
+static FailureOr<TensorMapArg>
+describeTensorMap(nvgpu::TmaCreateDescriptorOp desc) {
+  auto cast = desc.getTensor().getDefiningOp<memref::CastOp>();
+  auto type =
+      cast ? dyn_cast<MemRefType>(cast.getSource().getType()) : MemRefType();
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return failure();
+  TensorMapArg tm;
+  tm.dtype = dtypeName(type.getElementType());
+  tm.shape.assign(type.getShape().begin(), type.getShape().end());
+  for (Value d : desc.getBoxDimensions()) {
+    FailureOr<int64_t> v = constantIndex(d);
+    if (failed(v))
+      return failure();
+    tm.box.push_back(*v);
+  }
+  if (tm.box.size() != tm.shape.size())
+    return failure();
+  auto descType = desc.getTensorMap().getType();
+  switch (descType.getSwizzle()) {
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
+    tm.swizzle = "none";
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
+    tm.swizzle = "32B";
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
+    tm.swizzle = "64B";
+    break;
+  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
+    tm.swizzle = "128B";
+    break;
+  }
+  switch (descType.getL2promo()) {
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE:
+    tm.l2Promotion = "none";
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B:
+    tm.l2Promotion = "64B";
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B:
+    tm.l2Promotion = "128B";
+    break;
+  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B:
+    tm.l2Promotion = "256B";
+    break;
+  }
+  tm.oobFill =
+      descType.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO ? "zero" : "nan";
+  switch (descType.getInterleave()) {
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE:
+    tm.interleave = "none";
+    break;
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_16B:
+    tm.interleave = "16B";
+    break;
+  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_32B:
+    tm.interleave = "32B";
+    break;
+  }
+  return tm;
 }
 
 static BufferInfo describe(StringRef name, StringRef role, Type type) {
@@ -247,6 +328,17 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
         names[toTensor] = it->second;
       continue;
     }
+    if (isa<memref::CastOp>(op)) {
+      // A cast (to the unranked memref a tensor map takes) is the same
+      // memory.
+      auto it = names.find(op.getOperand(0));
+      if (it != names.end())
+        names[op.getResult(0)] = it->second;
+      continue;
+    }
+    // Tensor maps are read where a launch takes them (tensorMapOf).
+    if (isa<nvgpu::TmaCreateDescriptorOp, UnrealizedConversionCastOp>(op))
+      continue;
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
       // A reshape of a contiguous buffer is the same memory.
       auto it = names.find(op.getOperand(0));
@@ -289,7 +381,15 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
       for (Value arg : launch.getKernelOperands()) {
         LaunchArg la;
         auto it = names.find(arg);
-        if (it != names.end()) {
+        if (auto desc = tensorMapOf(arg)) {
+          FailureOr<TensorMapArg> tm = describeTensorMap(desc);
+          auto buf = names.find(desc.getTensor());
+          if (failed(tm) || buf == names.end())
+            return desc.emitError("the CUDA target takes tensor maps of "
+                                  "dense buffers with constant boxes");
+          la.buffer = buf->second;
+          la.tensorMap = std::move(*tm);
+        } else if (it != names.end()) {
           la.buffer = it->second;
         } else if (Attribute c; matchPattern(arg, m_Constant(&c))) {
           if (auto f = dyn_cast<FloatAttr>(c)) {
@@ -387,7 +487,25 @@ static void writeKernelLaunch(llvm::json::OStream &json,
     json.attributeArray("args", [&] {
       for (const LaunchArg &a : l.args) {
         json.object([&] {
-          if (!a.buffer.empty()) {
+          if (a.tensorMap) {
+            const TensorMapArg &tm = *a.tensorMap;
+            auto [kind, index] = refOf(plan, a.buffer);
+            json.attributeObject("tensor_map",
+                                 [&] { json.attribute(kind, index); });
+            json.attribute("dtype", tm.dtype);
+            json.attributeArray("shape", [&] {
+              for (int64_t d : tm.shape)
+                json.value(d);
+            });
+            json.attributeArray("box", [&] {
+              for (int64_t d : tm.box)
+                json.value(d);
+            });
+            json.attribute("swizzle", tm.swizzle);
+            json.attribute("l2_promotion", tm.l2Promotion);
+            json.attribute("oob_fill", tm.oobFill);
+            json.attribute("interleave", tm.interleave);
+          } else if (!a.buffer.empty()) {
             auto [kind, index] = refOf(plan, a.buffer);
             json.attribute(kind, index);
           } else {
@@ -520,13 +638,25 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
   {
     llvm::json::OStream json(os, /*IndentSize=*/2);
     json.object([&] {
-      json.attribute("format_version", kCUDAManifestFormatVersion);
+      // The oldest format that describes the artifact: readers of format 2
+      // run everything that has no tensor map.
+      bool tensorMaps = llvm::any_of(plans, [](const FunctionPlan &p) {
+        return llvm::any_of(p.launches, [](const LaunchInfo &l) {
+          return llvm::any_of(l.args, [](const LaunchArg &a) {
+            return a.tensorMap.has_value();
+          });
+        });
+      });
+      json.attribute("format_version", tensorMaps
+                                           ? kCUDAManifestFormatVersion
+                                           : kCUDAManifestFormatVersion - 1);
       json.attribute("target", "cuda:" + chip);
       json.attribute("cubin", "kernels.cubin");
       json.attribute("ptx", "kernels.ptx");
       json.attribute("calling_convention",
                      "kernel parameters: one device pointer per buffer, "
-                     "scalars by value, in the launch's argument order");
+                     "scalars and tensor maps by value, in the launch's "
+                     "argument order");
       json.attributeArray("functions", [&] {
         for (const FunctionPlan &plan : plans) {
           json.object([&] {

@@ -49,6 +49,10 @@ SmallVector<Type> sinter::gpu_kernels::bufferTypes(const KernelLaunch &launch) {
   };
   llvm::for_each(launch.operands, convert);
   llvm::for_each(launch.results, convert);
+  // Tensor maps: the address of a by-value parameter once lowered.
+  if (!launch.tensorMaps.empty())
+    types.append(launch.tensorMaps.size(),
+                 LLVM::LLVMPointerType::get(types.front().getContext()));
   return types;
 }
 

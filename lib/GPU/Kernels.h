@@ -42,7 +42,23 @@ struct KernelLaunch {
   /// results and that the runtime prefers, with this kernel as its fallback;
   /// it travels on the gpu.launch_func as kLibraryCallAttrName.
   mlir::DictionaryAttr libraryCall;
+  /// CUDA tensor maps (TMA descriptors) the kernel takes after the buffers,
+  /// one 128-byte by-value grid-constant parameter each: the tensor map of
+  /// kernel argument `argument` (a dense buffer) with tiles of `box`
+  /// elements (the buffer's rank, outermost first), 128-byte swizzle,
+  /// 256-byte L2 promotion, out-of-bound elements read as zero.
+  struct TensorMap {
+    unsigned argument;
+    llvm::SmallVector<int64_t, 4> box;
+  };
+  llvm::SmallVector<TensorMap, 0> tensorMaps;
 };
+
+/// The discardable attribute of a kernel (gpu.func, then llvm.func) that
+/// lists which of its parameters are tensor maps (KernelLaunch::tensorMaps);
+/// sinter-nvvm-tensor-map-params makes them by-value grid constants.
+constexpr llvm::StringLiteral kTensorMapParamsAttrName =
+    "sinter.tensor_map_params";
 
 /// Most tensors one AdamW launch updates (4 pointers each must fit the
 /// kernel parameter space).
@@ -70,6 +86,11 @@ struct AttentionConfig {
   bool mbarriers = false;
   // mbar only: warpgroups take turns issuing their GEMMs (ping-pong).
   bool pingPong = false;
+  // mbar only: warp specialization. A producer warpgroup (beyond `warps`)
+  // loads Q, K and V with the Tensor Memory Accelerator (tensor maps,
+  // mbarrier transaction counts) and gives its registers to the consumer
+  // warpgroups (setmaxnreg), which only compute.
+  bool warpSpecialized = false;
   int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
   std::string str() const;
 };

@@ -94,6 +94,8 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
+  // Tensor-map parameters (TMA descriptors) passed by value, in place.
+  device.addPass(createNVVMTensorMapParams());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // Serialize through ptxas (bin) or stop at PTX (isa).
   GpuModuleToBinaryPassOptions binary;

@@ -370,6 +370,41 @@ struct OutlineCUDAKernelsPass
       resultBuffers.push_back(buf);
       args.push_back(buf);
     }
+    // Tensor maps: the host encodes each one (nvgpu.tma.create.descriptor:
+    // the buffer, its box, swizzle, L2 promotion, zero fill) and passes it
+    // by value; the kernel sees the parameter's address.
+    for (const KernelLaunch::TensorMap &tm : launch.tensorMaps) {
+      Value buf = args[tm.argument];
+      auto type = cast<MemRefType>(buf.getType());
+      Value unranked = memref::CastOp::create(
+          b, loc, UnrankedMemRefType::get(type.getElementType(), 0), buf);
+      SmallVector<Value> box;
+      for (int64_t d : tm.box)
+        box.push_back(arith::ConstantIndexOp::create(b, loc, d));
+      auto descType = nvgpu::TensorMapDescriptorType::get(
+          b.getContext(),
+          MemRefType::get(tm.box, type.getElementType(),
+                          MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              b.getContext(), gpu::AddressSpace::Workgroup)),
+          nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+          nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+          nvgpu::TensorMapOOBKind::OOB_ZERO,
+          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      Value desc =
+          nvgpu::TmaCreateDescriptorOp::create(b, loc, descType, unranked, box);
+      args.push_back(
+          UnrealizedConversionCastOp::create(
+              b, loc, LLVM::LLVMPointerType::get(b.getContext()), desc)
+              .getResult(0));
+    }
+    if (!launch.tensorMaps.empty()) {
+      SmallVector<int64_t> params;
+      for (size_t i = 0; i < launch.tensorMaps.size(); ++i)
+        params.push_back(args.size() - launch.tensorMaps.size() + i);
+      launch.kernel->setAttr(kTensorMapParamsAttrName,
+                             b.getDenseI64ArrayAttr(params));
+    }
     Value grid = arith::ConstantIndexOp::create(b, loc, launch.grid);
     Value block = arith::ConstantIndexOp::create(b, loc, launch.block);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);

@@ -20,12 +20,14 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using sinter::rt::JsonValue;
@@ -43,6 +45,11 @@ constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kPreferredCarveoutAttr =
     9; // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent)
+/// CUtensorMap: 128 opaque bytes, 64-byte aligned (CU_TENSOR_MAP_NUM_QWORDS).
+constexpr size_t kTensorMapBytes = 128;
+constexpr size_t kTensorMapAlign = 64;
+/// cuTensorMapEncodeTiled's limits (rank, box dims, strides).
+constexpr unsigned kTensorMapMaxRank = 5;
 
 thread_local std::string lastError;
 
@@ -74,6 +81,11 @@ struct Driver {
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  /// Optional (CUDA 12+): only manifests with tensor maps need it.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
 
   template <typename F> bool resolve(F &fn, const char *name) {
     fn = reinterpret_cast<F>(dlsym(handle, name));
@@ -90,6 +102,8 @@ struct Driver {
                   (e ? e : "unknown error");
       return false;
     }
+    cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
+        dlsym(handle, "cuTensorMapEncodeTiled"));
     return resolve(cuInit, "cuInit") &&
            resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
            resolve(cuDeviceGet, "cuDeviceGet") &&
@@ -152,9 +166,26 @@ Driver *driver(std::string &error) {
   } while (0)
 
 struct Param {
-  enum Kind { Argument, Temp, Constant } kind;
-  size_t index = 0;  // argument or temp index
+  enum Kind { Argument, Temp, Constant, TensorMap } kind;
+  size_t index = 0;  // argument, temp or (TensorMap) Launch::tensorMaps index
   uint64_t bits = 0; // constant payload (little-endian)
+};
+
+/// A kernel parameter that is a CUtensorMap (docs/Manifest.md), passed by
+/// value: what cuTensorMapEncodeTiled is told (innermost dimension first),
+/// and the map last encoded, for the base pointer it was encoded for.
+struct TensorMap {
+  Param buffer;        // Argument or Temp: the tensor's base
+  size_t position = 0; // the launch argument's position, for messages
+  int dataType = 0, interleave = 0, swizzle = 0, l2Promotion = 0, oobFill = 0;
+  uint32_t rank = 0;
+  uint64_t globalDim[kTensorMapMaxRank] = {};
+  uint64_t globalStrides[kTensorMapMaxRank - 1] = {};
+  uint32_t boxDim[kTensorMapMaxRank] = {};
+  uint32_t elementStrides[kTensorMapMaxRank] = {};
+  bool encoded = false;
+  uint64_t encodedFor = 0;
+  alignas(kTensorMapAlign) unsigned char map[kTensorMapBytes] = {};
 };
 
 /// A "cublas_gemm" entry (docs/Manifest.md) and its cuBLASLt state.
@@ -185,6 +216,7 @@ struct Launch {
   unsigned grid[3], block[3];
   unsigned sharedMemory = 0;
   std::vector<Param> params;
+  std::vector<TensorMap> tensorMaps; // of the TensorMap params
   /// Set for a library call: the kernel above is its fallback.
   std::unique_ptr<Gemm> gemm;
 };
@@ -267,6 +299,141 @@ static int parseBufferRef(const JsonValue *v, const Function &f,
   return SINTER_RT_OK;
 }
 
+/// The string `key` of `v` as one of `names`' values (the driver's enum).
+static bool enumField(const JsonValue &v, const char *key,
+                      std::initializer_list<std::pair<const char *, int>> names,
+                      int &out) {
+  const JsonValue *field = v.get(key);
+  if (!field || !field->isString())
+    return false;
+  for (const auto &[name, value] : names)
+    if (field->string == name) {
+      out = value;
+      return true;
+    }
+  return false;
+}
+
+/// A tensor map launch argument (docs/Manifest.md): {"tensor_map": buffer,
+/// "dtype", "shape", "box", "swizzle", "l2_promotion", "oob_fill",
+/// "interleave"}, outermost dimension first. Everything
+/// cuTensorMapEncodeTiled requires of it but the pointer is checked here.
+static int parseTensorMap(const JsonValue &av, const Function &f,
+                          const std::string &kernel, size_t position,
+                          TensorMap &t) {
+  std::string where = kernel + " arg " + std::to_string(position) + " in " +
+                      f.name + " (tensor map)";
+  auto bad = [&](const std::string &what) {
+    return badManifest(where + ": " + what);
+  };
+  if (int rc = parseBufferRef(av.get("tensor_map"), f, where, t.buffer))
+    return rc;
+  t.position = position;
+  // Element types of manifest buffers: their CUtensorMapDataType and size.
+  struct DataType {
+    const char *name;
+    int code;
+    uint64_t bytes;
+    bool isFloat;
+  };
+  static const DataType dtypes[] = {
+      {"float16", 6, 2, true}, {"bfloat16", 9, 2, true},
+      {"float32", 7, 4, true}, {"float64", 8, 8, true},
+      {"int32", 3, 4, false},  {"int64", 5, 8, false},
+      {"uint8", 0, 1, false},  {"bool", 0, 1, false}};
+  const JsonValue *dtype = av.get("dtype");
+  std::string dtypeName = dtype && dtype->isString() ? dtype->string : "";
+  const DataType *dt =
+      std::find_if(std::begin(dtypes), std::end(dtypes),
+                   [&](const DataType &d) { return dtypeName == d.name; });
+  if (dt == std::end(dtypes))
+    return bad("unsupported dtype '" + dtypeName + "'");
+  t.dataType = dt->code;
+  uint64_t eltBytes = dt->bytes;
+  if (!enumField(av, "swizzle",
+                 {{"none", 0}, {"32B", 1}, {"64B", 2}, {"128B", 3}}, t.swizzle))
+    return bad("swizzle must be \"none\", \"32B\", \"64B\" or \"128B\"");
+  if (!enumField(av, "l2_promotion",
+                 {{"none", 0}, {"64B", 1}, {"128B", 2}, {"256B", 3}},
+                 t.l2Promotion))
+    return bad("l2_promotion must be \"none\", \"64B\", \"128B\" or "
+               "\"256B\"");
+  if (!enumField(av, "oob_fill", {{"zero", 0}, {"nan", 1}}, t.oobFill))
+    return bad("oob_fill must be \"zero\" or \"nan\"");
+  if (t.oobFill == 1 && !dt->isFloat)
+    return bad("oob_fill \"nan\" needs a floating-point dtype, not " +
+               dtypeName);
+  if (!enumField(av, "interleave", {{"none", 0}, {"16B", 1}, {"32B", 2}},
+                 t.interleave))
+    return bad("interleave must be \"none\", \"16B\" or \"32B\"");
+  const JsonValue *shape = av.get("shape");
+  const JsonValue *box = av.get("box");
+  if (!shape || !shape->isArray() || !box || !box->isArray())
+    return bad("shape and box must be arrays");
+  size_t rank = shape->array.size();
+  if (rank < 1 || rank > kTensorMapMaxRank)
+    return bad("rank " + std::to_string(rank) + " is not in [1, " +
+               std::to_string(kTensorMapMaxRank) + "]");
+  if (box->array.size() != rank)
+    return bad("box has " + std::to_string(box->array.size()) +
+               " dimensions, shape " + std::to_string(rank));
+  if (t.interleave != 0 && rank < 3)
+    return bad("an interleaved tensor map needs rank 3 or more");
+  if (t.interleave == 2 && t.swizzle != 1)
+    return bad("interleave \"32B\" needs swizzle \"32B\"");
+  t.rank = static_cast<uint32_t>(rank);
+  // The driver's order is the reverse: dimension 0 is the innermost.
+  for (size_t i = 0; i < rank; ++i) {
+    const JsonValue &s = shape->array[rank - 1 - i];
+    const JsonValue &b = box->array[rank - 1 - i];
+    std::string dim = " dimension " + std::to_string(rank - 1 - i);
+    if (!s.isNumber() || s.integer < 1 || s.integer > (int64_t(1) << 32))
+      return bad("shape" + dim + " is not in [1, 2^32]");
+    if (!b.isNumber() || b.integer < 1 || b.integer > 256 ||
+        b.integer > s.integer)
+      return bad("box" + dim + " is " + std::to_string(b.integer) +
+                 ", not in [1, min(256, " + std::to_string(s.integer) + ")]");
+    t.globalDim[i] = static_cast<uint64_t>(s.integer);
+    t.boxDim[i] = static_cast<uint32_t>(b.integer);
+    t.elementStrides[i] = 1;
+  }
+  uint64_t innerBytes = t.boxDim[0] * eltBytes;
+  if (t.interleave == 0 && innerBytes % 16 != 0)
+    return bad("the box's innermost dimension is " +
+               std::to_string(innerBytes) + " bytes, not a multiple of 16");
+  uint64_t span = t.swizzle == 0 ? 0 : uint64_t(16) << t.swizzle;
+  if (t.interleave == 0 && span && innerBytes > span)
+    return bad("the box's innermost dimension is " +
+               std::to_string(innerBytes) + " bytes, more than the " +
+               std::to_string(span) + "-byte swizzle span");
+  // Dense row-major strides in bytes, each below 2^40.
+  uint64_t multiple = t.interleave == 2 ? 32 : 16;
+  long double bytes = static_cast<long double>(t.globalDim[0]) * eltBytes;
+  auto text = [](long double n) {
+    return n < 0x1p64L ? std::to_string(static_cast<uint64_t>(n))
+                       : std::string("2^64 or more");
+  };
+  for (size_t i = 1; i < rank; ++i) {
+    if (bytes >= static_cast<long double>(uint64_t(1) << 40) ||
+        static_cast<uint64_t>(bytes) % multiple != 0)
+      return bad("the stride of shape dimension " +
+                 std::to_string(rank - 1 - i) + " is " + text(bytes) +
+                 " bytes, not a multiple of " + std::to_string(multiple) +
+                 " below 2^40");
+    t.globalStrides[i - 1] = static_cast<uint64_t>(bytes);
+    bytes *= t.globalDim[i];
+  }
+  // The whole tensor lies inside its buffer, when the manifest says how big
+  // that is.
+  size_t have = t.buffer.kind == Param::Argument
+                    ? f.argumentBytes[t.buffer.index]
+                    : f.tempBytes[t.buffer.index];
+  if (have && bytes > static_cast<long double>(have))
+    return bad("the shape needs " + text(bytes) + " bytes, its buffer has " +
+               std::to_string(have));
+  return SINTER_RT_OK;
+}
+
 /// A kernel launch: {"kernel", "grid", "block", "shared_memory", "args"}.
 static int parseKernelLaunch(const JsonValue &lv, const Function &f,
                              Launch &l) {
@@ -285,7 +452,16 @@ static int parseKernelLaunch(const JsonValue &lv, const Function &f,
     l.block[d] = static_cast<unsigned>(block->array[d].integer);
   }
   l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
-  for (const JsonValue &av : largs->array) {
+  for (size_t position = 0; position < largs->array.size(); ++position) {
+    const JsonValue &av = largs->array[position];
+    if (av.get("tensor_map")) {
+      TensorMap t;
+      if (int rc = parseTensorMap(av, f, l.kernel, position, t))
+        return rc;
+      l.params.push_back(Param{Param::TensorMap, l.tensorMaps.size(), 0});
+      l.tensorMaps.push_back(t);
+      continue;
+    }
     const JsonValue *argRef = av.get("arg");
     const JsonValue *tempRef = av.get("temp");
     if (argRef || tempRef) {
@@ -443,9 +619,10 @@ static int parseGemm(const JsonValue &lv, const Function &f, Launch &l) {
   return SINTER_RT_OK;
 }
 
-/// Manifest formats this runtime reads: 1 (kernel launches) and 2 (launch
-/// kinds: kernels and cublas_gemm library calls).
-constexpr int64_t kNewestManifestFormat = 2;
+/// Manifest formats this runtime reads: 1 (kernel launches), 2 (launch
+/// kinds: kernels and cublas_gemm library calls) and 3 (kernel args may be
+/// tensor maps).
+constexpr int64_t kNewestManifestFormat = 3;
 
 /// Converts the manifest into functions; kernels are resolved later.
 static int parseManifest(const JsonValue &root, sinter_rt_program &p) {
@@ -815,6 +992,14 @@ extern "C" int sinter_rt_load(const char *dir, int device,
   Driver *d = driver(error);
   if (!d)
     return fail(SINTER_RT_ERROR_DRIVER, error);
+  if (!d->cuTensorMapEncodeTiled)
+    for (auto &[name, f] : program->functions)
+      for (Launch &l : f.launches)
+        if (!l.tensorMaps.empty())
+          return fail(SINTER_RT_ERROR_DRIVER,
+                      "the CUDA driver has no cuTensorMapEncodeTiled (CUDA "
+                      "12 or newer), which the tensor map arguments of " +
+                          l.kernel + " in " + name + " need");
   program->drv = d;
   SINTER_CU(d, cuDeviceGet(&program->device, device),
             "cuDeviceGet(" + std::to_string(device) + ")");
@@ -870,6 +1055,39 @@ extern "C" void sinter_rt_unload(sinter_rt_program *program) {
     d->cuDevicePrimaryCtxRelease(program->device);
   }
   delete program;
+}
+
+/// Encodes `t` for its base pointer in this run, unless it already is (the
+/// encode runs on the host, but costs a driver call per launch otherwise).
+static int encodeTensorMap(Driver &d, const Function &f, const Launch &l,
+                           TensorMap &t, void *const *args) {
+  bool isArg = t.buffer.kind == Param::Argument;
+  uint64_t base = isArg ? reinterpret_cast<uint64_t>(args[t.buffer.index])
+                        : static_cast<uint64_t>(f.temps[t.buffer.index]);
+  if (t.encoded && t.encodedFor == base)
+    return SINTER_RT_OK;
+  uint64_t align = t.interleave == 2 ? 32 : 16;
+  if (base % align != 0) {
+    std::ostringstream os;
+    os << f.name << ": "
+       << (isArg ? "argument " + f.argumentNames[t.buffer.index]
+                 : "temp " + std::to_string(t.buffer.index))
+       << " (0x" << std::hex << base << std::dec << "), the tensor map of "
+       << l.kernel << " arg " << t.position << ", is not " << align
+       << "-byte aligned: the TMA needs " << align << "-byte aligned tensors";
+    return fail(SINTER_RT_ERROR_ARGUMENT, os.str());
+  }
+  t.encoded = false;
+  SINTER_CU(&d,
+            cuTensorMapEncodeTiled(
+                t.map, t.dataType, t.rank, reinterpret_cast<void *>(base),
+                t.globalDim, t.globalStrides, t.boxDim, t.elementStrides,
+                t.interleave, t.swizzle, t.l2Promotion, t.oobFill),
+            "cuTensorMapEncodeTiled(" + l.kernel + " arg " +
+                std::to_string(t.position) + ") in " + f.name);
+  t.encoded = true;
+  t.encodedFor = base;
+  return SINTER_RT_OK;
 }
 
 extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
@@ -943,6 +1161,12 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
       case Param::Constant:
         storage[i] = p.bits;
         params[i] = &storage[i];
+        break;
+      case Param::TensorMap:
+        if (int rc = encodeTensorMap(*d, f, l, l.tensorMaps[p.index], args))
+          return rc;
+        // Passed by value: kernelParams[i] points to the 128 bytes.
+        params[i] = l.tensorMaps[p.index].map;
         break;
       }
     }

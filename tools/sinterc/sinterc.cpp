@@ -82,12 +82,16 @@ static cl::opt<std::string> attentionConfig(
     "attention-config",
     cl::desc("CUDA targets: tile configuration of every attention kernel, "
              "overriding the table shipped with the compiler: "
-             "'[wgmma,][pipe,[mbar,[pp,]]]warps=W,mtiles=M,bn=N[,maxregs=R]' "
-             "(tensor cores; W warps of 16*M query rows each, N keys per K/V "
-             "tile; sm_90a: wgmma = warpgroup MMA, pipe = two K/V stages with "
+             "'[wgmma,][pipe,[mbar,[pp,][ws,]]]warps=W,mtiles=M,bn=N"
+             "[,maxregs=R]' (tensor cores; W warps of 16*M query rows each, "
+             "N keys per K/V tile: 16, 32, 64, 128, with wgmma also 160, 176, "
+             "192; sm_90a: wgmma = warpgroup MMA, pipe = two K/V stages with "
              "S of tile t overlapping P V of tile t-1, mbar = mbarriers "
              "instead of a barrier per tile, pp = warpgroups take turns at "
-             "the tensor cores; R caps registers per thread) or 'cuda-cores'"),
+             "the tensor cores, ws = warp specialization: a producer "
+             "warpgroup loads Q, K and V with TMA and gives its registers "
+             "to the W consumer warps; R caps registers per thread) or "
+             "'cuda-cores'"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 
 static cl::opt<std::string> cudaCacheHints(

@@ -8,7 +8,16 @@
 // recorded instead of run. With FakeCublasLt.cpp it lets the runtime's
 // library calls run end to end on a machine without a GPU.
 //
+// A test may give a kernel the sizes of its parameters
+// (fake_cuda_set_param_sizes); its launches then copy the parameters' bytes,
+// as the driver does, so that the test can read what the kernel got.
+// cuTensorMapEncodeTiled records its arguments and writes a recognizable map
+// (FakeCuda.h); built with SINTER_FAKE_CUDA_NO_TENSOR_MAP, the driver lacks
+// it, as drivers before CUDA 12 do.
+//
 //===----------------------------------------------------------------------===//
+
+#include "FakeCuda.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +26,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 std::mutex mutex;
@@ -24,6 +34,13 @@ std::string launches;              // kernel names, comma-separated
 std::map<size_t, int> allocations; // live allocations by size
 int freed = 0;
 int context, module;
+/// Parameter sizes of the kernels a test described, and the parameters of
+/// the last launch of one of them: where each was and its bytes.
+std::map<std::string, std::vector<unsigned>> paramSizes;
+std::vector<const void *> paramAddresses;
+std::vector<std::vector<unsigned char>> paramBytes;
+std::vector<FakeTensorMapEncode> encodes;
+int encodeStatus = 0; // what cuTensorMapEncodeTiled returns
 } // namespace
 
 extern "C" {
@@ -53,10 +70,20 @@ int cuModuleGetFunction(void **f, void *, const char *name) {
 }
 int cuFuncSetAttribute(void *, int, int) { return 0; }
 int cuLaunchKernel(void *f, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   unsigned, unsigned, void *, void **, void **) {
+                   unsigned, unsigned, void *, void **kernelParams, void **) {
   std::lock_guard<std::mutex> lock(mutex);
-  launches +=
-      std::string(launches.empty() ? "" : ",") + static_cast<const char *>(f);
+  const char *name = static_cast<const char *>(f);
+  launches += std::string(launches.empty() ? "" : ",") + name;
+  auto sizes = paramSizes.find(name);
+  if (sizes != paramSizes.end()) {
+    paramAddresses.clear();
+    paramBytes.clear();
+    for (size_t i = 0; i < sizes->second.size(); ++i) {
+      auto *p = static_cast<const unsigned char *>(kernelParams[i]);
+      paramAddresses.push_back(p);
+      paramBytes.emplace_back(p, p + sizes->second[i]);
+    }
+  }
   return 0;
 }
 int cuMemAlloc_v2(unsigned long long *ptr, size_t bytes) {
@@ -81,14 +108,71 @@ int cuGetErrorString(int, const char **text) {
   *text = "the fake driver failed";
   return 0;
 }
+#ifndef SINTER_FAKE_CUDA_NO_TENSOR_MAP
+int cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
+                           void *globalAddress, const uint64_t *globalDim,
+                           const uint64_t *globalStrides,
+                           const uint32_t *boxDim,
+                           const uint32_t *elementStrides, int interleave,
+                           int swizzle, int l2Promotion, int oobFill) {
+  std::lock_guard<std::mutex> lock(mutex);
+  FakeTensorMapEncode e{};
+  e.tensorMap = tensorMap;
+  e.dataType = dataType;
+  e.rank = rank;
+  e.globalAddress = globalAddress;
+  e.interleave = interleave;
+  e.swizzle = swizzle;
+  e.l2Promotion = l2Promotion;
+  e.oobFill = oobFill;
+  for (uint32_t i = 0; i < rank && i < 5; ++i) {
+    e.globalDim[i] = globalDim[i];
+    e.boxDim[i] = boxDim[i];
+    e.elementStrides[i] = elementStrides[i];
+    if (i + 1 < rank)
+      e.globalStrides[i] = globalStrides[i];
+  }
+  encodes.push_back(e);
+  // CUDA_ERROR_INVALID_VALUE, as the driver, for a misaligned map or
+  // tensor.
+  if (encodeStatus || reinterpret_cast<uintptr_t>(tensorMap) % 64 ||
+      reinterpret_cast<uintptr_t>(globalAddress) % 16)
+    return encodeStatus ? encodeStatus : 1;
+  auto *bytes = static_cast<unsigned char *>(tensorMap);
+  for (int b = 0; b < 128; ++b)
+    bytes[b] = static_cast<unsigned char>(b ^ 0x5a);
+  uint64_t head[3] = {kFakeTensorMapMagic,
+                      reinterpret_cast<uintptr_t>(globalAddress),
+                      static_cast<uint64_t>(encodes.size())};
+  std::memcpy(bytes, head, sizeof(head));
+  return 0;
+}
+#endif
 
 // --- Control, for the tests (dlsym on this library). ---
 const char *fake_cuda_launches() { return launches.c_str(); }
 int fake_cuda_allocations(size_t bytes) { return allocations[bytes]; }
 int fake_cuda_frees() { return freed; }
+void fake_cuda_set_param_sizes(const char *kernel, const unsigned *sizes,
+                               int count) {
+  paramSizes[kernel].assign(sizes, sizes + count);
+}
+int fake_cuda_param_count() { return static_cast<int>(paramBytes.size()); }
+const void *fake_cuda_param_address(int i) { return paramAddresses.at(i); }
+const unsigned char *fake_cuda_param_bytes(int i) {
+  return paramBytes.at(i).data();
+}
+int fake_cuda_encodes() { return static_cast<int>(encodes.size()); }
+const FakeTensorMapEncode *fake_cuda_encode(int i) { return &encodes.at(i); }
+void fake_cuda_set_encode_status(int status) { encodeStatus = status; }
 void fake_cuda_reset() {
   launches.clear();
   allocations.clear();
   freed = 0;
+  paramSizes.clear();
+  paramAddresses.clear();
+  paramBytes.clear();
+  encodes.clear();
+  encodeStatus = 0;
 }
 }

@@ -27,8 +27,9 @@ namespace sinter {
 
 /// Version of manifest.json's layout for CUDA artifacts (docs/Manifest.md).
 /// 2: launches carry a "kind": "kernel", or "cublas_gemm" (a cuBLASLt GEMM
-/// with its fallback kernel launch).
-constexpr int64_t kCUDAManifestFormatVersion = 2;
+/// with its fallback kernel launch). 3: kernel arguments may be tensor maps
+/// (written only by artifacts that have one; others stay format 2).
+constexpr int64_t kCUDAManifestFormatVersion = 3;
 
 /// The discardable attribute of a gpu.launch_func whose kernel is the
 /// fallback of a library call: a dictionary with `kind` ("cublas_gemm"),

@@ -205,10 +205,11 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"attentionConfig", "attention-config", "std::string",
            /*default=*/"\"\"",
            "Tile configuration of every attention kernel, overriding the "
-           "shipped table: '[wgmma,][pipe,[mbar,[pp,]]]warps=W,mtiles=M,"
-           "bn=N[,maxregs=R]' (tensor cores: W warps of 16*M query rows, N "
-           "keys per K/V tile; wgmma and its forms need sm_90a) or "
-           "'cuda-cores'">,
+           "shipped table: '[wgmma,][pipe,[mbar,[pp,][ws,]]]warps=W,"
+           "mtiles=M,bn=N[,maxregs=R]' (tensor cores: W warps of 16*M query "
+           "rows, N keys per K/V tile, N in 16/32/64/128 or with wgmma also "
+           "160/176/192; wgmma and its forms need sm_90a; ws adds a TMA "
+           "producer warpgroup to W <= 8 consumer warps) or 'cuda-cores'">,
     Option<"cacheHints", "cache-hints", "std::string", /*default=*/"\"none\"",
            "Cache policy of the 16-byte loads/stores of data touched once "
            "(norm/softmax rows, AdamW state): none, evict-first, "
@@ -246,6 +247,27 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     "mlir::nvgpu::NVGPUDialect", "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect"
   ];
+}
+
+def NVVMTensorMapParams
+    : Pass<"sinter-nvvm-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Make the tensor-map parameters of lowered kernels by-value "
+                "grid constants";
+  let description = [{
+    Kernels that load tiles with the Tensor Memory Accelerator (sm_90a
+    attention with `ws`) take CUDA tensor maps (128-byte TMA descriptors
+    that the runtime encodes per launch) as parameters. In the kernel they
+    are `!llvm.ptr` values named by the kernel's `sinter.tensor_map_params`
+    attribute (parameter indices), which `sinter-outline-cuda-kernels` sets.
+    Run after the `gpu.func` kernels became `llvm.func`s
+    (`convert-gpu-to-nvvm`), this pass gives each such parameter
+    `llvm.byval = !llvm.array<128 x i8>`, `llvm.align = 64` and
+    `nvvm.grid_constant`: PTX then declares `.param .align 64 .b8 p[128]`
+    and the kernel addresses the parameter in place (`cvta.param`), which is
+    where `cp.async.bulk.tensor` reads the descriptor from, with no copy to
+    local memory and no device allocation. The attribute is removed.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
 #endif // SINTER_GPU_PASSES_TD

@@ -801,6 +801,16 @@ TWO_STAGE_CASES = [
     ("mbar,pp,", "long", "warps=12,bn=128,maxregs=168"),
     ("mbar,pp,", "mask-f16", "warps=8,bn=128"),
     ("mbar,pp,", "dropout", "warps=8,bn=64"),
+    # Warp-specialized: a producer warpgroup loads through tensor maps.
+    ("mbar,ws,", "one-tile", "warps=4,bn=64"),
+    ("mbar,ws,", "no-keys", "warps=8,bn=64"),
+    ("mbar,pp,ws,", "ragged-gqa", "warps=8,bn=64"),
+    ("mbar,ws,", "square", "warps=8,bn=128"),
+    ("mbar,pp,ws,", "long", "warps=8,bn=128"),
+    ("mbar,ws,", "mqa", "warps=4,bn=128"),
+    ("mbar,pp,ws,", "mask-f16", "warps=8,bn=128"),
+    ("mbar,ws,", "dropout", "warps=8,bn=128"),
+    ("mbar,pp,ws,", "d256", "warps=8,bn=64"),
 ]
 
 

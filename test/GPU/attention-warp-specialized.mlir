@@ -1,0 +1,126 @@
+// Warp-specialized wgmma attention (`ws`, sm_90a): a producer warpgroup
+// (threads 256-383 beside two consumer warpgroups) loads Q, K and V with the
+// Tensor Memory Accelerator. The host encodes one tensor map per operand
+// (box = one 64-column, 128-byte-swizzled panel of a tile's rows; rows past
+// the sequence read as zeros) and passes it by value; the kernel names the
+// parameters in sinter.tensor_map_params and starts at 168 registers (384
+// threads); the producer gives registers away (setmaxnreg 24), one thread
+// arms the full barriers with the tile's bytes and issues the copies, and
+// waits for the consumers to release a stage before refilling it; the
+// consumers take 240 registers and never copy.
+//
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=128" | FileCheck %s
+// RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=128" | FileCheck %s --check-prefix=PTX
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=4,mtiles=1,bn=176" | FileCheck %s --check-prefix=ONEWG
+// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,ws,warps=8,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOMBAR
+// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=TOOMANY
+// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=1,bn=176" 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a --attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=128 -o %t --quiet
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+
+// Host: Q's map has 128-row boxes (the block's rows), K's and V's the key
+// tile's; Q (128 x 128) + two stages of K and V (128 x 128) bf16 + 1 KB of
+// alignment slack + 9 mbarriers (128 bytes) = 164992 bytes.
+// CHECK-LABEL: func.func @ragged_gqa
+// CHECK: %[[QC:.*]] = memref.cast %{{.*}} : memref<2x4x300x128xbf16> to memref<*xbf16>
+// CHECK: %[[QD:.*]] = nvgpu.tma.create.descriptor %[[QC]] box[%c1{{.*}}, %c1{{.*}}, %c128{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<1x1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK: %[[QP:.*]] = builtin.unrealized_conversion_cast %[[QD]] {{.*}} to !llvm.ptr
+// CHECK: memref.cast %{{.*}} : memref<2x2x333x128xbf16> to memref<*xbf16>
+// CHECK: nvgpu.tma.create.descriptor
+// CHECK: nvgpu.tma.create.descriptor
+// CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%c24, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c164992_i32 args({{.*}}, %[[QP]] : !llvm.ptr, %{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr)
+
+// CHECK: gpu.func @attention_0({{.*}}, %[[QM:.*]]: !llvm.ptr, %[[KM:.*]]: !llvm.ptr, %[[VM:.*]]: !llvm.ptr)
+// CHECK-SAME: nvvm.maxnreg = 168
+// CHECK-SAME: sinter.tensor_map_params = array<i64: 4, 5, 6>
+// CHECK-NOT: nvgpu.device_async_copy
+// Full barriers take the producer's one arrival, empty ones all 256
+// consumer threads'.
+// CHECK: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c1_i32
+// CHECK: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c256_i32
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi uge, %{{.*}}, %c256
+// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK: prefetch.tensormap
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;{{.*}}%c32768_i32
+// CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}} %[[QM]], %c0_i32
+// CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}} %[[QM]], %c64_i32
+// CHECK: scf.for
+// CHECK: mbarrier.try_wait.parity
+// CHECK: mbarrier.arrive.expect_tx
+// CHECK: cp.async.bulk.tensor.4d{{.*}} %[[KM]]
+// CHECK: cp.async.bulk.tensor.4d{{.*}} %[[KM]]
+// CHECK: mbarrier.try_wait.parity
+// CHECK: mbarrier.arrive.expect_tx
+// CHECK: cp.async.bulk.tensor.4d{{.*}} %[[VM]]
+// CHECK: cp.async.bulk.tensor.4d{{.*}} %[[VM]]
+// CHECK: } else {
+// CHECK-NEXT: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK-NOT: cp.async
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16
+// CHECK-NOT: cp.async
+// CHECK: gpu.return
+
+// PTX: .param .align 64 .b8 attention_0_param_4[128],
+// PTX: .param .align 64 .b8 attention_0_param_5[128],
+// PTX: .param .align 64 .b8 attention_0_param_6[128]
+// PTX: .maxnreg 168
+// PTX: cvta.param.u64
+// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+
+// One consumer warpgroup: 256 threads, no register hand-over; 176-key
+// tiles (a ragged last tile: 333 keys) make 176-row boxes and 45056-byte
+// transactions.
+// ONEWG: nvgpu.tma.create.descriptor {{.*}} box[%c1{{.*}}, %c1{{.*}}, %c64{{.*}}, %c64{{.*}}]
+// ONEWG: nvgpu.tma.create.descriptor {{.*}} box[%c1{{.*}}, %c1{{.*}}, %c176{{.*}}, %c64{{.*}}]
+// ONEWG: threads in (%c256,
+// ONEWG: gpu.func @attention_0
+// ONEWG-NOT: nvvm.maxnreg
+// ONEWG-NOT: setmaxnreg
+// ONEWG: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;{{.*}}%c45056_i32
+// ONEWG: wgmma.mma_async.sync.aligned.m64n176k16
+
+// NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64'
+// TOOMANY: bad attention-config 'wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64'
+// WIDE: bad attention-config 'warps=4,mtiles=1,bn=176'
+
+// The manifest (format 3) passes each tensor map with its buffer, shape
+// and box, outermost first.
+// MANIFEST: "format_version": 3,
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 384,
+// MANIFEST-NOT: format_version
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "arg": 0
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: "dtype": "bfloat16",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: 2,
+// MANIFEST-NEXT: 4,
+// MANIFEST-NEXT: 300,
+// MANIFEST-NEXT: 128
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "box": [
+// MANIFEST-NEXT: 1,
+// MANIFEST-NEXT: 1,
+// MANIFEST-NEXT: 128,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "swizzle": "128B",
+// MANIFEST-NEXT: "l2_promotion": "256B",
+// MANIFEST-NEXT: "oob_fill": "zero",
+// MANIFEST-NEXT: "interleave": "none"
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "arg": 1
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "arg": 2
+
+func.func @ragged_gqa(%q: tensor<2x4x300x128xbf16>, %k: tensor<2x2x333x128xbf16>,
+                      %v: tensor<2x2x333x128xbf16>) -> tensor<2x4x300x128xbf16> {
+  %o = sinter.attention %q, %k, %v {causal} : tensor<2x4x300x128xbf16>,
+      tensor<2x2x333x128xbf16>, tensor<2x2x333x128xbf16> -> tensor<2x4x300x128xbf16>
+  return %o : tensor<2x4x300x128xbf16>
+}
