@@ -352,23 +352,7 @@ struct MMABuilder {
   }
   SmallVector<Value> callAsm(StringRef text, StringRef cons,
                              ArrayRef<Value> operands, ArrayRef<Type> types) {
-    Type resType;
-    if (types.size() == 1)
-      resType = types[0];
-    else if (!types.empty())
-      resType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-    auto op = LLVM::InlineAsmOp::create(
-        b, resType, operands, text, cons, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr(), ArrayAttr());
-    SmallVector<Value> out;
-    if (types.size() == 1)
-      out.push_back(op.getResult(0));
-    else
-      for (size_t i = 0; i < types.size(); ++i)
-        out.push_back(LLVM::ExtractValueOp::create(
-            b, op.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
-    return out;
+    return kb.callAsm(text, cons, operands, types);
   }
   /// wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 per
   /// thread): A from the descriptor `descA`, or from the four registers
@@ -1107,18 +1091,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           b, b.getI32Type(), arith::RemUIOp::create(b, use, kb.idx(2)));
     };
     auto barWait = [&](int kind, Value tile) {
-      mb.callAsm("{\n.reg .pred p;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared.b64 p, [$0], $1;\n"
-                 "@!p bra WAIT;\n}",
-                 "r,r,~{memory}", {barAddr(kind, tile), parity(tile)}, {});
+      Value bar = barAddr(kind, tile); // before the parity, as it was
+      kb.mbarrierWait(bar, parity(tile));
     };
     auto barArrive = [&](int kind, Value tile) {
-      mb.callAsm("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [$0];\n}",
-                 "r,~{memory}", {barAddr(kind, tile)}, {});
+      kb.mbarrierArrive(barAddr(kind, tile));
     };
     auto copyArrive = [&](int kind, Value tile) {
-      mb.callAsm("cp.async.mbarrier.arrive.noinc.shared.b64 [$0];",
-                 "r,~{memory}", {barAddr(kind, tile)}, {});
+      kb.mbarrierCopyArrive(barAddr(kind, tile));
     };
     // `ws`: rows [row0, row0 + rows) of head `head` into the swizzled tile
     // `dst` through `map`, one 64-column panel per TMA copy, completing
@@ -1134,9 +1114,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         return arith::IndexCastOp::create(b, b.getI32Type(), v);
       };
       Value bar = barAddr(kind, tile);
-      mb.callAsm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-                 "r,r,~{memory}",
-                 {bar, kb.i32(static_cast<int32_t>(rows * D * eltBytes))}, {});
+      kb.mbarrierArriveExpectTx(
+          bar, kb.i32(static_cast<int32_t>(rows * D * eltBytes)));
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dst);
       for (int64_t p = 0; p < D / 64; ++p)
         mb.callAsm("cp.async.bulk.tensor.4d.shared::cluster.global.tile."
@@ -1160,11 +1139,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         Value one = arith::ConstantIntOp::create(b, 1, 32);
         for (int kind = 0; kind < (WS ? 5 : 4); ++kind)
           for (int64_t st = 0; st < (kind == FullQ ? 1 : 2); ++st)
-            mb.callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}",
-                       {barAddr(kind, kb.idx(st)),
-                        WS && kind != EmptyK && kind != EmptyV ? one : all},
-                       {});
-        mb.callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
+            kb.mbarrierInit(barAddr(kind, kb.idx(st)),
+                            WS && kind != EmptyK && kind != EmptyV ? one : all);
+        kb.mbarrierInitFence();
         scf::YieldOp::create(b);
       });
       gpu::BarrierOp::create(b);

@@ -388,3 +388,92 @@ Value KernelBuilder::groupReduce(Value value, ReduceKind kind,
   }
   return acc;
 }
+
+SmallVector<Value> KernelBuilder::callAsm(StringRef text, StringRef cons,
+                                          ArrayRef<Value> operands,
+                                          ArrayRef<Type> types) {
+  Type resType;
+  if (types.size() == 1)
+    resType = types[0];
+  else if (!types.empty())
+    resType = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto op = LLVM::InlineAsmOp::create(
+      b, resType, operands, text, cons, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  if (types.size() == 1)
+    out.push_back(op.getResult(0));
+  else
+    for (size_t i = 0; i < types.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(
+          b, op.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return out;
+}
+
+Value KernelBuilder::globalPointer(Value memref, Value index) {
+  return globalAddress(b, b.getLoc(), memref, index);
+}
+
+Value KernelBuilder::sharedAddress(Value memref, Value byteOffset) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value at = arith::AddIOp::create(b, base, byteOffset);
+  return arith::IndexCastOp::create(b, b.getI32Type(), at);
+}
+
+void KernelBuilder::mbarrierInit(Value bar, Value count) {
+  callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}", {bar, count},
+          {});
+}
+
+void KernelBuilder::mbarrierInitFence() {
+  callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
+}
+
+void KernelBuilder::mbarrierWait(Value bar, Value parity) {
+  // Labels are local to the braces: the wait may appear many times.
+  callAsm("{\n.reg .pred p;\nWAIT:\n"
+          "mbarrier.try_wait.parity.shared.b64 p, [$0], $1;\n"
+          "@!p bra WAIT;\n}",
+          "r,r,~{memory}", {bar, parity}, {});
+}
+
+void KernelBuilder::mbarrierArrive(Value bar) {
+  callAsm("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [$0];\n}",
+          "r,~{memory}", {bar}, {});
+}
+
+void KernelBuilder::mbarrierCopyArrive(Value bar) {
+  callAsm("cp.async.mbarrier.arrive.noinc.shared.b64 [$0];", "r,~{memory}",
+          {bar}, {});
+}
+
+void KernelBuilder::mbarrierArriveExpectTx(Value bar, Value bytes) {
+  callAsm("{\n.reg .b64 st;\n"
+          "mbarrier.arrive.expect_tx.shared::cta.b64 st, [$0], $1;\n}",
+          "r,r,~{memory}", {bar, bytes}, {});
+}
+
+void KernelBuilder::bulkLoad(Value dst, Value src, Value bytes, Value bar) {
+  callAsm("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+          "[$0], [$1], $2, [$3];",
+          "r,l,r,r,~{memory}", {dst, src, bytes, bar}, {});
+}
+
+void KernelBuilder::bulkStore(Value dst, Value src, Value bytes) {
+  callAsm("cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], $2;",
+          "l,r,r,~{memory}", {dst, src, bytes}, {});
+}
+
+void KernelBuilder::bulkCommit() {
+  callAsm("cp.async.bulk.commit_group;", "~{memory}", {}, {});
+}
+
+void KernelBuilder::bulkWaitRead(int64_t pending) {
+  callAsm("cp.async.bulk.wait_group.read " + std::to_string(pending) + ";",
+          "~{memory}", {}, {});
+}
+
+void KernelBuilder::fenceProxyAsync() {
+  callAsm("fence.proxy.async.shared::cta;", "~{memory}", {}, {});
+}

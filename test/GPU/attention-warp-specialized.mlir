@@ -42,7 +42,7 @@
 // CHECK: arith.cmpi uge, %{{.*}}, %c256
 // CHECK: setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK: prefetch.tensormap
-// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;{{.*}}%c32768_i32
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 {{.*}}[$0], $1;{{.*}}%c32768_i32
 // CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}} %[[QM]], %c0_i32
 // CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}} %[[QM]], %c64_i32
 // CHECK: scf.for
@@ -80,7 +80,7 @@
 // ONEWG: gpu.func @attention_0
 // ONEWG-NOT: nvvm.maxnreg
 // ONEWG-NOT: setmaxnreg
-// ONEWG: mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;{{.*}}%c45056_i32
+// ONEWG: mbarrier.arrive.expect_tx.shared::cta.b64 {{.*}}[$0], $1;{{.*}}%c45056_i32
 // ONEWG: wgmma.mma_async.sync.aligned.m64n176k16
 
 // NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64'
