@@ -250,6 +250,16 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
   FunctionPlan plan;
   plan.name = func.getSymName().str();
   llvm::DenseMap<Value, std::string> names; // SSA value -> buffer name
+  // `to` names the buffer of `from`, if it has one. (The name is copied
+  // before names[to] may grow the map: a reference into it would dangle.)
+  auto alias = [&](Value to, Value from) {
+    auto it = names.find(from);
+    if (it == names.end())
+      return false;
+    std::string name = it->second;
+    names[to] = std::move(name);
+    return true;
+  };
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     Type t = arg.getType();
     if (auto tt = dyn_cast<RankedTensorType>(t); tt && !tt.hasStaticShape())
@@ -323,17 +333,13 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
       continue;
     }
     if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(op)) {
-      auto it = names.find(toTensor.getBuffer());
-      if (it != names.end())
-        names[toTensor] = it->second;
+      alias(toTensor, toTensor.getBuffer());
       continue;
     }
     if (isa<memref::CastOp>(op)) {
       // A cast (to the unranked memref a tensor map takes) is the same
       // memory.
-      auto it = names.find(op.getOperand(0));
-      if (it != names.end())
-        names[op.getResult(0)] = it->second;
+      alias(op.getResult(0), op.getOperand(0));
       continue;
     }
     // Tensor maps are read where a launch takes them (tensorMapOf).
@@ -341,20 +347,15 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
       continue;
     if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op)) {
       // A reshape of a contiguous buffer is the same memory.
-      auto it = names.find(op.getOperand(0));
-      if (it == names.end())
+      if (!alias(op.getResult(0), op.getOperand(0)))
         return op.emitError("reshape of a value the CUDA target did not "
                             "place in a buffer");
-      names[op.getResult(0)] = it->second;
       continue;
     }
     if (auto toBuffer = dyn_cast<bufferization::ToBufferOp>(op)) {
-      Value src = toBuffer.getTensor();
-      auto it = names.find(src);
-      if (it == names.end())
+      if (!alias(toBuffer, toBuffer.getTensor()))
         return op.emitError("the CUDA target cannot run the computation of "
                             "this kernel operand on the device yet");
-      names[toBuffer] = it->second;
       continue;
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {

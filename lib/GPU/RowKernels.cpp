@@ -267,6 +267,12 @@ startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
       func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
   Value smem2 =
       func.addWorkgroupAttribution(smemType(b.getContext(), c), op->getLoc());
+  // The reductions read the slots back as 16-byte vectors (LLVM combines
+  // the loads): declare the alignment rather than rely on where ptxas
+  // places them (beside dynamic shared memory they landed at 0x404).
+  for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+    func.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
   b.setInsertionPointToStart(&func.getBody().front());
   return {launch, smem, smem2};
 }

@@ -18,6 +18,7 @@ Exits non-zero on any failure.
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -60,7 +61,27 @@ def build(out, chip, compiler, which, only=None):
         if r.returncode != 0:
             print("BUILD FAIL %s\n%s%s" % (name, r.stdout, r.stderr))
             sys.exit(1)
+        bad = malformed_args(os.path.join(d, "manifest.json"))
+        if bad:
+            print("BUILD FAIL %s: malformed launch arguments %s" % (name, bad))
+            sys.exit(1)
         print("built %-52s %6.0f ms" % (name, 1000 * (time.time() - t0)))
+
+
+def malformed_args(manifest):
+    """Launch arguments of `manifest` that are none of a buffer, a tensor
+    map or a typed constant (docs/Manifest.md)."""
+    with open(manifest) as f:
+        m = json.load(f)
+    bad = []
+    for fn in m["functions"]:
+        for launch in fn["launches"]:
+            for a in launch.get("args", []):
+                kinds = [k for k in ("arg", "temp", "tensor_map") if k in a]
+                typed = a.get("type") in ("i32", "i64", "f32", "f64")
+                if len(kinds) + typed != 1:
+                    bad.append((launch.get("kernel", launch.get("name")), a))
+    return bad
 
 
 def check(out, seed, only=None, skip=None, kernels_only=False):
