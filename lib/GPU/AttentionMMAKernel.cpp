@@ -633,7 +633,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // wgmma reads shared memory through the async proxy: make the copies'
     // generic-proxy writes visible to it before the barrier.
     if (WG)
-      mb.asmTied("fence.proxy.async.shared::cta;", {});
+      kb.fenceProxyAsync();
     gpu::BarrierOp::create(b);
   };
   // wgmma descriptors (64-bit): start address >> 4 in bits 0-13, leading
@@ -1116,13 +1116,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       Value bar = barAddr(kind, tile);
       kb.mbarrierArriveExpectTx(
           bar, kb.i32(static_cast<int32_t>(rows * D * eltBytes)));
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dst);
       for (int64_t p = 0; p < D / 64; ++p)
         mb.callAsm("cp.async.bulk.tensor.4d.shared::cluster.global.tile."
                    "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], "
                    "[$6];",
                    "r,l,r,r,r,r,r,~{memory}",
-                   {i32(mb.add(base, p * rows * 128)), map,
+                   {kb.sharedAddress(dst, kb.idx(p * rows * 128)), map,
                     kb.i32(static_cast<int32_t>(64 * p)), i32(row0), i32(head),
                     i32(batch), bar},
                    {});
@@ -1297,7 +1296,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         waitAll();
       }
       if (MB && !WS) {
-        mb.asmTied("fence.proxy.async.shared::cta;", {});
+        kb.fenceProxyAsync();
         Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
         scf::IfOp::create(b, reuse, [&](OpBuilder &ob, Location loc) {
           OpBuilder::InsertionGuard g2(b);
@@ -1368,7 +1367,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       if (MB) {
         barWait(FullV, last);
         if (!WS)
-          mb.asmTied("fence.proxy.async.shared::cta;", {});
+          kb.fenceProxyAsync();
       } else {
         waitAll();
       }

@@ -411,10 +411,6 @@ SmallVector<Value> KernelBuilder::callAsm(StringRef text, StringRef cons,
   return out;
 }
 
-Value KernelBuilder::globalPointer(Value memref, Value index) {
-  return globalAddress(b, b.getLoc(), memref, index);
-}
-
 Value KernelBuilder::sharedAddress(Value memref, Value byteOffset) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
   Value at = arith::AddIOp::create(b, base, byteOffset);
@@ -452,26 +448,6 @@ void KernelBuilder::mbarrierArriveExpectTx(Value bar, Value bytes) {
   callAsm("{\n.reg .b64 st;\n"
           "mbarrier.arrive.expect_tx.shared::cta.b64 st, [$0], $1;\n}",
           "r,r,~{memory}", {bar, bytes}, {});
-}
-
-void KernelBuilder::bulkLoad(Value dst, Value src, Value bytes, Value bar) {
-  callAsm("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-          "[$0], [$1], $2, [$3];",
-          "r,l,r,r,~{memory}", {dst, src, bytes, bar}, {});
-}
-
-void KernelBuilder::bulkStore(Value dst, Value src, Value bytes) {
-  callAsm("cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], $2;",
-          "l,r,r,~{memory}", {dst, src, bytes}, {});
-}
-
-void KernelBuilder::bulkCommit() {
-  callAsm("cp.async.bulk.commit_group;", "~{memory}", {}, {});
-}
-
-void KernelBuilder::bulkWaitRead(int64_t pending) {
-  callAsm("cp.async.bulk.wait_group.read " + std::to_string(pending) + ";",
-          "~{memory}", {}, {});
 }
 
 void KernelBuilder::fenceProxyAsync() {

@@ -124,9 +124,6 @@ public:
                                          llvm::StringRef cons,
                                          mlir::ArrayRef<mlir::Value> operands,
                                          mlir::ArrayRef<mlir::Type> types);
-  /// The global-space pointer (!llvm.ptr<1>) of element `index` of the 1-D
-  /// identity-layout `memref`.
-  mlir::Value globalPointer(mlir::Value memref, mlir::Value index);
   /// The 32-bit shared-window address (i32) of byte `byteOffset` of the
   /// workgroup memref `memref` (its aligned pointer plus the offset).
   mlir::Value sharedAddress(mlir::Value memref, mlir::Value byteOffset);
@@ -149,20 +146,8 @@ public:
   /// (mbarrier.arrive.expect_tx, sm_90).
   void mbarrierArriveExpectTx(mlir::Value bar, mlir::Value bytes);
 
-  /// Hopper bulk copies (sm_90, PTX 8.0): `bytes` (i32, a multiple of 16)
-  /// from the global pointer `src` (16-byte aligned) to the shared address
-  /// `dst` (16-byte aligned), completing `bytes` transactions on `bar`.
-  void bulkLoad(mlir::Value dst, mlir::Value src, mlir::Value bytes,
-                mlir::Value bar);
-  /// The reverse (a bulk_group copy; commit with bulkCommit).
-  void bulkStore(mlir::Value dst, mlir::Value src, mlir::Value bytes);
-  void bulkCommit();
-  /// Waits until at most `pending` bulk groups are still reading their
-  /// shared-memory source (cp.async.bulk.wait_group.read).
-  void bulkWaitRead(int64_t pending);
   /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
-  /// shared-memory accesses before later async-proxy ones (bulk copies,
-  /// wgmma).
+  /// shared-memory accesses before later async-proxy ones (TMA, wgmma).
   void fenceProxyAsync();
   /// Reduces the lanes of a vector<N x f32> to an f32.
   mlir::Value reduceVector(ReduceKind kind, mlir::Value vec);

@@ -116,15 +116,6 @@ struct Tuning {
   // rows only: 3 = as 2 but the weight and bias reloaded per row (L1 hits)
   // instead of held in registers.
   int64_t rowPersistent = ::sinter::cuda_defaults::kRowPersistent;
-  // Rows through Hopper bulk copies (pass options row-bulk /
-  // row-bulk-stages; sm_90+, rows of a multiple of 16 bytes, otherwise the
-  // kernels above): 0 = off; 1 = one block per row group, its rows loaded
-  // into shared memory by one cp.async.bulk; 2 = as 1 and the result
-  // written back through shared memory by a bulk store; 3 = a persistent
-  // grid looping over the row groups with `rowBulkStages` shared-memory
-  // stages of loads in flight; 4 = as 3 with bulk stores.
-  int64_t rowBulk = ::sinter::cuda_defaults::kRowBulk;
-  int64_t rowBulkStages = ::sinter::cuda_defaults::kRowBulkStages;
   int64_t adamwPersistent = ::sinter::cuda_defaults::kAdamWPersistent;
   int64_t persistentCtas = ::sinter::cuda_defaults::kPersistentCtas;
   int64_t smCount = ::sinter::cuda_defaults::kSmCount;
@@ -142,17 +133,10 @@ struct RowConfig {
   int64_t rowsPerBlock;
   int64_t block, grid;
   int64_t groups;         // row groups (blocks' worth of rows)
-  int64_t persistent = 0; // Tuning::rowPersistent (1: persistent bulk)
+  int64_t persistent = 0; // Tuning::rowPersistent
   bool hoist = false;     // weight/bias loaded once per thread (1, 2)
   bool prefetch = false;  // next row group loaded a row ahead (2, 3)
   int64_t ctasPerSM = 0;  // persistent: the kernel's nvvm.minctasm
-  // Bulk-copy rows (Tuning::rowBulk, when the rows qualify): the group's
-  // rows land in shared memory through cp.async.bulk; `bulkStages` stages
-  // (1 unless persistent); `bulkStore`: results leave by bulk stores.
-  bool bulk = false;
-  bool bulkStore = false;
-  int64_t bulkStages = 0;
-  int64_t stageBytes = 0; // rowsPerBlock rows, a multiple of 128 bytes
 };
 
 /// Blocks of `block` threads that a persistent kernel expects on each SM.

@@ -57,8 +57,6 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   outline.attentionConfig = options.attentionConfig;
   outline.cacheHints = options.cacheHints;
   outline.rowPersistent = options.rowPersistent;
-  outline.rowBulk = options.rowBulk;
-  outline.rowBulkStages = options.rowBulkStages;
   outline.adamwPersistent = options.adamwPersistent;
   outline.persistentCtas = options.persistentCtas;
   outline.smCount = options.smCount;

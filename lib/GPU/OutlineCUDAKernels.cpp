@@ -248,17 +248,7 @@ struct OutlineCUDAKernelsPass
           "adamw-persistent 0-2, persistent-ctas 0-32 and sm-count >= 0");
       return signalPassFailure();
     }
-    if (rowBulk < 0 || rowBulk > 4 || rowBulkStages < 1 || rowBulkStages > 8 ||
-        (rowBulk && rowPersistent)) {
-      getOperation().emitError(
-          "sinter-outline-cuda-kernels: row-bulk must be 0-4, "
-          "row-bulk-stages 1-8, and row-bulk and row-persistent are not "
-          "combined (row-bulk=3 and 4 are persistent)");
-      return signalPassFailure();
-    }
     tuning.rowPersistent = rowPersistent;
-    tuning.rowBulk = rowBulk;
-    tuning.rowBulkStages = rowBulkStages;
     tuning.adamwPersistent = adamwPersistent;
     tuning.persistentCtas = persistentCtas;
     tuning.smCount = smCount;

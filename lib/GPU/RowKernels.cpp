@@ -17,13 +17,6 @@
 // is in flight while the current row is reduced and stored; variant 3 is 2
 // with the weight and bias loaded per row, as in the default kernel.
 //
-// Bulk-copy variants (Tuning::rowBulk, sm_90): the same thread mapping and
-// reductions, but each row group reaches a shared-memory stage through one
-// cp.async.bulk issued by thread 0 and completed on an mbarrier; threads
-// read their vectors from the stage (forEachRowBulk), and may write the
-// results back there for one bulk store. Persistent forms keep several
-// stages of groups loading ahead of the one being reduced.
-//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -42,15 +35,6 @@
 using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
-
-/// The dynamic shared memory of a bulk row kernel: up to 128 bytes to align
-/// the buffer, 128 for the stages' mbarriers, then the stages.
-static int64_t bulkSharedBytes(int64_t stages, int64_t stageBytes) {
-  return 128 + 128 + stages * stageBytes;
-}
-/// The most dynamic shared memory of a block (sm_90: 227 KB), less a
-/// margin for the static reduction slots.
-constexpr int64_t kMaxBulkSharedBytes = 227 * 1024 - 1024;
 
 FailureOr<RowConfig>
 sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
@@ -80,46 +64,11 @@ sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
   c.grid = llvm::divideCeil(rows, c.rowsPerBlock);
   c.groups = c.grid;
   c.persistent = tuning.rowPersistent;
-  if (tuning.rowBulk) {
-    int64_t rowBytes = cols * bytes;
-    int64_t stages = tuning.rowBulk >= 3 ? tuning.rowBulkStages : 1;
-    int64_t stageBytes = llvm::alignTo(c.rowsPerBlock * rowBytes, 128);
-    if (tuning.smVersion < 90)
-      op->emitRemark("row-bulk: bulk copies need sm_90; the register row "
-                     "kernel runs instead");
-    else if (rowBytes % 16 != 0)
-      op->emitRemark("row-bulk: rows of ")
-          << rowBytes << " bytes are not a multiple of 16 (bulk copies); "
-          << "the register row kernel runs instead";
-    else if (bulkSharedBytes(stages, stageBytes) > kMaxBulkSharedBytes)
-      op->emitRemark("row-bulk: ")
-          << stages << " stage(s) of " << stageBytes
-          << " bytes exceed a block's shared memory; the register row kernel "
-             "runs instead";
-    else {
-      c.bulk = true;
-      c.bulkStore = tuning.rowBulk == 2 || tuning.rowBulk == 4;
-      c.bulkStages = stages;
-      c.stageBytes = stageBytes;
-      // The persistent forms hoist the weight and bias (form 1 of the
-      // register kernels); no prefetch: the stages are the prefetch.
-      c.persistent = tuning.rowBulk >= 3 ? 1 : 0;
-    }
-  }
   c.hoist = c.persistent == 1 || c.persistent == 2;
   c.prefetch = c.persistent >= 2;
   if (c.persistent) {
-    Tuning t = tuning;
-    if (c.bulk) {
-      // As many blocks per SM as the shared memory holds (228 KB per SM,
-      // 1 KB of it reserved per block).
-      int64_t perBlock = bulkSharedBytes(c.bulkStages, c.stageBytes) + 1024 +
-                         2 * 4 * 2 * std::max<int64_t>(1, c.block / 32);
-      int64_t fit = std::max<int64_t>(1, 228 * 1024 / perBlock);
-      t.persistentCtas = std::min(fit, persistentCtasPerSM(tuning, c.block));
-    }
-    c.ctasPerSM = persistentCtasPerSM(t, c.block);
-    c.grid = persistentGrid(t, c.groups, c.block);
+    c.ctasPerSM = persistentCtasPerSM(tuning, c.block);
+    c.grid = persistentGrid(tuning, c.groups, c.block);
   }
   return c;
 }
@@ -253,8 +202,6 @@ static std::tuple<KernelLaunch, Value, Value>
 startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
                gpu::GPUModuleOp module, StringRef name) {
   KernelLaunch launch = launchFor(op, c.grid, c.block);
-  if (c.bulk)
-    launch.sharedMemory = bulkSharedBytes(c.bulkStages, c.stageBytes);
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), c.block);
   launch.kernel = func;
@@ -281,18 +228,14 @@ namespace {
 /// The vectors of a row as the body asks for them: `x(k)` is vector k of
 /// the thread (f32), loaded where it is first asked for unless prefetched.
 using RowVector = function_ref<Value(int64_t k)>;
-/// Writes the thread's result vector k (f32) of the row (to the output, or
-/// to shared memory for a bulk store).
-using RowStore = function_ref<void(int64_t k, Value value)>;
 /// The per-row part of a row kernel: `t` is the thread's row, `base` the
 /// row's first element, `hoisted` what the hoist callback loaded (in its
 /// element type; empty unless the weights are hoisted); `parity` (index 0
 /// or 1, alternating between the rows of a persistent block; null
 /// otherwise) selects the slots of a reduction that has no other barrier
 /// between two rows.
-using RowBody =
-    function_ref<void(const RowThread &t, Value base, RowVector x,
-                      RowStore store, ArrayRef<Value> hoisted, Value parity)>;
+using RowBody = function_ref<void(const RowThread &t, Value base, RowVector x,
+                                  ArrayRef<Value> hoisted, Value parity)>;
 } // namespace
 
 /// Loads the thread's vectors of `x` for row `t` in their element type:
@@ -350,11 +293,6 @@ static Value opaqueCopy(KernelBuilder &kb, Value vec) {
       b, type, vector::FromElementsOp::create(b, wordsType, parts));
 }
 
-static void
-forEachRowBulk(KernelBuilder &kb, const RowConfig &c, Value x, Value out,
-               function_ref<SmallVector<Value>(const RowLanes &)> hoist,
-               RowBody body);
-
 /// Runs `body` for every row the thread handles. Non-persistent: the row of
 /// the block's one row group. Persistent: a loop over the row groups
 /// blockIdx.x + i * gridDim.x; with hoisting, `hoist` loads loop-invariant
@@ -362,19 +300,9 @@ forEachRowBulk(KernelBuilder &kb, const RowConfig &c, Value x, Value out,
 /// with prefetch, the next group's vectors are loaded at the top of each
 /// iteration and carried to the next one in their element type.
 static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
-                       Value out,
                        function_ref<SmallVector<Value>(const RowLanes &)> hoist,
                        RowBody body) {
   ImplicitLocOpBuilder &b = kb.builder();
-  if (c.bulk)
-    return forEachRowBulk(kb, c, x, out, hoist, body);
-  // Results go straight to the output (cache hints apply).
-  auto storeTo = [&](const RowThread &t, Value base) {
-    return [&kb, &b, &t, base, out](int64_t k, Value v) {
-      kb.streamStoreF32(out, arith::AddIOp::create(b, base, t.colIndex[k]), v,
-                        t.pred[k]);
-    };
-  };
   if (!c.persistent) {
     RowThread t = rowOf(kb, c, setupLanes(kb, c), kb.blockId(),
                         /*check=*/false);
@@ -383,8 +311,7 @@ static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
       return kb.streamLoadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
                               c.vec, t.pred[k]);
     };
-    auto store = storeTo(t, base);
-    body(t, base, load, store, {}, Value());
+    body(t, base, load, {}, Value());
     return;
   }
   RowLanes l = setupLanes(kb, c);
@@ -428,244 +355,12 @@ static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
     return kb.streamLoadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
                             c.vec, t.pred[k]);
   };
-  auto store = storeTo(t, base);
-  body(t, base, load, store, hoisted, parity);
+  body(t, base, load, hoisted, parity);
   if (carryHoisted)
     for (Value h : hoisted)
       yields.push_back(opaqueCopy(kb, h));
   yields.push_back(arith::XOrIOp::create(b, parity, kb.idx(1)));
   scf::YieldOp::create(b, yields);
-}
-
-/// forEachRow for bulk-copy rows (RowConfig::bulk, sm_90): the rows of a
-/// row group are contiguous, so one thread loads the whole group into a
-/// shared-memory stage with one cp.async.bulk whose bytes complete the
-/// stage's mbarrier (arrive.expect_tx by the same thread first); every
-/// thread waits on the mbarrier's phase and reads its 16-byte vectors from
-/// the stage. With bulkStore the results go back into the thread's own
-/// slots of the stage (elements it read), and after a proxy fence and a
-/// barrier one thread writes the group with one bulk store.
-///
-/// Dynamic shared memory: up to 128 bytes of alignment, one 8-byte mbarrier
-/// per stage (128 bytes), then the stages (128-byte aligned).
-///
-/// Not persistent: one group per block, one stage. Persistent: the loop of
-/// forEachRow over the groups blockIdx.x + i gridDim.x; the prologue loads
-/// the block's first `bulkStages` groups, iteration i uses stage i % S and
-/// waits for its mbarrier's phase (i / S) % 2. After a barrier that ends
-/// every thread's reads (and writes) of the stage, the issuing thread
-/// refills it with group i + S; with bulk stores it refills the stage of
-/// iteration i - 1 instead, once its bulk store has read it
-/// (cp.async.bulk.wait_group.read 1), so that a store never waits for
-/// its own read. RMSNorm's slots need no alternation: the barrier at the
-/// end of each row separates one row's reduction from the next.
-static void
-forEachRowBulk(KernelBuilder &kb, const RowConfig &c, Value x, Value out,
-               function_ref<SmallVector<Value>(const RowLanes &)> hoist,
-               RowBody body) {
-  ImplicitLocOpBuilder &b = kb.builder();
-  MLIRContext *ctx = b.getContext();
-  Type elt = cast<MemRefType>(x.getType()).getElementType();
-  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  int64_t rowBytes = c.cols * eltBytes;
-  int64_t groupElems = c.rowsPerBlock * c.cols;
-  const int64_t S = c.bulkStages;
-  auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  Value dyn = gpu::DynamicSharedMemoryOp::create(
-      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                         MemRefLayoutAttrInterface(), ws));
-  // Byte offsets in `dyn`: its base rounded up to 128 bytes.
-  Value pad = arith::RemUIOp::create(
-      b,
-      arith::SubIOp::create(
-          b, kb.idx(128),
-          arith::RemUIOp::create(
-              b, memref::ExtractAlignedPointerAsIndexOp::create(b, dyn),
-              kb.idx(128))),
-      kb.idx(128));
-  auto add = [&](Value v, Value w) { return arith::AddIOp::create(b, v, w); };
-  auto mul = [&](Value v, int64_t k) {
-    return arith::MulIOp::create(b, v, kb.idx(k));
-  };
-  auto barAt = [&](Value stage) {
-    return kb.sharedAddress(dyn, add(pad, mul(stage, 8)));
-  };
-  auto stageOffset = [&](Value stage) {
-    return add(add(pad, kb.idx(128)), mul(stage, c.stageBytes));
-  };
-  auto stageView = [&](Value stage) -> Value {
-    return memref::ViewOp::create(
-        b, MemRefType::get({groupElems}, elt, MemRefLayoutAttrInterface(), ws),
-        dyn, stageOffset(stage), ValueRange{});
-  };
-  // The bytes of group g: its rows that exist (all but maybe the last
-  // group are full), as i32.
-  auto groupBytes = [&](Value g) -> Value {
-    if (c.rows % c.rowsPerBlock == 0)
-      return kb.i32(static_cast<int32_t>(c.rowsPerBlock * rowBytes));
-    Value left =
-        arith::SubIOp::create(b, kb.idx(c.rows), mul(g, c.rowsPerBlock));
-    Value n = arith::MinUIOp::create(b, left, kb.idx(c.rowsPerBlock));
-    return arith::IndexCastOp::create(b, b.getI32Type(), mul(n, rowBytes));
-  };
-  // One thread's bulk load of group g into `stage` (the caller checks that
-  // g exists).
-  auto issue = [&](Value g, Value stage) {
-    Value bar = barAt(stage);
-    Value bytes = groupBytes(g);
-    kb.mbarrierArriveExpectTx(bar, bytes);
-    kb.bulkLoad(kb.sharedAddress(dyn, stageOffset(stage)),
-                kb.globalPointer(x, mul(g, groupElems)), bytes, bar);
-  };
-  auto ifThen = [&](Value cond, function_ref<void()> then) {
-    auto ifOp = scf::IfOp::create(b, TypeRange{}, cond, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    then();
-  };
-  auto below = [&](Value v, Value bound) {
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, bound);
-  };
-
-  RowLanes l = setupLanes(kb, c);
-  Value isLead = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                       kb.threadId(), kb.idx(0));
-  Value first = kb.blockId();
-  Value step = c.persistent ? kb.gridDim() : Value();
-  Value groups = kb.idx(c.groups);
-  // Prologue: the mbarriers (one arrival each: the issuing thread's
-  // arrive.expect_tx), then the loads of the first S groups.
-  ifThen(isLead, [&] {
-    for (int64_t st = 0; st < S; ++st)
-      kb.mbarrierInit(barAt(kb.idx(st)), kb.i32(1));
-    kb.mbarrierInitFence();
-    for (int64_t st = 0; st < S; ++st) {
-      if (!c.persistent) {
-        issue(first, kb.idx(st));
-        continue;
-      }
-      Value g = add(first, mul(step, st));
-      ifThen(below(g, groups), [&] { issue(g, kb.idx(st)); });
-    }
-  });
-  gpu::BarrierOp::create(b);
-
-  // One row group in `stage`, whose load completes phase `phase`.
-  auto row = [&](Value g, Value stage, Value phase, ArrayRef<Value> hoisted) {
-    kb.mbarrierWait(barAt(stage),
-                    arith::IndexCastOp::create(b, b.getI32Type(), phase));
-    RowThread t = rowOf(kb, c, l, g, /*check=*/false);
-    Value base = rowBase(kb, c, t.row);
-    Value view = stageView(stage);
-    Value rowAt = mul(l.rowInBlock, c.cols);
-    // Shared memory holds whole rows: only vectors past the row end are
-    // skipped (zeros); rows past the last one read stale data that no
-    // store writes out.
-    auto load = [&](int64_t k) {
-      return kb.loadF32(view, add(rowAt, l.colIndex[k]), c.vec, l.inRow[k]);
-    };
-    auto storeGlobal = [&](int64_t k, Value v) {
-      kb.streamStoreF32(out, add(base, t.colIndex[k]), v, t.pred[k]);
-    };
-    auto storeShared = [&](int64_t k, Value v) {
-      kb.storeF32(view, add(rowAt, l.colIndex[k]), v, l.inRow[k]);
-    };
-    if (c.bulkStore)
-      body(t, base, load, storeShared, hoisted, Value());
-    else
-      body(t, base, load, storeGlobal, hoisted, Value());
-    // The results in shared memory must be visible to the bulk store
-    // (async proxy) before the barrier that lets it start.
-    if (c.bulkStore)
-      kb.fenceProxyAsync();
-    // Every thread is done with the stage (before it is refilled or
-    // stored; a block that only reads its one stage needs no barrier).
-    if (c.persistent || c.bulkStore)
-      gpu::BarrierOp::create(b);
-  };
-  auto storeGroup = [&](Value g, Value stage) {
-    kb.bulkStore(kb.globalPointer(out, mul(g, groupElems)),
-                 kb.sharedAddress(dyn, stageOffset(stage)), groupBytes(g));
-    kb.bulkCommit();
-  };
-
-  if (!c.persistent) {
-    row(first, kb.idx(0), kb.idx(0), {});
-    // The bulk store must finish reading shared memory before the block
-    // exits.
-    if (c.bulkStore)
-      ifThen(isLead, [&] {
-        storeGroup(first, kb.idx(0));
-        kb.bulkWaitRead(0);
-      });
-    return;
-  }
-
-  SmallVector<Value> hoisted;
-  if (c.hoist)
-    hoisted = hoist(l);
-  bool carryHoisted =
-      !hoisted.empty() &&
-      !cast<VectorType>(hoisted.front().getType()).getElementType().isF32();
-  SmallVector<Value> init;
-  if (carryHoisted)
-    init.append(hoisted);
-  init.push_back(kb.idx(0)); // stage
-  init.push_back(kb.idx(0)); // phase
-  auto loop = scf::ForOp::create(b, first, groups, step, init);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value g = loop.getInductionVar();
-    ValueRange carried = loop.getRegionIterArgs();
-    Value stage = carried[carried.size() - 2], phase = carried.back();
-    if (carryHoisted)
-      hoisted = llvm::to_vector(carried.drop_back(2));
-    row(g, stage, phase, hoisted);
-    ifThen(isLead, [&] {
-      if (!c.bulkStore) {
-        // Refill this stage with the group S iterations ahead.
-        Value next = add(g, mul(step, S));
-        ifThen(below(next, groups), [&] { issue(next, stage); });
-        return;
-      }
-      storeGroup(g, stage);
-      if (S == 1) {
-        // One stage: its store must have read it before the next load.
-        kb.bulkWaitRead(0);
-        Value next = add(g, step);
-        ifThen(below(next, groups), [&] { issue(next, stage); });
-        return;
-      }
-      // The previous iteration's stage, once its store has read it, gets
-      // the group S - 1 iterations ahead (S after that iteration's).
-      kb.bulkWaitRead(1);
-      Value next = add(g, mul(step, S - 1));
-      Value notFirst =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, g, first);
-      Value prev = arith::SelectOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, stage, kb.idx(0)),
-          kb.idx(S - 1), arith::SubIOp::create(b, stage, kb.idx(1)));
-      ifThen(arith::AndIOp::create(b, notFirst, below(next, groups)),
-             [&] { issue(next, prev); });
-    });
-    SmallVector<Value> yields;
-    if (carryHoisted)
-      for (Value h : hoisted)
-        yields.push_back(opaqueCopy(kb, h));
-    Value stage1 = add(stage, kb.idx(1));
-    Value wrap =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, stage1, kb.idx(S));
-    yields.push_back(arith::SelectOp::create(b, wrap, kb.idx(0), stage1));
-    yields.push_back(arith::SelectOp::create(
-        b, wrap, arith::XOrIOp::create(b, phase, kb.idx(1)), phase));
-    scf::YieldOp::create(b, yields);
-  }
-  // The last bulk stores must finish reading shared memory before the
-  // block exits.
-  if (c.bulkStore)
-    ifThen(isLead, [&] { kb.bulkWaitRead(0); });
 }
 
 FailureOr<KernelLaunch>
@@ -720,7 +415,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   float eps =
       ln ? ln.getEpsilon().convertToFloat() : rms.getEpsilon().convertToFloat();
   auto body = [&](const RowThread &t, Value base, RowVector load,
-                  RowStore store, ArrayRef<Value> hoisted, Value parity) {
+                  ArrayRef<Value> hoisted, Value parity) {
     SmallVector<Value> xs;
     for (int64_t k = 0; k < c.perThread; ++k)
       xs.push_back(load(k));
@@ -771,14 +466,15 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
             b, o,
             hoisted.empty() ? kb.loadF32(bias, t.colIndex[k], c.vec, t.pred[k])
                             : kb.extF32(hoisted[biasAt + k]));
-      store(k, o);
+      kb.streamStoreF32(out, arith::AddIOp::create(b, base, t.colIndex[k]), o,
+                        t.pred[k]);
     }
     if (meanOut)
       storeRowStat(kb, t, meanOut, mean);
     if (rstdOut)
       storeRowStat(kb, t, rstdOut, rstd);
   };
-  forEachRow(kb, c, x, out, hoist, body);
+  forEachRow(kb, c, x, hoist, body);
   return launch;
 }
 
@@ -812,7 +508,7 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
       kb.flatten(func.getArgument(func.getFunctionType().getNumInputs() - 1));
 
   auto body = [&](const RowThread &t, Value base, RowVector load,
-                  RowStore store, ArrayRef<Value>, Value) {
+                  ArrayRef<Value>, Value) {
     // The mask broadcasts to the input (numpy rules): map the row's leading
     // coordinates to the mask's, with stride 0 along broadcast dimensions.
     Value maskBase;
@@ -893,10 +589,10 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
         b, positive, arith::DivFOp::create(b, kb.f32(1.0), sum), kb.f32(0.0));
     Value invVec = kb.splat(inv, c.vec);
     for (int64_t k = 0; k < c.perThread; ++k)
-      store(k, arith::MulFOp::create(b, es[k], invVec));
+      kb.streamStoreF32(out, arith::AddIOp::create(b, base, t.colIndex[k]),
+                        arith::MulFOp::create(b, es[k], invVec), t.pred[k]);
   };
   forEachRow(
-      kb, c, x, out, [](const RowLanes &) { return SmallVector<Value>(); },
-      body);
+      kb, c, x, [](const RowLanes &) { return SmallVector<Value>(); }, body);
   return launch;
 }

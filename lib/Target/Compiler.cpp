@@ -162,8 +162,6 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   nvvm.rowPersistent = options.cudaRowPersistent;
   nvvm.rowVectors = options.cudaRowVectors;
   nvvm.adamwPersistent = options.cudaAdamWPersistent;
-  nvvm.rowBulk = options.cudaRowBulk;
-  nvvm.rowBulkStages = options.cudaRowBulkStages;
   nvvm.persistentCtas = options.cudaPersistentCtas;
   nvvm.smCount = options.cudaSmCount;
   nvvm.matmul = options.cudaMatmul;

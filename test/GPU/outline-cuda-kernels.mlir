@@ -34,7 +34,7 @@ func.func @rms(%x: tensor<16x4096xbf16>, %w: tensor<4096xbf16>) -> (tensor<16x40
 // a ragged row (3000 = 375 x 8 over 128 lanes) masks the last vector of each thread.
 // CHECK-LABEL: func.func @layer_norm_ragged
 // CHECK: gpu.func @layer_norm_0
-// CHECK-SAME: workgroup(%[[S0:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[S1:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[S0:.*]] : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[S1:.*]] : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: arith.cmpi ult, %{{.*}}, %c375
 // CHECK: scf.if
 // CHECK: vector.load

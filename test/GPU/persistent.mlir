@@ -75,7 +75,7 @@ func.func @adamw(%p0: tensor<4096xf32>, %p1: tensor<1001xf32>, %g0: tensor<4096x
 // IR0: gpu.launch_func @sinter_kernels::@layer_norm_1 blocks in (%c9,
 // IR0: gpu.launch_func @sinter_kernels::@adamw_2 blocks in (%c4,
 // IR0-LABEL: gpu.func @rms_norm_0(
-// IR0-SAME: workgroup(%{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+// IR0-SAME: workgroup(%{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
 // IR0-NOT: scf.for
 // IR0: gpu.barrier
 // IR0: vector.load %arg1
@@ -95,7 +95,7 @@ func.func @adamw(%p0: tensor<4096xf32>, %p1: tensor<1001xf32>, %g0: tensor<4096x
 // IR1: gpu.launch_func @sinter_kernels::@adamw_2 blocks in (%c4,
 // IR1-LABEL: gpu.func @rms_norm_0(
 // RMSNorm's reduction alternates between two slot sets (2 x 8 warps).
-// IR1-SAME: workgroup(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32} {
+// IR1-SAME: workgroup(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32} {
 // IR1: %[[W0:.*]] = vector.load %arg1[%{{.*}}] {alignment = 16 : i64} : memref<4096xbf16>, vector<8xbf16>
 // IR1-COUNT-3: vector.load %arg1[
 // IR1: %[[BID:.*]] = gpu.block_id x

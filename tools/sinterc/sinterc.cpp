@@ -123,30 +123,6 @@ static cl::opt<int64_t> cudaRowPersistent(
     cl::value_desc("0|1|2|3"),
     cl::init(::sinter::cuda_defaults::kRowPersistent), cl::cat(category));
 
-static cl::opt<int64_t> cudaRowBulk(
-    "cuda-row-bulk",
-    cl::desc("CUDA targets, sm_90 and later: softmax/norm kernels whose rows "
-             "reach shared memory through Hopper bulk copies "
-             "(cp.async.bulk, one thread per row group, mbarrier "
-             "completion). 0 (default): off; 1: one block per row group, "
-             "results stored from registers; 2: as 1, results written back "
-             "to shared memory and out by a bulk store; 3: a grid sized to "
-             "the chip whose blocks loop over the row groups with "
-             "--cuda-row-bulk-stages groups loading ahead (weight and bias "
-             "loaded once); 4: as 3 with bulk stores. Rows whose bytes are "
-             "not a multiple of 16, and chips before sm_90, get the register "
-             "kernel (a remark says so: --remarks)"),
-    cl::value_desc("0|1|2|3|4"), cl::init(::sinter::cuda_defaults::kRowBulk),
-    cl::cat(category));
-
-static cl::opt<int64_t> cudaRowBulkStages(
-    "cuda-row-bulk-stages",
-    cl::desc("CUDA targets: shared-memory stages (row groups loading ahead "
-             "per block) of --cuda-row-bulk=3 and 4, 1-8 (default 2); the "
-             "blocks per SM shrink to what the shared memory holds"),
-    cl::value_desc("n"), cl::init(::sinter::cuda_defaults::kRowBulkStages),
-    cl::cat(category));
-
 static cl::opt<int64_t> cudaAdamWPersistent(
     "cuda-adamw-persistent",
     cl::desc("CUDA targets: AdamW with a grid sized to the chip and equal "
@@ -242,8 +218,6 @@ int main(int argc, char **argv) {
   options.cudaRowPersistent = cudaRowPersistent;
   options.cudaRowVectors = cudaRowVectors;
   options.cudaAdamWPersistent = cudaAdamWPersistent;
-  options.cudaRowBulk = cudaRowBulk;
-  options.cudaRowBulkStages = cudaRowBulkStages;
   options.cudaPersistentCtas = cudaPersistentCtas;
   options.cudaSmCount = cudaSmCount;
   options.cudaMatmul = cudaMatmul;

@@ -24,11 +24,6 @@ inline constexpr int64_t kFusedVectors = 2;
 inline constexpr int64_t kRowBlock = 256;
 /// Softmax/norm kernels: one block per row group (persistent forms lost).
 inline constexpr int64_t kRowPersistent = 0;
-/// Softmax/norm kernels: rows loaded by Hopper bulk copies (0: off, the
-/// register kernels above; not yet timed).
-inline constexpr int64_t kRowBulk = 0;
-/// Shared-memory stages of the persistent bulk row kernels (row-bulk=3, 4).
-inline constexpr int64_t kRowBulkStages = 2;
 /// AdamW: the persistent grid that prefetches its next chunk (93% of copy).
 inline constexpr int64_t kAdamWPersistent = 2;
 /// Blocks per SM the persistent grids count on (0: 1024 threads' worth).

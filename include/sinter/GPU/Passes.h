@@ -68,18 +68,6 @@ struct NVVMPipelineOptions
                      "loaded once, 2 = as 1 with the next row prefetched, "
                      "3 = as 2 with the weight and bias loaded per row"),
       llvm::cl::init(::sinter::cuda_defaults::kRowPersistent)};
-  Option<int64_t> rowBulk{
-      *this, "row-bulk",
-      llvm::cl::desc("Softmax/norm kernels on sm_90+: 0 = off, 1 = rows "
-                     "loaded into shared memory by cp.async.bulk, 2 = as 1 "
-                     "with bulk stores, 3 = persistent grid with "
-                     "row-bulk-stages loads in flight, 4 = as 3 with bulk "
-                     "stores"),
-      llvm::cl::init(::sinter::cuda_defaults::kRowBulk)};
-  Option<int64_t> rowBulkStages{
-      *this, "row-bulk-stages",
-      llvm::cl::desc("Shared-memory stages of row-bulk=3 and 4 (1-8)"),
-      llvm::cl::init(::sinter::cuda_defaults::kRowBulkStages)};
   Option<int64_t> adamwPersistent{
       *this, "adamw-persistent",
       llvm::cl::desc("AdamW: 0 = up to 1024 blocks, 1 = persistent grid sized "

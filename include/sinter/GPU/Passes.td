@@ -180,53 +180,6 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     }
     ```
 
-    `row-bulk` (sm_90 and later) moves the rows of the softmax/norm kernels
-    with Hopper bulk copies instead of per-thread 16-byte loads; 0 (the
-    default) leaves the kernels as described above. The thread mapping and
-    the f32 reductions stay those of the register kernel, but a row group
-    (its rows are contiguous) reaches a shared-memory stage through one
-    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`
-    issued by thread 0, after an `mbarrier.arrive.expect_tx` of the same
-    byte count on the stage's mbarrier (initialized to one arrival, then
-    `fence.mbarrier_init.release.cluster` and a barrier); every thread
-    spins on `mbarrier.try_wait.parity` and reads its vectors from the
-    stage (`ld.shared.v4`). Values: 1 = one block per row group, results
-    stored from registers; 2 = as 1, but each thread writes its results
-    back over the elements it read, then `fence.proxy.async.shared::cta`,
-    a barrier, and thread 0 stores the group with
-    `cp.async.bulk.global.shared::cta.bulk_group` (+ `commit_group`,
-    `wait_group.read` before the block exits); 3 = a persistent grid sized
-    as for `row-persistent=1` (weight and bias loaded once) with
-    `row-bulk-stages` stages: the block's first S groups load before the
-    loop, iteration i waits on stage i % S (phase parity (i / S) % 2), and
-    after a barrier that ends every thread's reads thread 0 refills the
-    stage with group i + S; 4 = 3 with bulk stores, where the stage of
-    iteration i - 1 is refilled (with group i - 1 + S) once its store has
-    read it (`cp.async.bulk.wait_group.read 1`). The kernels take dynamic
-    shared memory: 256 bytes (128-byte alignment, the mbarriers) plus the
-    stages, each the group's rows rounded up to 128 bytes; the persistent
-    grids count on as many blocks per SM as that leaves room for (at most
-    `persistent-ctas`). Rows whose bytes are not a multiple of 16 (the bulk
-    copy's granule) or whose stages exceed a block's shared memory, and
-    chips before sm_90, keep the register kernel, with a remark at the op.
-    `row-bulk` and `row-persistent` are not combined.
-
-    ```mlir
-    gpu.func @rms_norm_0(...) workgroup(...) kernel attributes {...} {
-      %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-      scf.if %thread0 {
-        llvm.inline_asm has_side_effects "mbarrier.init.shared.b64 [$0], $1;" ...
-        llvm.inline_asm has_side_effects "fence.mbarrier_init.release.cluster;" ...
-        llvm.inline_asm has_side_effects "{...mbarrier.arrive.expect_tx.shared::cta.b64 st, [$0], $1;...}" ... %bar, %c8192_i32
-        llvm.inline_asm has_side_effects "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1], $2, [$3];" ...
-      }
-      gpu.barrier
-      llvm.inline_asm has_side_effects "{...mbarrier.try_wait.parity.shared.b64 p, [$0], $1;...}" ...
-      %x0 = vector.load %stage[...] : memref<4096xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-      ... reduce, normalize, store ...
-    }
-    ```
-
     Shapes must be static. An op the backend cannot run is reported as an
     error at its location: dynamic shapes, operands read through maps that
     are not projected permutations (convolutions), output maps that do not
@@ -268,17 +221,6 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            "loaded once), 2 = as 1 and the next row loaded before the "
            "current one is reduced, 3 = as 2 with the weight and bias "
            "loaded per row">,
-    Option<"rowBulk", "row-bulk", "int64_t",
-           /*default=*/"::sinter::cuda_defaults::kRowBulk",
-           "Softmax/norm kernels on sm_90+ (rows of a multiple of 16 bytes): "
-           "0 = off, 1 = rows loaded into shared memory by cp.async.bulk "
-           "(one block per row group), 2 = as 1 with bulk stores, 3 = a "
-           "persistent grid with row-bulk-stages loads in flight, 4 = as 3 "
-           "with bulk stores">,
-    Option<"rowBulkStages", "row-bulk-stages", "int64_t",
-           /*default=*/"::sinter::cuda_defaults::kRowBulkStages",
-           "Shared-memory stages (row groups in flight per block) of "
-           "row-bulk=3 and 4, 1-8">,
     Option<"adamwPersistent", "adamw-persistent", "int64_t",
            /*default=*/"::sinter::cuda_defaults::kAdamWPersistent",
            "AdamW: 0 = up to 1024 blocks, 1 = a grid sized to the chip with "

@@ -69,12 +69,6 @@ struct CompileOptions {
   /// (the pass option row-vectors).
   int64_t cudaRowVectors = ::sinter::cuda_defaults::kRowVectors;
   int64_t cudaAdamWPersistent = ::sinter::cuda_defaults::kAdamWPersistent;
-  /// CUDA targets: softmax/norm rows through Hopper bulk copies (0 = off,
-  /// 1 = one block per row group, 2 = 1 with bulk stores, 3 = persistent
-  /// with `cudaRowBulkStages` stages, 4 = 3 with bulk stores; the pass
-  /// options row-bulk and row-bulk-stages).
-  int64_t cudaRowBulk = ::sinter::cuda_defaults::kRowBulk;
-  int64_t cudaRowBulkStages = ::sinter::cuda_defaults::kRowBulkStages;
   int64_t cudaPersistentCtas = ::sinter::cuda_defaults::kPersistentCtas;
   /// CUDA targets: SMs the persistent grids are sized for (0: by chip; the
   /// pass option sm-count).

@@ -916,7 +916,6 @@ def correctness_cases():
     cases.append(with_cache_hint(softmax_case([2, 5, 4096], "bf16",
                                               scale=0.5), "no-allocate"))
     cases += persistent_cases()
-    cases += bulk_cases()
     return cases
 
 
@@ -990,64 +989,6 @@ def persistent_cases():
     return cases
 
 
-def bulk_cases():
-    """Correctness of the bulk-copy row kernels (sinterc --cuda-row-bulk,
-    --cuda-row-bulk-stages; sm_90+): row groups loaded into shared memory
-    by cp.async.bulk with mbarrier completion, 1/3 storing from registers,
-    2/4 through bulk stores, 3/4 persistent with S stages. The persistent
-    ones mostly run on a grid of one or two blocks (SMALL, ONE) so that each
-    stage is reused several times (mbarrier phases flipping), with a
-    partial last group; rows that are not a multiple of 16 bytes fall back
-    to the register kernel. On chips before sm_90 every case is the
-    register kernel."""
-    small = ["--cuda-sm-count=2", "--cuda-persistent-ctas=1"]
-    one = ["--cuda-sm-count=1", "--cuda-persistent-ctas=1"]
-    cases = []
-
-    def rows(case, forms, extra=(), tag=""):
-        for f in forms:
-            mode, stages = (f, None) if isinstance(f, int) else f
-            label = "bulk%d" % mode + ("-s%d" % stages if stages else "")
-            cases.append(variant(case, label + tag,
-                                 _bulk_flags(mode, stages) + list(extra)))
-
-    # 8 KB rows, one per block: 17 groups.
-    rows(rms_norm_case(17, 4096, "bf16"), (1, 2))
-    rows(rms_norm_case(17, 4096, "bf16"), ((3, 2), (3, 3), (4, 2), (4, 3)),
-         small, "-small")
-    # One stage: the next load waits for the stage's readers (and, with
-    # bulk stores, for the store to read it).
-    rows(rms_norm_case(17, 4096, "bf16"), ((3, 1), (4, 1), (4, 4)), one,
-         "-one")
-    # Two rows per block (four vectors per thread), 9 groups, the last
-    # one row.
-    rows(rms_norm_case(17, 4096, "bf16"), (2, (4, 3)),
-         small + ["--cuda-row-vectors=4"], "-rv4-small")
-    # Four rows of 1536 bytes per block, 127 rows: the last group has 3;
-    # the second vector of each lane partly past the row end.
-    rows(layer_norm_case(127, 768, "bf16"), (1, 2, (3, 2), (4, 3)), small,
-         "-small")
-    # f32: two rows of 4 KB per block, 65 rows, statistics outputs.
-    rows(layer_norm_case(65, 1024, "f32", affine=False, stats=True),
-         (2, (3, 3), (4, 2)), small, "-small")
-    rows(rms_norm_case(33, 512, "f32", weight=False, rstd=True),
-         (1, (3, 2)), small, "-small")
-    # Rows of 208 bytes: 32 rows (6656 bytes) per group, 113 rows.
-    rows(rms_norm_case(113, 104, "bf16"), (1, 4, (3, 3)), small, "-small")
-    # f16 weights carried packed, one block.
-    rows(rms_norm_case(5, 2048, "f16", rstd=True), ((3, 2), (4, 2)), one,
-         "-one")
-    # Softmax: mask along the row, scale; the bench-sized bf16 row.
-    rows(softmax_case([2, 4, 17, 256], "bf16", scale=0.125,
-                      mask_shape=[17, 256]), (1, (4, 2)), small, "-small")
-    rows(softmax_case([2, 5, 4096], "bf16", scale=0.5), (2, (3, 3)), small,
-         "-small")
-    # Rows of 514 and 200 bytes: the register kernel (a remark).
-    rows(layer_norm_case(3, 257, "bf16"), (1, (4, 2)))
-    rows(rms_norm_case(113, 100, "bf16"), ((3, 2),), small, "-small")
-    return cases
-
-
 def attention_bench_cases():
     """The attention shapes of BENCHMARKS.md (bf16 forward)."""
     return [attention_case(2, 16, 16, 4096, 4096, 64),
@@ -1102,12 +1043,6 @@ def _row_flags(mode, vectors=2, ctas=0):
         ["--cuda-persistent-ctas=%d" % ctas] if ctas else [])
 
 
-def _bulk_flags(mode, stages=None, ctas=0):
-    return ["--cuda-row-bulk=%d" % mode] + (
-        ["--cuda-row-bulk-stages=%d" % stages] if stages else []) + (
-        ["--cuda-persistent-ctas=%d" % ctas] if ctas else [])
-
-
 # Variants of the norms and AdamW timed by bench_membound.py beside the
 # defaults (two 16-byte vectors per thread in the row kernels, the
 # prefetching persistent AdamW): the previous defaults (rv4: four vectors
@@ -1115,17 +1050,8 @@ def _bulk_flags(mode, stages=None, ctas=0):
 # persistent AdamW (adamwp2-c5: five blocks per SM). The persistent row
 # kernels (rowp<mode>, --cuda-row-persistent) lost 3-14% in the run of
 # 2026-11-29 (bench/NOTES.md) and are checked for correctness only.
-# The bulk-copy row kernels (bulk<mode>[-s<stages>], --cuda-row-bulk; not
-# yet timed): one block per row (1), with bulk stores (2), and persistent
-# grids (4 blocks of 256 threads per SM) with 2 or 4 stages of 8 KB rows
-# loading ahead (3) or 3 stages and bulk stores (4).
 ROW_BENCH_VARIANTS = {
     "rv4": _row_flags(0, 4),
-    "bulk1": _bulk_flags(1),
-    "bulk2": _bulk_flags(2),
-    "bulk3-s2": _bulk_flags(3, 2),
-    "bulk3-s4": _bulk_flags(3, 4),
-    "bulk4-s3": _bulk_flags(4, 3),
 }
 ADAMW_BENCH_VARIANTS = {
     "adamwp0": ["--cuda-adamw-persistent=0"],
