@@ -67,7 +67,8 @@ std::string AttentionConfig::str() const {
     return "cuda-cores";
   return std::string(wgmma ? "wgmma," : "") + (pipelined ? "pipe," : "") +
          (mbarriers ? "mbar," : "") + (pingPong ? "pp," : "") +
-         (warpSpecialized ? "ws," : "") + "warps=" + std::to_string(warps) +
+         (warpSpecialized ? "ws," : "") + (persistent ? "persist," : "") +
+         "warps=" + std::to_string(warps) +
          ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN) +
          (maxRegs ? ",maxregs=" + std::to_string(maxRegs) : "");
 }
@@ -101,6 +102,10 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
     }
     if (part.trim() == "ws") {
       cfg.warpSpecialized = true;
+      continue;
+    }
+    if (part.trim() == "persist") {
+      cfg.persistent = true;
       continue;
     }
     auto [key, value] = part.split('=');
@@ -140,6 +145,9 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   // Warp specialization: TMA loads tracked by the mbarriers; the producer
   // warpgroup's registers go to one or two consumer warpgroups.
   if (cfg.warpSpecialized && (!cfg.mbarriers || cfg.warps > 8))
+    return failure();
+  // Persistent blocks: the producer runs ahead across work items.
+  if (cfg.persistent && !cfg.warpSpecialized)
     return failure();
   return cfg;
 }
@@ -452,7 +460,7 @@ struct MMABuilder {
 
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     AttentionOp op, gpu::GPUModuleOp module, StringRef name,
-    const AttentionConfig &cfg) {
+    const AttentionConfig &cfg, int64_t smCount) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   int64_t B = qType.getDimSize(0), Hq = qType.getDimSize(1),
@@ -470,8 +478,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   // [T, T + 128); Q, K and V arrive through tensor maps over the [B, H, S,
   // D] operands, one 64-column (128-byte) swizzled panel per copy.
   const bool WS = cfg.warpSpecialized;
+  // `persist`: a grid of at most one block per SM; each block loops over
+  // the work items (batch, head, query tile) blockIdx.x + i * gridDim.x,
+  // its producer loading the next item's Q and first K/V tiles while the
+  // consumers finish the last one.
+  const bool PERSIST = cfg.persistent;
   int64_t mTiles = llvm::divideCeil(Sq, BM);
-  KernelLaunch launch = launchFor(op, B * Hq * mTiles, T + (WS ? 128 : 0));
+  int64_t items = B * Hq * mTiles;
+  KernelLaunch launch = launchFor(
+      op, PERSIST ? std::min(items, smCount) : items, T + (WS ? 128 : 0));
   launch.sharedMemory = sharedBytes(cfg, D, eltBytes);
   if (WS)
     launch.tensorMaps = {
@@ -538,26 +553,33 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     return stageTile(BM * P * eltBytes + stages * tileBytes, t);
   };
 
-  // Program coordinates; for causal attention the longest rows go first.
+  // Program coordinates of work item `item` (a block's, or with `persist`
+  // each of the items a block loops over); for causal attention the
+  // longest rows go first.
   Value bid = kb.blockId();
-  Value mTile = arith::RemUIOp::create(b, bid, kb.idx(mTiles));
-  if (op.getCausal())
-    mTile = arith::SubIOp::create(b, kb.idx(mTiles - 1), mTile);
-  Value bh = arith::DivUIOp::create(b, bid, kb.idx(mTiles));
-  Value h = arith::RemUIOp::create(b, bh, kb.idx(Hq));
-  Value batch = arith::DivUIOp::create(b, bh, kb.idx(Hq));
-  Value g = arith::DivUIOp::create(b, h, kb.idx(Hq / Hkv));
+  Value mTile, h, batch, g, q0, bhq, bhkv, qSeqBase, kvSeqBase;
+  auto coords = [&](Value item) {
+    mTile = arith::RemUIOp::create(b, item, kb.idx(mTiles));
+    if (op.getCausal())
+      mTile = arith::SubIOp::create(b, kb.idx(mTiles - 1), mTile);
+    Value bh = arith::DivUIOp::create(b, item, kb.idx(mTiles));
+    h = arith::RemUIOp::create(b, bh, kb.idx(Hq));
+    batch = arith::DivUIOp::create(b, bh, kb.idx(Hq));
+    g = arith::DivUIOp::create(b, h, kb.idx(Hq / Hkv));
+    q0 = mb.mul(mTile, BM);
+    bhq = mb.add(mb.mul(batch, Hq), h);
+    bhkv = mb.add(mb.mul(batch, Hkv), g);
+    qSeqBase = mb.mul(bhq, Sq);
+    kvSeqBase = mb.mul(bhkv, Skv);
+  };
   Value tid = kb.threadId();
   Value warp = arith::DivUIOp::create(b, tid, kb.idx(32));
   Value lane = arith::RemUIOp::create(b, tid, kb.idx(32));
   Value quadRow = arith::DivUIOp::create(b, lane, kb.idx(4)); // 0..7
   Value quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
-  Value q0 = mb.mul(mTile, BM);
   Value warpRow = mb.mul(warp, 16 * MT); // first row of this warp in the tile
-  Value bhq = mb.add(mb.mul(batch, Hq), h);
-  Value bhkv = mb.add(mb.mul(batch, Hkv), g);
-  Value qSeqBase = mb.mul(bhq, Sq);
-  Value kvSeqBase = mb.mul(bhkv, Skv);
+  if (!PERSIST)
+    coords(bid);
 
   // ldmatrix row addresses: lane l names row l%8 of matrix l/8.
   Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
@@ -669,20 +691,24 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
 
   // Key tiles of this block: all, or up to the causal diagonal of its last
   // row (key j is visible from row i when j <= i + Skv - Sq).
+  // (Per work item, after coords; the additive mask's numpy broadcast
+  // strides over [B, Hq, Sq, Skv] give the item's mask base.)
   int64_t nTiles = llvm::divideCeil(Skv, BN);
-  Value tileEnd = kb.idx(nTiles);
-  if (op.getCausal()) {
-    Value lim = mb.add(q0, BM + Skv - Sq);
-    lim = arith::MinSIOp::create(b, lim, kb.idx(Skv));
-    lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
-    tileEnd = arith::DivUIOp::create(b, mb.add(lim, BN - 1), kb.idx(BN));
-  }
-
-  // Additive mask: numpy broadcast strides over [B, Hq, Sq, Skv].
   SmallVector<int64_t> maskStride = attentionMaskStrides(op);
-  Value maskBase;
-  if (mask)
-    maskBase = mb.add(mb.mul(batch, maskStride[0]), mb.mul(h, maskStride[1]));
+  Value tileEnd, maskBase;
+  auto itemRange = [&] {
+    tileEnd = kb.idx(nTiles);
+    if (op.getCausal()) {
+      Value lim = mb.add(q0, BM + Skv - Sq);
+      lim = arith::MinSIOp::create(b, lim, kb.idx(Skv));
+      lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
+      tileEnd = arith::DivUIOp::create(b, mb.add(lim, BN - 1), kb.idx(BN));
+    }
+    if (mask)
+      maskBase = mb.add(mb.mul(batch, maskStride[0]), mb.mul(h, maskStride[1]));
+  };
+  if (!PERSIST)
+    itemRange();
 
   double log2e = 1.4426950408889634;
   double scaleLog2 = op.getEffectiveScale() * log2e;
@@ -1062,7 +1088,33 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // cores, runs tile t's softmax while P V is in flight, and rescales O
     // once it lands. K[t+1] and V[t] load during iteration t into the
     // buffers that iteration t-1 finished with: one barrier per tile.
-    Value any = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(0));
+    // Whether the work item sees any key (per item with `persist`).
+    Value any;
+    if (!PERSIST)
+      any = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(0));
+    // `persist`: key tiles are numbered across the block's work items
+    // (stage and mbarrier phase of tile t of an item are those of
+    // tileBase + t); Q's barriers are used once per item (item j: phase j).
+    Value tileBase, itemNo;
+    auto gt = [&](Value t) { return PERSIST ? mb.add(tileBase, t) : t; };
+    // The work items of this block (bid, bid + grid, ...): coordinates,
+    // key range and the running tile and item counts. The loop's yield is
+    // in place; the caller builds the item's body before it.
+    auto itemLoop = [&]() {
+      Value zero = kb.idx(0);
+      auto items = scf::ForOp::create(b, bid, kb.idx(B * Hq * mTiles),
+                                      kb.gridDim(), ValueRange{zero, zero});
+      b.setInsertionPointToStart(items.getBody());
+      itemNo = items.getRegionIterArgs()[0];
+      tileBase = items.getRegionIterArgs()[1];
+      coords(items.getInductionVar());
+      itemRange();
+      any = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(0));
+      auto yield = scf::YieldOp::create(
+          b, ValueRange{mb.add(itemNo, 1), mb.add(tileBase, tileEnd)});
+      b.setInsertionPoint(yield);
+      return items;
+    };
     int64_t nP = BN / 4; // P registers (two elements each)
 
     // With `mbar`, mbarriers replace the block-wide barrier of each
@@ -1073,7 +1125,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // and may run up to a tile ahead of the others. Eight 8-byte words
     // after the K/V stages; a stage's n-th use completes phase n.
     const bool MB = cfg.mbarriers;
-    enum { FullK = 0, FullV = 1, EmptyK = 2, EmptyV = 3, FullQ = 4 };
+    enum {
+      FullK = 0,
+      FullV = 1,
+      EmptyK = 2,
+      EmptyV = 3,
+      FullQ = 4,
+      EmptyQ = 5
+    };
     Value barBase;
     if (MB) {
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
@@ -1136,10 +1195,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         // the producer's one arrival and its TMA bytes did.
         Value all = arith::ConstantIntOp::create(b, T, 32);
         Value one = arith::ConstantIntOp::create(b, 1, 32);
-        for (int kind = 0; kind < (WS ? 5 : 4); ++kind)
-          for (int64_t st = 0; st < (kind == FullQ ? 1 : 2); ++st)
-            kb.mbarrierInit(barAddr(kind, kb.idx(st)),
-                            WS && kind != EmptyK && kind != EmptyV ? one : all);
+        for (int kind = 0; kind < (PERSIST ? 6 : WS ? 5 : 4); ++kind)
+          for (int64_t st = 0; st < (kind >= FullQ ? 1 : 2); ++st)
+            kb.mbarrierInit(
+                barAddr(kind, kb.idx(st)),
+                WS && (kind == FullK || kind == FullV || kind == FullQ) ? one
+                                                                        : all);
         kb.mbarrierInitFence();
         scf::YieldOp::create(b);
       });
@@ -1159,18 +1220,38 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
           mb.callAsm("setmaxnreg.dec.sync.aligned.u32 24;", "~{memory}", {},
                      {});
         Value leader = mb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(T));
-        Value issue = arith::AndIOp::create(b, leader, any);
+        Value issue = PERSIST
+                          ? leader
+                          : arith::AndIOp::create(b, leader, any).getResult();
         scf::IfOp::create(b, issue, [&](OpBuilder &ob, Location loc) {
           OpBuilder::InsertionGuard g4(b);
           b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
           for (Value map : tensorMaps)
             mb.callAsm("prefetch.tensormap [$0];", "l,~{memory}", {map}, {});
-          tmaTile(tensorMaps[0], qs, BM, q0, h, FullQ, kb.idx(0));
+          std::optional<OpBuilder::InsertionGuard> inItems;
+          if (PERSIST) {
+            // Every item's Q (also an item without keys: the consumers
+            // count Q's phases per item), once the consumers' S GEMMs of
+            // the item before are done with the buffer.
+            inItems.emplace(b);
+            itemLoop();
+            Value later = mb.cmp(arith::CmpIPredicate::uge, itemNo, kb.idx(1));
+            scf::IfOp::create(b, later, [&](OpBuilder &ob2, Location loc2) {
+              OpBuilder::InsertionGuard g6(b);
+              b.setInsertionPoint(ob2.getInsertionBlock(),
+                                  ob2.getInsertionPoint());
+              barWait(EmptyQ,
+                      mb.mul(arith::SubIOp::create(b, itemNo, kb.idx(1)), 2));
+              scf::YieldOp::create(b);
+            });
+          }
+          tmaTile(tensorMaps[0], qs, BM, q0, h, FullQ,
+                  PERSIST ? mb.mul(itemNo, 2) : kb.idx(0));
           auto loads = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1));
           {
             OpBuilder::InsertionGuard g5(b);
             b.setInsertionPointToStart(loads.getBody());
-            Value t = loads.getInductionVar();
+            Value t = gt(loads.getInductionVar());
             Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
             Value t2 = arith::SubIOp::create(b, t, kb.idx(2));
             for (int kv = 0; kv < 2; ++kv) {
@@ -1182,15 +1263,23 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
                 scf::YieldOp::create(b);
               });
               tmaTile(tensorMaps[1 + kv], kv ? vTile(t) : kTile(t), BN,
-                      mb.mul(t, BN), g, kv ? FullV : FullK, t);
+                      mb.mul(loads.getInductionVar(), BN), g,
+                      kv ? FullV : FullK, t);
             }
           }
+          inItems.reset();
           scf::YieldOp::create(b);
         });
       }
       b.setInsertionPoint(split.getElseRegion().front().getTerminator());
       if (regShuffle)
         mb.callAsm("setmaxnreg.inc.sync.aligned.u32 240;", "~{memory}", {}, {});
+      // `persist`: the consumers' work items; everything below (through
+      // the output stores) is one item's body.
+      if (PERSIST) {
+        itemLoop();
+        barWait(FullQ, mb.mul(itemNo, 2));
+      }
     }
     // Prologue (tile 0): S[0] and its softmax; K[1] and V[0] in flight.
     SmallVector<Type> pro;
@@ -1203,8 +1292,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&proIf.getThenRegion().front());
       if (WS) {
-        barWait(FullQ, kb.idx(0));
-        barWait(FullK, kb.idx(0));
+        if (!PERSIST)
+          barWait(FullQ, kb.idx(0));
+        barWait(FullK, gt(kb.idx(0)));
       } else {
         copyTile(q, qSeqBase, q0, BM, Sq, qs);
         copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
@@ -1227,9 +1317,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         waitAll(/*pending=*/1);
       }
       SmallVector<Value> S = mb.unflatten(mb.asmTied(
-          "wgmma.wait_group.sync.aligned 0;", issueS(kTile(kb.idx(0)))));
+          "wgmma.wait_group.sync.aligned 0;", issueS(kTile(gt(kb.idx(0))))));
       if (MB)
-        barArrive(EmptyK, kb.idx(0));
+        barArrive(EmptyK, gt(kb.idx(0)));
       S = maskScores(S, kb.idx(0));
       SmallVector<Value> M(M0), L(L0), alpha;
       softmax(S, M, L, kb.idx(0), alpha); // O is still 0: no rescale
@@ -1290,8 +1380,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       // K[t] and V[t-1] landed; every warpgroup is done with K[t-1] and
       // V[t-2], whose buffers K[t+1] and V[t] take now.
       if (MB) {
-        barWait(FullK, t);
-        barWait(FullV, tPrev);
+        barWait(FullK, gt(t));
+        barWait(FullV, gt(tPrev));
       } else {
         waitAll();
       }
@@ -1325,22 +1415,22 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       if (cfg.pingPong)
         namedBarrier("bar.sync", wgIdx);
       auto [oFenced, pRegs] = fenceOP(O, Pprev);
-      SmallVector<Value> sAcc = issueS(kTile(t));
-      SmallVector<Value> oAcc = issuePV(oFenced, pRegs, vTile(tPrev));
+      SmallVector<Value> sAcc = issueS(kTile(gt(t)));
+      SmallVector<Value> oAcc = issuePV(oFenced, pRegs, vTile(gt(tPrev)));
       if (cfg.pingPong)
         namedBarrier("bar.arrive",
                      arith::RemUIOp::create(b, mb.add(wgIdx, 1), kb.idx(nWG)));
       SmallVector<Value> S =
           mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 1;", sAcc));
       if (MB)
-        barArrive(EmptyK, t);
+        barArrive(EmptyK, gt(t));
       S = maskScores(S, kv0);
       SmallVector<Value> alpha;
       Value anyGrow = softmax(S, M, L, kv0, alpha);
       SmallVector<Value> P = pRegisters(S);
       O = mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", oAcc));
       if (MB)
-        barArrive(EmptyV, tPrev);
+        barArrive(EmptyV, gt(tPrev));
       O = rescale(O, anyGrow, alpha);
       scf::YieldOp::create(b, concat(O, M, L, P));
     }
@@ -1348,6 +1438,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         Plast(loop.getResults().begin() + MT * DT + 4 * MT,
               loop.getResults().end());
     split(loop.getResults(), Olast, Mfinal, Lfinal);
+    // `persist`: every S of the item is done: the producer may load the
+    // next item's Q.
+    if (PERSIST)
+      barArrive(EmptyQ, kb.idx(0));
     if (cfg.pingPong) {
       Value firstWG = mb.cmp(arith::CmpIPredicate::eq, wgIdx, kb.idx(0));
       scf::IfOp::create(b, firstWG, [&](OpBuilder &ob, Location loc) {
@@ -1363,7 +1457,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&epiIf.getThenRegion().front());
-      Value last = arith::SubIOp::create(b, tileEnd, kb.idx(1));
+      Value last = gt(arith::SubIOp::create(b, tileEnd, kb.idx(1)));
       if (MB) {
         barWait(FullV, last);
         if (!WS)
@@ -1373,8 +1467,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       }
       auto [oFenced, pRegs] = fenceOP(Olast, Plast);
       SmallVector<Value> acc = issuePV(oFenced, pRegs, vTile(last));
-      scf::YieldOp::create(
-          b, mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc)));
+      SmallVector<Value> done =
+          mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
+      // `persist`: the next item refills this V stage.
+      if (PERSIST)
+        barArrive(EmptyV, last);
+      scf::YieldOp::create(b, mb.unflatten(done));
       b.setInsertionPointToStart(&epiIf.getElseRegion().front());
       scf::YieldOp::create(b, Olast);
     }

@@ -91,6 +91,8 @@ struct AttentionConfig {
   // mbarrier transaction counts) and gives its registers to the consumer
   // warpgroups (setmaxnreg), which only compute.
   bool warpSpecialized = false;
+  // ws only: persistent blocks (one per SM) looping over the work items.
+  bool persistent = false;
   int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
   std::string str() const;
 };
@@ -146,6 +148,8 @@ int64_t persistentCtasPerSM(const Tuning &tuning, int64_t block);
 /// same number of items, ceil(work / slots) (e.g. 8192 items over 528 slots:
 /// 16 each on 512 blocks, rather than 16 on some and 15 on others).
 int64_t persistentGrid(const Tuning &tuning, int64_t work, int64_t block);
+/// SMs of the target chip: Tuning::smCount, or the chip's usual count.
+int64_t smCountOf(const Tuning &tuning);
 mlir::FailureOr<RowConfig> chooseRowConfig(mlir::Operation *op, int64_t rows,
                                            int64_t cols, mlir::Type elt,
                                            const Tuning &tuning);
@@ -189,7 +193,8 @@ mlir::LogicalResult checkMMAAttention(AttentionOp op, int64_t smVersion,
 /// FlashAttention-2 on tensor cores (mma.sync m16n8k16, sm_80+).
 mlir::FailureOr<KernelLaunch>
 buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
-                        llvm::StringRef name, const AttentionConfig &cfg);
+                        llvm::StringRef name, const AttentionConfig &cfg,
+                        int64_t smCount);
 mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);

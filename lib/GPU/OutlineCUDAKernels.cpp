@@ -125,7 +125,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
         succeeded(checkMMAAttentionOp(attention, tuning.smVersion, why))) {
       if (succeeded(checkMMAAttention(attention, tuning.smVersion,
                                       tuning.archSpecific, cfg, why)))
-        return one(buildAttentionMMAKernel(attention, module, name, cfg));
+        return one(buildAttentionMMAKernel(attention, module, name, cfg,
+                                           smCountOf(tuning)));
       if (tuning.attention)
         return attention.emitOpError("attention-config '")
                << cfg.str()

@@ -84,15 +84,18 @@ int64_t sinter::gpu_kernels::persistentCtasPerSM(const Tuning &tuning,
   return std::max<int64_t>(1, std::min(most, 1024 / block));
 }
 
+int64_t sinter::gpu_kernels::smCountOf(const Tuning &tuning) {
+  if (tuning.smCount > 0)
+    return tuning.smCount;
+  return tuning.smVersion >= 100  ? 148  // B200
+         : tuning.smVersion >= 90 ? 132  // H100 SXM, H200
+         : tuning.smVersion == 80 ? 108  // A100
+                                  : 132; // unknown: give sm-count
+}
+
 int64_t sinter::gpu_kernels::persistentGrid(const Tuning &tuning, int64_t work,
                                             int64_t block) {
-  int64_t sms = tuning.smCount;
-  if (sms <= 0)
-    sms = tuning.smVersion >= 100  ? 148  // B200
-          : tuning.smVersion >= 90 ? 132  // H100 SXM, H200
-          : tuning.smVersion == 80 ? 108  // A100
-                                   : 132; // unknown: give sm-count
-  int64_t slots = sms * persistentCtasPerSM(tuning, block);
+  int64_t slots = smCountOf(tuning) * persistentCtasPerSM(tuning, block);
   work = std::max<int64_t>(1, work);
   int64_t perBlock = llvm::divideCeil(work, slots);
   return llvm::divideCeil(work, perBlock);

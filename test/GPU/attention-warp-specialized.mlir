@@ -12,6 +12,8 @@
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=128" | FileCheck %s
 // RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=128" | FileCheck %s --check-prefix=PTX
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=4,mtiles=1,bn=176" | FileCheck %s --check-prefix=ONEWG
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,persist,warps=8,mtiles=1,bn=128 sm-count=3" | FileCheck %s --check-prefix=PERSIST
+// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOWS
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,ws,warps=8,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOMBAR
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=TOOMANY
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=1,bn=176" 2>&1 | FileCheck %s --check-prefix=WIDE
@@ -83,6 +85,38 @@
 // ONEWG: mbarrier.arrive.expect_tx.shared::cta.b64 {{.*}}[$0], $1;{{.*}}%c45056_i32
 // ONEWG: wgmma.mma_async.sync.aligned.m64n176k16
 
+// `persist`: 24 work items (2 x 4 heads x 3 query tiles) on a grid of 3
+// (sm-count=3); producer and consumers loop over the items blockIdx.x,
+// + gridDim.x, ... counting items and key tiles (for Q's barriers and the
+// K/V stages' phases); Q's empty barrier (all 256 consumer threads) lets
+// the producer load the next item's Q once the item's S GEMMs are done,
+// and the consumers release the last V stage of each item.
+// PERSIST: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%c3,
+// PERSIST: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c1_i32
+// PERSIST: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c256_i32
+// PERSIST: fence.mbarrier_init.release.cluster;
+// PERSIST: setmaxnreg.dec.sync.aligned.u32 24;
+// PERSIST: scf.for %{{.*}} = %block_id_x to %c24 step %grid_dim_x iter_args(%[[J:.*]] = %c0{{.*}}, %[[BASE:.*]] = %c0{{.*}}) -> (index, index)
+// PERSIST: arith.cmpi uge, %[[J]], %c1
+// PERSIST: mbarrier.try_wait.parity
+// PERSIST: cp.async.bulk.tensor.4d
+// PERSIST: scf.for
+// PERSIST: arith.addi %[[BASE]], %{{.*}} : index
+// PERSIST: cp.async.bulk.tensor.4d
+// PERSIST: scf.yield %{{.*}}, %{{.*}} : index, index
+// PERSIST: setmaxnreg.inc.sync.aligned.u32 240;
+// PERSIST: scf.for %{{.*}} = %block_id_x to %c24 step %grid_dim_x iter_args
+// PERSIST: mbarrier.try_wait.parity
+// PERSIST: wgmma.mma_async.sync.aligned.m64n128k16
+// PERSIST: mbarrier.arrive.shared.b64
+// PERSIST: scf.for
+// PERSIST: wgmma.wait_group.sync.aligned 0;
+// PERSIST: mbarrier.arrive.shared.b64
+// PERSIST: scf.yield %{{.*}}, %{{.*}} : index, index
+// PERSIST-NEXT: }
+// PERSIST-NEXT: }
+// PERSIST-NEXT: gpu.return
+// NOWS: bad attention-config 'wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64'
 // NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64'
 // TOOMANY: bad attention-config 'wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64'
 // WIDE: bad attention-config 'warps=4,mtiles=1,bn=176'

@@ -82,7 +82,7 @@ static cl::opt<std::string> attentionConfig(
     "attention-config",
     cl::desc("CUDA targets: tile configuration of every attention kernel, "
              "overriding the table shipped with the compiler: "
-             "'[wgmma,][pipe,[mbar,[pp,][ws,]]]warps=W,mtiles=M,bn=N"
+             "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,]]]]warps=W,mtiles=M,bn=N"
              "[,maxregs=R]' (tensor cores; W warps of 16*M query rows each, "
              "N keys per K/V tile: 16, 32, 64, 128, with wgmma also 160, 176, "
              "192; sm_90a: wgmma = warpgroup MMA, pipe = two K/V stages with "
@@ -90,8 +90,9 @@ static cl::opt<std::string> attentionConfig(
              "instead of a barrier per tile, pp = warpgroups take turns at "
              "the tensor cores, ws = warp specialization: a producer "
              "warpgroup loads Q, K and V with TMA and gives its registers "
-             "to the W consumer warps; R caps registers per thread) or "
-             "'cuda-cores'"),
+             "to the W consumer warps, persist = one block per SM "
+             "(--cuda-sm-count) looping over the work items; R caps "
+             "registers per thread) or 'cuda-cores'"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 
 static cl::opt<std::string> cudaCacheHints(

@@ -814,6 +814,16 @@ TWO_STAGE_CASES = [
 ]
 
 
+PERSISTENT_CASES = [
+    ("mbar,ws,persist,", "no-keys", "warps=8,bn=64"),
+    ("mbar,pp,ws,persist,", "ragged-gqa", "warps=8,bn=64"),
+    ("mbar,pp,ws,persist,", "long", "warps=8,bn=128"),
+    ("mbar,pp,ws,persist,", "mask-f16", "warps=8,bn=128"),
+    ("mbar,ws,persist,", "dropout", "warps=4,bn=128"),
+    ("mbar,pp,ws,persist,", "d256", "warps=8,bn=64"),
+]
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -891,6 +901,14 @@ def correctness_cases():
                              **TWO_STAGE_SHAPES[shape][1],
                              config=WGP + form + tiles)
               for form, shape, tiles in TWO_STAGE_CASES]
+    # Persistent warp-specialized blocks: with --cuda-sm-count=3 each block
+    # takes several work items (the barriers' phases run across items;
+    # causal items without keys in between).
+    cases += [variant(attention_case(*TWO_STAGE_SHAPES[shape][0],
+                                     **TWO_STAGE_SHAPES[shape][1],
+                                     config=WGP + form + tiles),
+                      "sm3", ["--cuda-sm-count=3"])
+              for form, shape, tiles in PERSISTENT_CASES]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
     # Cache-hint variants of the memory-bound kernels (bench/NOTES.md): the
