@@ -316,10 +316,9 @@ TEST_F(RuntimeArtifact, MalformedTensorMapsNameTheProblem) {
           R"("shape": [127, 256], "box": [64, 64])",
           R"("shape": [1, 1, 1, 1, 127, 256], "box": [1, 1, 1, 1, 1, 64])"),
       where + ": rank 6 is not in [1, 5]");
-  EXPECT_ARTIFACT_ERROR(
-      manifest(R"("shape": [127, 256], "box": [64, 64])",
-               R"("shape": [16, 1024], "box": [16, 300])"),
-      where + ": box dimension 1 is 300, not in [1, 256]");
+  EXPECT_ARTIFACT_ERROR(manifest(R"("shape": [127, 256], "box": [64, 64])",
+                                 R"("shape": [16, 1024], "box": [16, 300])"),
+                        where + ": box dimension 1 is 300, not in [1, 256]");
   // 12 bf16 = 24 bytes.
   EXPECT_ARTIFACT_ERROR(
       manifest(R"("box": [64, 64])", R"("box": [64, 12])"),
