@@ -83,29 +83,19 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   }
   SmallVector<StringRef> parts;
   text.split(parts, ',', -1, /*KeepEmpty=*/false);
+  // The forms, by token (see AttentionConfig).
+  static const std::pair<StringRef, bool AttentionConfig::*> forms[] = {
+      {"wgmma", &AttentionConfig::wgmma},
+      {"pipe", &AttentionConfig::pipelined},
+      {"mbar", &AttentionConfig::mbarriers},
+      {"pp", &AttentionConfig::pingPong},
+      {"ws", &AttentionConfig::warpSpecialized},
+      {"persist", &AttentionConfig::persistent}};
   for (StringRef part : parts) {
-    if (part.trim() == "wgmma") {
-      cfg.wgmma = true;
-      continue;
-    }
-    if (part.trim() == "pipe") {
-      cfg.pipelined = true;
-      continue;
-    }
-    if (part.trim() == "mbar") {
-      cfg.mbarriers = true;
-      continue;
-    }
-    if (part.trim() == "pp") {
-      cfg.pingPong = true;
-      continue;
-    }
-    if (part.trim() == "ws") {
-      cfg.warpSpecialized = true;
-      continue;
-    }
-    if (part.trim() == "persist") {
-      cfg.persistent = true;
+    auto form = llvm::find_if(
+        forms, [&](const auto &f) { return f.first == part.trim(); });
+    if (form != std::end(forms)) {
+      cfg.*(form->second) = true;
       continue;
     }
     auto [key, value] = part.split('=');

@@ -140,48 +140,18 @@ describeTensorMap(nvgpu::TmaCreateDescriptorOp desc) {
   }
   if (tm.box.size() != tm.shape.size())
     return failure();
+  // The manifest's names of the modes, by enum value (the values are the
+  // driver's: none, then 32/64/128-byte swizzles, 64/128/256-byte L2
+  // promotion, 16/32-byte interleave).
+  static const char *const swizzles[] = {"none", "32B", "64B", "128B"};
+  static const char *const promotions[] = {"none", "64B", "128B", "256B"};
+  static const char *const interleaves[] = {"none", "16B", "32B"};
   auto descType = desc.getTensorMap().getType();
-  switch (descType.getSwizzle()) {
-  case nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE:
-    tm.swizzle = "none";
-    break;
-  case nvgpu::TensorMapSwizzleKind::SWIZZLE_32B:
-    tm.swizzle = "32B";
-    break;
-  case nvgpu::TensorMapSwizzleKind::SWIZZLE_64B:
-    tm.swizzle = "64B";
-    break;
-  case nvgpu::TensorMapSwizzleKind::SWIZZLE_128B:
-    tm.swizzle = "128B";
-    break;
-  }
-  switch (descType.getL2promo()) {
-  case nvgpu::TensorMapL2PromoKind::L2PROMO_NONE:
-    tm.l2Promotion = "none";
-    break;
-  case nvgpu::TensorMapL2PromoKind::L2PROMO_64B:
-    tm.l2Promotion = "64B";
-    break;
-  case nvgpu::TensorMapL2PromoKind::L2PROMO_128B:
-    tm.l2Promotion = "128B";
-    break;
-  case nvgpu::TensorMapL2PromoKind::L2PROMO_256B:
-    tm.l2Promotion = "256B";
-    break;
-  }
+  tm.swizzle = swizzles[static_cast<uint32_t>(descType.getSwizzle())];
+  tm.l2Promotion = promotions[static_cast<uint32_t>(descType.getL2promo())];
   tm.oobFill =
       descType.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO ? "zero" : "nan";
-  switch (descType.getInterleave()) {
-  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE:
-    tm.interleave = "none";
-    break;
-  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_16B:
-    tm.interleave = "16B";
-    break;
-  case nvgpu::TensorMapInterleaveKind::INTERLEAVE_32B:
-    tm.interleave = "32B";
-    break;
-  }
+  tm.interleave = interleaves[static_cast<uint32_t>(descType.getInterleave())];
   return tm;
 }
 
