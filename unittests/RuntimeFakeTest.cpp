@@ -50,6 +50,8 @@ struct Fakes {
   int (*encodes)() = nullptr;
   const FakeTensorMapEncode *(*encode)(int) = nullptr;
   void (*setEncodeStatus)(int) = nullptr;
+  void (*setSmCount)(int) = nullptr;
+  unsigned (*lastGrid)() = nullptr;
   bool hasEncoder = false; // the fake driver has cuTensorMapEncodeTiled
   void (*resetLt)() = nullptr;
   void (*setMode)(int) = nullptr;
@@ -83,7 +85,9 @@ struct Fakes {
         !control(paramBytes, "fake_cuda_param_bytes") ||
         !control(encodes, "fake_cuda_encodes") ||
         !control(encode, "fake_cuda_encode") ||
-        !control(setEncodeStatus, "fake_cuda_set_encode_status"))
+        !control(setEncodeStatus, "fake_cuda_set_encode_status") ||
+        !control(setSmCount, "fake_cuda_set_sm_count") ||
+        !control(lastGrid, "fake_cuda_last_grid"))
       return false;
     hasEncoder = dlsym(cuda, "cuTensorMapEncodeTiled") != nullptr;
     if (disabled)
@@ -466,6 +470,33 @@ protected:
       ASSERT_EQ(fakes().paramBytes(param)[b], b ^ 0x5a) << b;
   }
 };
+
+// A persistent kernel's grid is sized at load for the device's SMs: as many
+// blocks as `ctas_per_sm` per SM hold, each taking the same number of the
+// `work` items; other launches keep the manifest's grid.
+TEST_F(FakeDriver, PersistentGridsFollowTheDeviceSMCount) {
+  std::string plain = tensorMapManifest(false);
+  std::string persistent = plain;
+  const std::string at = R"("shared_memory": 0,)";
+  persistent.replace(persistent.find(at), at.size(),
+                     at +
+                         R"( "persistent": {"work": 1000, "ctas_per_sm": 4},)");
+  void *args[] = {kQ, kO};
+  // sms -> grid: 10 SMs x 4 = 40 slots, 25 items each; 132 x 4 = 528
+  // slots, 2 items each on 500 blocks; 300 x 4 slots: one item each.
+  for (auto [sms, grid] : {std::pair{10, 40u}, {132, 500u}, {300, 1000u}}) {
+    fakes().setSmCount(sms);
+    ASSERT_EQ(load(persistent), SINTER_RT_OK) << sinter_rt_last_error();
+    ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK)
+        << sinter_rt_last_error();
+    EXPECT_EQ(fakes().lastGrid(), grid) << sms << " SMs";
+    sinter_rt_unload(program);
+    program = nullptr;
+  }
+  ASSERT_EQ(load(plain), SINTER_RT_OK) << sinter_rt_last_error();
+  ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
+  EXPECT_EQ(fakes().lastGrid(), 1u);
+}
 
 TEST_F(TensorMaps, OnlyManifestsWithTensorMapsNeedTheEncoder) {
   // Without tensor maps the program runs on any driver.

@@ -306,6 +306,20 @@ TEST_F(RuntimeArtifact, TensorMapParsesAndNeedsTheDriverOnlyAtLoad) {
   }
 }
 
+TEST_F(RuntimeArtifact, MalformedPersistentLaunchesNameTheProblem) {
+  const std::string at = R"("shared_memory": 0,)";
+  for (const char *bad :
+       {R"({"work": 0, "ctas_per_sm": 4})", R"({"work": 100})",
+        R"({"work": 100, "ctas_per_sm": 65})"}) {
+    std::string launch = tensorMapLaunch();
+    launch.replace(launch.find(at), at.size(),
+                   at + R"( "persistent": )" + bad + ",");
+    EXPECT_ARTIFACT_ERROR(gemmManifest(launch, 3),
+                          "\"persistent\" of k needs \"work\" >= 1 and "
+                          "\"ctas_per_sm\" in [1, 64]");
+  }
+}
+
 TEST_F(RuntimeArtifact, MalformedTensorMapsNameTheProblem) {
   auto manifest = [](const std::string &from, const std::string &to) {
     return gemmManifest(tensorMapLaunch(from, to), 3);

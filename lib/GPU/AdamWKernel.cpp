@@ -36,12 +36,12 @@ static constexpr int64_t kBlock = 256;
 static constexpr int64_t kVectorsPerThread = 2;
 static constexpr int64_t kMaxBlocks = 1024;
 
-FailureOr<SmallVector<KernelLaunch>>
+FailureOr<SmallVector<KernelLaunch, 1>>
 sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
                                        StringRef baseName,
                                        const Tuning &tuning) {
   unsigned n = op.getNumTensors();
-  SmallVector<KernelLaunch> launches;
+  SmallVector<KernelLaunch, 1> launches;
   double beta1 = op.getBeta1().convertToDouble();
   double beta2 = op.getBeta2().convertToDouble();
   double eps = op.getEps().convertToDouble();
@@ -77,6 +77,10 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
     launch.grid = tuning.adamwPersistent
                       ? persistentGrid(tuning, blocks, kBlock)
                       : std::min<int64_t>(blocks, kMaxBlocks);
+    if (tuning.adamwPersistent) {
+      launch.persistentWork = blocks;
+      launch.persistentCtasPerSM = persistentCtasPerSM(tuning, kBlock);
+    }
     int64_t totalChunks = blocks;
     for (const Part &p : parts) {
       launch.operands.push_back(op.getParams()[p.index]);

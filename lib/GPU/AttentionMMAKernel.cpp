@@ -481,6 +481,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   if (WS)
     launch.tensorMaps = {
         {0, {1, 1, BM, 64}}, {1, {1, 1, BN, 64}}, {2, {1, 1, BN, 64}}};
+  if (PERSIST) {
+    launch.persistentWork = items;
+    launch.persistentCtasPerSM = 1;
+  }
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =

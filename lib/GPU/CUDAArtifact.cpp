@@ -96,6 +96,8 @@ struct LaunchInfo {
   int64_t sharedMemory = 0;
   std::vector<LaunchArg> args;
   std::optional<LibraryCall> libraryCall;
+  // A persistent kernel: its work items and resident blocks per SM.
+  int64_t persistentWork = 0, persistentCtasPerSM = 0;
 };
 
 struct FunctionPlan {
@@ -379,6 +381,16 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
         info.args.push_back(la);
       }
       if (auto dict = launch->getAttrOfType<DictionaryAttr>(
+              sinter::kPersistentAttrName)) {
+        auto work = dict.getAs<IntegerAttr>("work");
+        auto ctas = dict.getAs<IntegerAttr>("ctas_per_sm");
+        if (!work || !ctas || work.getInt() < 1 || ctas.getInt() < 1)
+          return op.emitError("malformed ")
+                 << sinter::kPersistentAttrName << ": " << dict;
+        info.persistentWork = work.getInt();
+        info.persistentCtasPerSM = ctas.getInt();
+      }
+      if (auto dict = launch->getAttrOfType<DictionaryAttr>(
               sinter::kLibraryCallAttrName)) {
         FailureOr<LibraryCall> call = readLibraryCall(launch, dict);
         if (failed(call))
@@ -455,6 +467,11 @@ static void writeKernelLaunch(llvm::json::OStream &json,
         json.value(b);
     });
     json.attribute("shared_memory", l.sharedMemory);
+    if (l.persistentWork > 0)
+      json.attributeObject("persistent", [&] {
+        json.attribute("work", l.persistentWork);
+        json.attribute("ctas_per_sm", l.persistentCtasPerSM);
+      });
     json.attributeArray("args", [&] {
       for (const LaunchArg &a : l.args) {
         json.object([&] {

@@ -52,6 +52,12 @@ struct KernelLaunch {
     llvm::SmallVector<int64_t, 4> box;
   };
   llvm::SmallVector<TensorMap, 0> tensorMaps;
+  /// Persistent kernels, whose blocks loop over `persistentWork` items
+  /// blockIdx.x + i * gridDim.x (correct for any grid): the grid is sized
+  /// for `persistentCtasPerSM` resident blocks per SM, and the runtime
+  /// sizes it again for the device it runs on (kPersistentAttrName).
+  int64_t persistentWork = 0;
+  int64_t persistentCtasPerSM = 0;
 };
 
 /// The discardable attribute of a kernel (gpu.func, then llvm.func) that
@@ -195,7 +201,7 @@ mlir::FailureOr<KernelLaunch>
 buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                         llvm::StringRef name, const AttentionConfig &cfg,
                         int64_t smCount);
-mlir::FailureOr<llvm::SmallVector<KernelLaunch>>
+mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32

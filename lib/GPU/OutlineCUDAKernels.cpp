@@ -96,14 +96,14 @@ static bool foldsIntoReductions(linalg::FillOp fill) {
 
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
 /// launch.
-static FailureOr<SmallVector<KernelLaunch>>
+static FailureOr<SmallVector<KernelLaunch, 1>>
 buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
              const Tuning &tuning) {
   auto one =
-      [](FailureOr<KernelLaunch> l) -> FailureOr<SmallVector<KernelLaunch>> {
+      [](FailureOr<KernelLaunch> l) -> FailureOr<SmallVector<KernelLaunch, 1>> {
     if (failed(l))
       return failure();
-    SmallVector<KernelLaunch> v;
+    SmallVector<KernelLaunch, 1> v;
     v.push_back(std::move(*l));
     return v;
   };
@@ -331,7 +331,7 @@ struct OutlineCUDAKernelsPass
                              ? StringRef("reduce")
                              : op->getName().stripDialect();
       std::string name = (family + "_" + std::to_string(counter++)).str();
-      FailureOr<SmallVector<KernelLaunch>> launches =
+      FailureOr<SmallVector<KernelLaunch, 1>> launches =
           buildKernels(op, kernels, name, tuning);
       if (failed(launches))
         return signalPassFailure();
@@ -420,6 +420,14 @@ struct OutlineCUDAKernelsPass
         /*dynamicSharedMemorySize=*/smem, args);
     if (launch.libraryCall)
       launchOp->setAttr(kLibraryCallAttrName, launch.libraryCall);
+    if (launch.persistentWork > 0)
+      launchOp->setAttr(kPersistentAttrName,
+                        b.getDictionaryAttr(
+                            {b.getNamedAttr("work", b.getI64IntegerAttr(
+                                                        launch.persistentWork)),
+                             b.getNamedAttr("ctas_per_sm",
+                                            b.getI64IntegerAttr(
+                                                launch.persistentCtasPerSM))}));
     auto replace = [&](Value r, Value buf) {
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);

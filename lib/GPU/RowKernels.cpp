@@ -205,6 +205,10 @@ static std::tuple<KernelLaunch, Value, Value>
 startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
                gpu::GPUModuleOp module, StringRef name) {
   KernelLaunch launch = launchFor(op, c.grid, c.block);
+  if (c.persistent) {
+    launch.persistentWork = c.groups;
+    launch.persistentCtasPerSM = c.ctasPerSM;
+  }
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), c.block);
   launch.kernel = func;

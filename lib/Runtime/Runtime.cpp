@@ -43,6 +43,8 @@ using CUfunction = void *;
 using CUstream = void *;
 constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kMultiprocessorCountAttr =
+    16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 constexpr int kPreferredCarveoutAttr =
     9; // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent)
 /// CUtensorMap: 128 opaque bytes, 64-byte aligned (CU_TENSOR_MAP_NUM_QWORDS).
@@ -65,6 +67,7 @@ struct Driver {
   CUresult (*cuInit)(unsigned) = nullptr;
   CUresult (*cuDeviceGetCount)(int *) = nullptr;
   CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
@@ -107,6 +110,7 @@ struct Driver {
     return resolve(cuInit, "cuInit") &&
            resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
            resolve(cuDeviceGet, "cuDeviceGet") &&
+           resolve(cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
            resolve(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
            resolve(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") &&
            resolve(cuCtxSetCurrent, "cuCtxSetCurrent") &&
@@ -217,6 +221,11 @@ struct Launch {
   unsigned sharedMemory = 0;
   std::vector<Param> params;
   std::vector<TensorMap> tensorMaps; // of the TensorMap params
+  /// A persistent kernel (docs/Manifest.md): its blocks loop over
+  /// `persistentWork` items, so the grid is sized at load for the device's
+  /// SMs, `ctasPerSM` resident blocks each.
+  uint64_t persistentWork = 0;
+  unsigned ctasPerSM = 0;
   /// Set for a library call: the kernel above is its fallback.
   std::unique_ptr<Gemm> gemm;
 };
@@ -453,6 +462,16 @@ static int parseKernelLaunch(const JsonValue &lv, const Function &f,
     l.block[d] = static_cast<unsigned>(block->array[d].integer);
   }
   l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
+  if (const JsonValue *persistent = lv.get("persistent")) {
+    const JsonValue *work = persistent->get("work");
+    const JsonValue *ctas = persistent->get("ctas_per_sm");
+    if (!work || !work->isNumber() || work->integer < 1 || !ctas ||
+        !ctas->isNumber() || ctas->integer < 1 || ctas->integer > 64)
+      return bad("\"persistent\" of " + l.kernel +
+                 " needs \"work\" >= 1 and \"ctas_per_sm\" in [1, 64]");
+    l.persistentWork = static_cast<uint64_t>(work->integer);
+    l.ctasPerSM = static_cast<unsigned>(ctas->integer);
+  }
   for (size_t position = 0; position < largs->array.size(); ++position) {
     const JsonValue &av = largs->array[position];
     if (av.get("tensor_map")) {
@@ -1004,6 +1023,24 @@ extern "C" int sinter_rt_load(const char *dir, int device,
   program->drv = d;
   SINTER_CU(d, cuDeviceGet(&program->device, device),
             "cuDeviceGet(" + std::to_string(device) + ")");
+  // Persistent kernels: as many blocks as the device's SMs hold, each
+  // taking the same number of work items (ceil(work / slots); the rule of
+  // the compiler's grid, which assumed a chip's usual SM count).
+  int sms = 0;
+  for (auto &[name, f] : program->functions)
+    for (Launch &l : f.launches) {
+      if (!l.persistentWork)
+        continue;
+      if (!sms)
+        SINTER_CU(d,
+                  cuDeviceGetAttribute(&sms, kMultiprocessorCountAttr,
+                                       program->device),
+                  "cuDeviceGetAttribute(multiprocessor count)");
+      uint64_t slots = static_cast<uint64_t>(std::max(sms, 1)) * l.ctasPerSM;
+      uint64_t perBlock = (l.persistentWork + slots - 1) / slots;
+      l.grid[0] =
+          static_cast<unsigned>((l.persistentWork + perBlock - 1) / perBlock);
+    }
   SINTER_CU(d, cuDevicePrimaryCtxRetain(&program->context, program->device),
             "cuDevicePrimaryCtxRetain");
   SINTER_CU(d, cuCtxSetCurrent(program->context), "cuCtxSetCurrent");

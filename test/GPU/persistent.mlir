@@ -28,6 +28,7 @@
 // RUN: rm -rf %t
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p1 --quiet --cuda-row-vectors=4 --cuda-row-persistent=1 --cuda-adamw-persistent=1
 // RUN: test -s %t/p1/kernels.cubin
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/p1/manifest.json
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p2 --quiet --cuda-row-vectors=4 --cuda-row-persistent=2 --cuda-adamw-persistent=2
 // RUN: test -s %t/p2/kernels.cubin
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p3 --quiet --cuda-row-persistent=3 --cuda-row-vectors=2
@@ -90,9 +91,15 @@ func.func @adamw(%p0: tensor<4096xf32>, %p1: tensor<1001xf32>, %g0: tensor<4096x
 // 1: 512 blocks of 4 per SM; the weight is loaded once, before the loop
 // over the row groups, and carried through it in bf16 (an opaque register
 // copy keeps the conversion in the loop); the rows are loaded in the loop.
+// The launches say the kernels are persistent (work items, resident blocks
+// per SM): the manifest passes it on and the runtime sizes the grid for
+// the device's SM count.
 // IR1: gpu.launch_func @sinter_kernels::@rms_norm_0 blocks in (%c512,
+// IR1-SAME: {sinter.persistent = {ctas_per_sm = 4 : i64, work = 8192 : i64}}
 // IR1: gpu.launch_func @sinter_kernels::@layer_norm_1 blocks in (%c9,
+// IR1-SAME: {sinter.persistent = {ctas_per_sm = 4 : i64, work = 9 : i64}}
 // IR1: gpu.launch_func @sinter_kernels::@adamw_2 blocks in (%c4,
+// IR1-SAME: sinter.persistent = {ctas_per_sm = 4 : i64, work = 4 : i64}
 // IR1-LABEL: gpu.func @rms_norm_0(
 // RMSNorm's reduction alternates between two slot sets (2 x 8 warps).
 // IR1-SAME: workgroup(%{{.*}} : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<16xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 4 : i32} {
@@ -200,3 +207,10 @@ func.func @adamw(%p0: tensor<4096xf32>, %p1: tensor<1001xf32>, %g0: tensor<4096x
 // PTXC2-NEXT: .minnctapersm 2
 
 // BAD: row-persistent must be 0-3, adamw-persistent 0-2, persistent-ctas 0-32 and sm-count >= 0
+
+// MANIFEST: "kernel": "rms_norm_0",
+// MANIFEST: "shared_memory": 0,
+// MANIFEST-NEXT: "persistent": {
+// MANIFEST-NEXT: "work": 8192,
+// MANIFEST-NEXT: "ctas_per_sm": 4
+// MANIFEST-NEXT: },

@@ -40,7 +40,9 @@ std::map<std::string, std::vector<unsigned>> paramSizes;
 std::vector<const void *> paramAddresses;
 std::vector<std::vector<unsigned char>> paramBytes;
 std::vector<FakeTensorMapEncode> encodes;
-int encodeStatus = 0; // what cuTensorMapEncodeTiled returns
+int encodeStatus = 0;  // what cuTensorMapEncodeTiled returns
+int smCount = 132;     // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+unsigned lastGrid = 0; // gridDimX of the last launch
 } // namespace
 
 extern "C" {
@@ -51,6 +53,10 @@ int cuDeviceGetCount(int *count) {
 }
 int cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
+  return 0;
+}
+int cuDeviceGetAttribute(int *value, int attribute, int) {
+  *value = attribute == 16 ? smCount : 0;
   return 0;
 }
 int cuDevicePrimaryCtxRetain(void **ctx, int) {
@@ -69,9 +75,11 @@ int cuModuleGetFunction(void **f, void *, const char *name) {
   return 0;
 }
 int cuFuncSetAttribute(void *, int, int) { return 0; }
-int cuLaunchKernel(void *f, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   unsigned, unsigned, void *, void **kernelParams, void **) {
+int cuLaunchKernel(void *f, unsigned gridX, unsigned, unsigned, unsigned,
+                   unsigned, unsigned, unsigned, void *, void **kernelParams,
+                   void **) {
   std::lock_guard<std::mutex> lock(mutex);
+  lastGrid = gridX;
   const char *name = static_cast<const char *>(f);
   launches += std::string(launches.empty() ? "" : ",") + name;
   auto sizes = paramSizes.find(name);
@@ -151,6 +159,8 @@ int cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
 
 // --- Control, for the tests (dlsym on this library). ---
 const char *fake_cuda_launches() { return launches.c_str(); }
+void fake_cuda_set_sm_count(int count) { smCount = count; }
+unsigned fake_cuda_last_grid() { return lastGrid; }
 int fake_cuda_allocations(size_t bytes) { return allocations[bytes]; }
 int fake_cuda_frees() { return freed; }
 void fake_cuda_set_param_sizes(const char *kernel, const unsigned *sizes,
@@ -174,5 +184,7 @@ void fake_cuda_reset() {
   paramBytes.clear();
   encodes.clear();
   encodeStatus = 0;
+  smCount = 132;
+  lastGrid = 0;
 }
 }

@@ -39,6 +39,12 @@ constexpr int64_t kCUDAManifestFormatVersion = 3;
 /// launch entry (docs/Manifest.md).
 constexpr llvm::StringLiteral kLibraryCallAttrName = "sinter.library_call";
 
+/// The discardable attribute of a gpu.launch_func whose kernel is
+/// persistent (its blocks loop over `work` items with a gridDim.x stride):
+/// {work, ctas_per_sm}. The manifest passes it on ("persistent"), and the
+/// runtime sizes the grid for the device's SM count (docs/Manifest.md).
+constexpr llvm::StringLiteral kPersistentAttrName = "sinter.persistent";
+
 /// Compiles every public function of `module` (sinter ops on statically
 /// shaped tensors) for `chip` and writes the artifact into `outDir`, which
 /// must exist. `module` is lowered in place. Errors are emitted as
