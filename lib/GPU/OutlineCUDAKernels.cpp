@@ -420,7 +420,9 @@ struct OutlineCUDAKernelsPass
         /*dynamicSharedMemorySize=*/smem, args);
     if (launch.libraryCall)
       launchOp->setAttr(kLibraryCallAttrName, launch.libraryCall);
-    if (launch.persistentWork > 0)
+    // A persistent grid the runtime sizes for the device, unless sm-count
+    // pinned it.
+    if (launch.persistentWork > 0 && smCount == 0)
       launchOp->setAttr(kPersistentAttrName,
                         b.getDictionaryAttr(
                             {b.getNamedAttr("work", b.getI64IntegerAttr(

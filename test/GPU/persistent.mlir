@@ -16,7 +16,7 @@
 // 264 slots -> 32 each on 256 blocks; sm_80's 108 SMs -> 19 each on 432).
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="row-persistent=1 persistent-ctas=2 row-vectors=4" | FileCheck %s --check-prefix=CTAS2
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="row-persistent=1 chip=sm_80 row-vectors=4" | FileCheck %s --check-prefix=SM80
-// RUN: sinter-opt %s --sinter-outline-cuda-kernels="row-persistent=1 sm-count=2 row-vectors=4" | FileCheck %s --check-prefix=SMS2
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels="row-persistent=1 sm-count=2 row-vectors=4" | FileCheck %s --check-prefix=SMS2 --implicit-check-not=sinter.persistent
 
 // The PTX (sinterc): the persistent kernels declare their blocks per SM and
 // read gridDim.x; the default PTX has neither.

@@ -235,7 +235,8 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"smCount", "sm-count", "int64_t",
            /*default=*/"::sinter::cuda_defaults::kSmCount",
            "SMs of the chip, for the persistent grids (0: 132 for sm_90, "
-           "108 for sm_80, 148 for sm_100 and later)">,
+           "108 for sm_80, 148 for sm_100 and later, and the runtime sizes "
+           "them again for the device it runs on; N pins them to N SMs)">,
     Option<"matmul", "matmul", "std::string", /*default=*/"\"cublas\"",
            "How unfused matmuls run: 'cublas' (a cuBLASLt library call with "
            "the CUDA-core kernel as its fallback) or 'kernel' (the CUDA-core "
