@@ -432,6 +432,15 @@ static int64_t floatBits(const LaunchArg &a) {
       llvm::bit_cast<uint32_t>(static_cast<float>(a.floatValue)));
 }
 
+/// `key`: [values...] (shapes, boxes, grid and block sizes).
+static void intArray(llvm::json::OStream &json, StringRef key,
+                     ArrayRef<int64_t> values) {
+  json.attributeArray(key, [&] {
+    for (int64_t v : values)
+      json.value(v);
+  });
+}
+
 static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
                         int64_t index) {
   json.object([&] {
@@ -443,10 +452,7 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
       json.attribute("alias_of", b.aliasOf);
     json.attribute("kind", b.scalar ? "scalar" : "buffer");
     json.attribute("dtype", b.dtype);
-    json.attributeArray("shape", [&] {
-      for (int64_t d : b.shape)
-        json.value(d);
-    });
+    intArray(json, "shape", b.shape);
     json.attribute("bytes", b.bytes);
   });
 }
@@ -458,14 +464,8 @@ static void writeKernelLaunch(llvm::json::OStream &json,
   json.object([&] {
     json.attribute("kind", "kernel");
     json.attribute("kernel", l.kernel);
-    json.attributeArray("grid", [&] {
-      for (int64_t g : l.grid)
-        json.value(g);
-    });
-    json.attributeArray("block", [&] {
-      for (int64_t b : l.block)
-        json.value(b);
-    });
+    intArray(json, "grid", l.grid);
+    intArray(json, "block", l.block);
     json.attribute("shared_memory", l.sharedMemory);
     if (l.persistentWork > 0)
       json.attributeObject("persistent", [&] {
@@ -481,14 +481,8 @@ static void writeKernelLaunch(llvm::json::OStream &json,
             json.attributeObject("tensor_map",
                                  [&] { json.attribute(kind, index); });
             json.attribute("dtype", tm.dtype);
-            json.attributeArray("shape", [&] {
-              for (int64_t d : tm.shape)
-                json.value(d);
-            });
-            json.attributeArray("box", [&] {
-              for (int64_t d : tm.box)
-                json.value(d);
-            });
+            intArray(json, "shape", tm.shape);
+            intArray(json, "box", tm.box);
             json.attribute("swizzle", tm.swizzle);
             json.attribute("l2_promotion", tm.l2Promotion);
             json.attribute("oob_fill", tm.oobFill);

@@ -824,6 +824,13 @@ PERSISTENT_CASES = [
 ]
 
 
+def two_stage_case(form, shape, tiles):
+    """The attention case of TWO_STAGE_SHAPES[shape] with the two-stage
+    wgmma form `form` and tiles `tiles`."""
+    args, kwargs = TWO_STAGE_SHAPES[shape]
+    return attention_case(*args, **kwargs, config=WGP + form + tiles)
+
+
 def correctness_cases():
     cases = []
     for rows, cols in [(1, 768), (17, 4096), (113, 100), (7, 1000), (64, 8192)]:
@@ -897,18 +904,12 @@ def correctness_cases():
         attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
                        dropout_p=0.2, config=WG + "warps=4,bn=64"),
     ]
-    cases += [attention_case(*TWO_STAGE_SHAPES[shape][0],
-                             **TWO_STAGE_SHAPES[shape][1],
-                             config=WGP + form + tiles)
-              for form, shape, tiles in TWO_STAGE_CASES]
+    cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
     # Persistent warp-specialized blocks: with --cuda-sm-count=3 each block
     # takes several work items (the barriers' phases run across items;
     # causal items without keys in between).
-    cases += [variant(attention_case(*TWO_STAGE_SHAPES[shape][0],
-                                     **TWO_STAGE_SHAPES[shape][1],
-                                     config=WGP + form + tiles),
-                      "sm3", ["--cuda-sm-count=3"])
-              for form, shape, tiles in PERSISTENT_CASES]
+    cases += [variant(two_stage_case(*c), "sm3", ["--cuda-sm-count=3"])
+              for c in PERSISTENT_CASES]
     cases.append(adamw_case([[4096]] * 40, lr=3e-4, step=1.0, wd=0.0,
                             name="adamw_40_tensors_two_launches"))
     # Cache-hint variants of the memory-bound kernels (bench/NOTES.md): the
