@@ -1091,6 +1091,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // tileBase + t); Q's barriers are used once per item (item j: phase j).
     Value tileBase, itemNo;
     auto gt = [&](Value t) { return PERSIST ? mb.add(tileBase, t) : t; };
+    // Q's barriers as barAddr/parity "tiles": use j of the one stage.
+    auto qUse = [&](Value j) { return mb.mul(j, 2); };
     // The work items of this block (bid, bid + grid, ...): coordinates,
     // key range and the running tile and item counts. The loop's yield is
     // in place; the caller builds the item's body before it.
@@ -1235,12 +1237,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
               b.setInsertionPoint(ob2.getInsertionBlock(),
                                   ob2.getInsertionPoint());
               barWait(EmptyQ,
-                      mb.mul(arith::SubIOp::create(b, itemNo, kb.idx(1)), 2));
+                      qUse(arith::SubIOp::create(b, itemNo, kb.idx(1))));
               scf::YieldOp::create(b);
             });
           }
           tmaTile(tensorMaps[0], qs, BM, q0, h, FullQ,
-                  PERSIST ? mb.mul(itemNo, 2) : kb.idx(0));
+                  qUse(PERSIST ? itemNo : kb.idx(0)));
           auto loads = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1));
           {
             OpBuilder::InsertionGuard g5(b);
@@ -1272,7 +1274,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       // the output stores) is one item's body.
       if (PERSIST) {
         itemLoop();
-        barWait(FullQ, mb.mul(itemNo, 2));
+        barWait(FullQ, qUse(itemNo));
       }
     }
     // Prologue (tile 0): S[0] and its softmax; K[1] and V[0] in flight.
@@ -1287,7 +1289,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       b.setInsertionPointToStart(&proIf.getThenRegion().front());
       if (WS) {
         if (!PERSIST)
-          barWait(FullQ, kb.idx(0));
+          barWait(FullQ, qUse(kb.idx(0)));
         barWait(FullK, gt(kb.idx(0)));
       } else {
         copyTile(q, qSeqBase, q0, BM, Sq, qs);
@@ -1379,17 +1381,18 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       } else {
         waitAll();
       }
-      if (MB && !WS) {
-        kb.fenceProxyAsync();
-        Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
-        scf::IfOp::create(b, reuse, [&](OpBuilder &ob, Location loc) {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-          barWait(EmptyV, arith::SubIOp::create(b, t, kb.idx(2)));
-          scf::YieldOp::create(b);
-        });
-      }
+      // Without `ws` the consumers copy V[t] and K[t+1] themselves.
       if (!WS) {
+        if (MB) {
+          kb.fenceProxyAsync();
+          Value reuse = mb.cmp(arith::CmpIPredicate::uge, t, kb.idx(2));
+          scf::IfOp::create(b, reuse, [&](OpBuilder &ob, Location loc) {
+            OpBuilder::InsertionGuard g2(b);
+            b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+            barWait(EmptyV, arith::SubIOp::create(b, t, kb.idx(2)));
+            scf::YieldOp::create(b);
+          });
+        }
         copyTile(v, kvSeqBase, kv0, BN, Skv, vTile(t));
         if (MB)
           copyArrive(FullV, t);
