@@ -49,7 +49,10 @@ CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
                   ("mbar,pp,", (8, 12)),
                   # Warp-specialized: a TMA producer warpgroup beside one
                   # or two consumer warpgroups.
-                  ("mbar,ws,", (4, 8)), ("mbar,pp,ws,", (8,)))
+                  ("mbar,ws,", (4, 8)), ("mbar,pp,ws,", (8,)),
+                  # ... storing O through shared memory with TMA.
+                  ("mbar,ws,tmastore,", (4, 8)),
+                  ("mbar,pp,ws,tmastore,", (8,)))
     for w in ws for bn in (64, 128)
     for r in ([",maxregs=168"] if w == 12 else [""])] + [
     # Wider key tiles, where 240 registers hold them (FlashAttention-3

@@ -68,7 +68,7 @@ std::string AttentionConfig::str() const {
   return std::string(wgmma ? "wgmma," : "") + (pipelined ? "pipe," : "") +
          (mbarriers ? "mbar," : "") + (pingPong ? "pp," : "") +
          (warpSpecialized ? "ws," : "") + (persistent ? "persist," : "") +
-         "warps=" + std::to_string(warps) +
+         (tmaStore ? "tmastore," : "") + "warps=" + std::to_string(warps) +
          ",mtiles=" + std::to_string(mTiles) + ",bn=" + std::to_string(blockN) +
          (maxRegs ? ",maxregs=" + std::to_string(maxRegs) : "");
 }
@@ -90,7 +90,8 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       {"mbar", &AttentionConfig::mbarriers},
       {"pp", &AttentionConfig::pingPong},
       {"ws", &AttentionConfig::warpSpecialized},
-      {"persist", &AttentionConfig::persistent}};
+      {"persist", &AttentionConfig::persistent},
+      {"tmastore", &AttentionConfig::tmaStore}};
   for (StringRef part : parts) {
     auto form = llvm::find_if(
         forms, [&](const auto &f) { return f.first == part.trim(); });
@@ -139,6 +140,9 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
   // Persistent blocks: the producer runs ahead across work items.
   if (cfg.persistent && !cfg.warpSpecialized)
     return failure();
+  // O through shared memory and a TMA map of its own: with `ws`.
+  if (cfg.tmaStore && !cfg.warpSpecialized)
+    return failure();
   return cfg;
 }
 
@@ -148,8 +152,11 @@ static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
                            int64_t eltBytes) {
   int64_t bm = 16 * cfg.mTiles * cfg.warps;
   int64_t stages = cfg.pipelined ? 2 : 1;
-  // mbarriers: full/empty x K/V x 2 stages, and Q's with `ws`.
-  return (bm + 2 * stages * cfg.blockN) * (D + (cfg.wgmma ? 0 : 8)) * eltBytes +
+  // A persistent block's O tile (`tmastore`: the Q tile holds the next
+  // item's rows); mbarriers: full/empty x K/V x 2 stages, Q's with `ws`.
+  int64_t oRows = cfg.persistent && cfg.tmaStore ? bm : 0;
+  return (bm + 2 * stages * cfg.blockN + oRows) * (D + (cfg.wgmma ? 0 : 8)) *
+             eltBytes +
          (cfg.wgmma ? 1024 : 0) + (cfg.mbarriers ? 64 : 0) +
          (cfg.warpSpecialized ? 64 : 0);
 }
@@ -478,9 +485,16 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   KernelLaunch launch = launchFor(
       op, PERSIST ? std::min(items, smCount) : items, T + (WS ? 128 : 0));
   launch.sharedMemory = sharedBytes(cfg, D, eltBytes);
+  // `tmastore`: O leaves through a fourth map: each consumer warpgroup
+  // writes its 64 rows of O into its rows of the Q tile (free after its
+  // last S) and one thread stores them with TMA.
+  const bool tmaStore = cfg.tmaStore;
   if (WS)
     launch.tensorMaps = {
         {0, {1, 1, BM, 64}}, {1, {1, 1, BN, 64}}, {2, {1, 1, BN, 64}}};
+  if (tmaStore)
+    launch.tensorMaps.push_back(
+        {static_cast<unsigned>(op->getNumOperands()), {1, 1, 64, 64}});
   if (PERSIST) {
     launch.persistentWork = items;
     launch.persistentCtasPerSM = 1;
@@ -546,6 +560,12 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   auto vTile = [&](Value t) {
     return stageTile(BM * P * eltBytes + stages * tileBytes, t);
   };
+  // `tmastore`: O's rows on their way out: the Q tile (free after the
+  // block's last S), or with `persist` a tile of their own after V's.
+  const int64_t oRows = PERSIST && cfg.tmaStore ? BM : 0;
+  Value os;
+  if (cfg.tmaStore)
+    os = oRows ? view(kb.idx((BM + 2 * stages * BN) * P * eltBytes), BM) : qs;
 
   // Program coordinates of work item `item` (a block's, or with `persist`
   // each of the items a block loops over); for causal attention the
@@ -568,6 +588,29 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   };
   Value tid = kb.threadId();
   Value warp = arith::DivUIOp::create(b, tid, kb.idx(32));
+  // `v` (an index below 2^31, the same in every lane of the warp) as lane
+  // 0's, through shfl.sync: ptxas then knows it is warp-uniform and keeps
+  // what derives from it on the uniform datapath (CUTLASS broadcasts its
+  // warpgroup index the same way).
+  auto warpUniform = [&](Value v) -> Value {
+    Value v32 = arith::IndexCastOp::create(b, b.getI32Type(), v);
+    return arith::IndexCastOp::create(
+        b, b.getIndexType(),
+        mb.callAsm("shfl.sync.idx.b32 $0, $1, 0, 0x1f, -1;", "=r,r", {v32},
+                   {b.getI32Type()})[0]);
+  };
+  // The warpgroup index: the wgmma descriptors, the producer/consumer and
+  // ping-pong branches derive from it.
+  Value wgIdxU;
+  if (WG)
+    wgIdxU = warpUniform(arith::DivUIOp::create(b, tid, kb.idx(128)));
+  // `tmastore`: this thread's warpgroup and whether it is its leader.
+  Value oWG, oLead;
+  if (tmaStore) {
+    oWG = wgIdxU;
+    oLead = mb.cmp(arith::CmpIPredicate::eq,
+                   arith::RemUIOp::create(b, tid, kb.idx(128)), kb.idx(0));
+  }
   Value lane = arith::RemUIOp::create(b, tid, kb.idx(32));
   Value quadRow = arith::DivUIOp::create(b, lane, kb.idx(4)); // 0..7
   Value quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
@@ -659,28 +702,31 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   // 32 B, the next panel by rows * 128 B. V is read N-major (trans-b):
   // 64-column panels BN * 128 B apart (LBO), 8-key groups 1024 B (SBO).
   auto descriptor = [&](Value tile, int64_t byteOffset, int64_t lbo,
-                        int64_t sbo) -> Value {
+                        int64_t sbo, Value rowOffset = Value()) -> Value {
     // Bits 62-63 = 1: 128-byte swizzle; the tiles are 1024-aligned, so the
     // base offset (bits 49-51) is 0.
-    // The tile's descriptor plus the offset: shared addresses stay below
-    // 2^18, so the 14-bit start field never carries into the strides and
-    // one base serves every k-step of a tile.
-    Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, tile);
-    addr = arith::IndexCastOp::create(b, b.getI64Type(), addr);
-    Value field = arith::ShRUIOp::create(
-        b,
-        arith::AndIOp::create(b, addr,
-                              arith::ConstantIntOp::create(b, 0x3FFFF, 64)),
-        arith::ConstantIntOp::create(b, 4, 64));
-    uint64_t strides = (uint64_t(lbo >> 4) << 16) | (uint64_t(sbo >> 4) << 32) |
-                       (uint64_t(1) << 62);
-    Value base = arith::OrIOp::create(
-        b, field,
-        arith::ConstantIntOp::create(b, static_cast<int64_t>(strides), 64));
-    if (!byteOffset)
-      return base;
-    return arith::AddIOp::create(
-        b, base, arith::ConstantIntOp::create(b, byteOffset >> 4, 64));
+    // Built as two 32-bit halves: the low one holds the start address
+    // (bits 0-13, address >> 4) and the leading byte offset, the high one
+    // the stride byte offset and the swizzle, a constant. Shared addresses
+    // stay below 2^18, so adding a k-step's (and `rowOffset`'s, bytes)
+    // offset to the low half never carries out of the 14-bit start field:
+    // one 32-bit add per k-step, and the constant half stays put.
+    Value addr = arith::IndexCastOp::create(
+        b, b.getI32Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, tile));
+    if (rowOffset)
+      addr = arith::AddIOp::create(b, addr, rowOffset);
+    Value lo = arith::ShRUIOp::create(
+        b, arith::AndIOp::create(b, addr, kb.i32(0x3FFFF)), kb.i32(4));
+    lo = arith::OrIOp::create(b, lo,
+                              kb.i32(static_cast<int32_t>((lbo >> 4) << 16)));
+    if (byteOffset)
+      lo = arith::AddIOp::create(b, lo,
+                                 kb.i32(static_cast<int32_t>(byteOffset >> 4)));
+    int64_t hi = (sbo >> 4) | (int64_t(1) << 30);
+    Value lo64 = arith::ExtUIOp::create(b, b.getI64Type(), lo);
+    return arith::OrIOp::create(b, lo64,
+                                arith::ConstantIntOp::create(b, hi << 32, 64));
   };
 
   // Key tiles of this block: all, or up to the causal diagonal of its last
@@ -722,16 +768,13 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   // columns, Q of this warpgroup's 64 rows and K straight from shared
   // memory. Issued and committed, not waited for.
   auto issueS = [&](Value kTile) {
-    Value wg = arith::DivUIOp::create(b, warp, kb.idx(4));
+    Value wg = wgIdxU;
     Value qOff =
-        arith::IndexCastOp::create(b, b.getI64Type(), mb.mul(wg, 64 * 128));
+        arith::IndexCastOp::create(b, b.getI32Type(), mb.mul(wg, 64 * 128));
     SmallVector<Value> acc = mb.flatten(SmallVector<Value>(NT, mb.zeroAcc()));
     for (int64_t kstep = 0; kstep < KS; ++kstep) {
-      Value dq = arith::AddIOp::create(
-          b,
-          descriptor(qs, (kstep / 4) * BM * 128 + (kstep % 4) * 32, 16, 1024),
-          arith::ShRUIOp::create(b, qOff,
-                                 arith::ConstantIntOp::create(b, 4, 64)));
+      Value dq = descriptor(qs, (kstep / 4) * BM * 128 + (kstep % 4) * 32, 16,
+                            1024, qOff);
       Value dk = descriptor(kTile, (kstep / 4) * BN * 128 + (kstep % 4) * 32,
                             16, 1024);
       acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
@@ -1004,6 +1047,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     L0.push_back(kb.f32(0.0));
   }
   SmallVector<Value> Ofinal, Mfinal, Lfinal;
+  scf::ForOp consumerItems; // `persist`: the consumers' loop over items
   auto split = [&](ValueRange vals, SmallVector<Value> &O,
                    SmallVector<Value> &M, SmallVector<Value> &L) {
     O.assign(vals.begin(), vals.begin() + MT * DT);
@@ -1096,14 +1140,23 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // The work items of this block (bid, bid + grid, ...): coordinates,
     // key range and the running tile and item counts. The loop's yield is
     // in place; the caller builds the item's body before it.
-    auto itemLoop = [&]() {
+    // `uniform` (whole warps, not the producer's one thread): the counts
+    // through warpUniform, so that the stages, barriers and descriptors
+    // derived from them stay on the uniform datapath.
+    auto itemLoop = [&](bool uniform) {
       Value zero = kb.idx(0);
       auto items = scf::ForOp::create(b, bid, kb.idx(B * Hq * mTiles),
                                       kb.gridDim(), ValueRange{zero, zero});
       b.setInsertionPointToStart(items.getBody());
       itemNo = items.getRegionIterArgs()[0];
       tileBase = items.getRegionIterArgs()[1];
-      coords(items.getInductionVar());
+      Value item = items.getInductionVar();
+      if (uniform) {
+        itemNo = warpUniform(itemNo);
+        tileBase = warpUniform(tileBase);
+        item = warpUniform(item);
+      }
+      coords(item);
       itemRange();
       any = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(0));
       auto yield = scf::YieldOp::create(
@@ -1132,8 +1185,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     Value barBase;
     if (MB) {
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
-      barBase =
-          mb.add(mb.add(base, smemPad), (BM + 2 * stages * BN) * P * eltBytes);
+      barBase = mb.add(mb.add(base, smemPad),
+                       (BM + 2 * stages * BN + oRows) * P * eltBytes);
     }
     auto barAddr = [&](int kind, Value tile) -> Value {
       Value stage = arith::RemUIOp::create(b, tile, kb.idx(2));
@@ -1149,8 +1202,22 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       Value bar = barAddr(kind, tile); // before the parity, as it was
       kb.mbarrierWait(bar, parity(tile));
     };
+    // The consumers release a stage (or Q) with one arrival per warpgroup:
+    // once any thread of a warpgroup has waited for its wgmma group, the
+    // group's shared-memory reads are done for the whole warpgroup (as in
+    // FlashAttention-3's pipeline without clusters). An arrival by every
+    // thread costs 128 shared-memory atomics per warpgroup and stage.
+    Value wgLead =
+        mb.cmp(arith::CmpIPredicate::eq,
+               arith::RemUIOp::create(b, tid, kb.idx(128)), kb.idx(0));
     auto barArrive = [&](int kind, Value tile) {
-      kb.mbarrierArrive(barAddr(kind, tile));
+      Value bar = barAddr(kind, tile);
+      scf::IfOp::create(b, wgLead, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        kb.mbarrierArrive(bar);
+        scf::YieldOp::create(b);
+      });
     };
     auto copyArrive = [&](int kind, Value tile) {
       kb.mbarrierCopyArrive(barAddr(kind, tile));
@@ -1162,7 +1229,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     SmallVector<Value> tensorMaps;
     if (WS)
       for (int64_t i = 0; i < 3; ++i)
-        tensorMaps.push_back(func.getArgument(func.getNumArguments() - 3 + i));
+        tensorMaps.push_back(func.getArgument(func.getNumArguments() -
+                                              launch.tensorMaps.size() + i));
     auto tmaTile = [&](Value map, Value dst, int64_t rows, Value row0,
                        Value head, int kind, Value tile) {
       auto i32 = [&](Value v) {
@@ -1186,17 +1254,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       scf::IfOp::create(b, first, [&](OpBuilder &ob, Location loc) {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        // Every consumer thread arrives on an empty barrier; a full one
-        // completes when every thread's copies landed, or with `ws` when
-        // the producer's one arrival and its TMA bytes did.
+        // Each consumer warpgroup arrives once on an empty barrier; a full
+        // one completes when every thread's copies landed, or with `ws`
+        // when the producer's one arrival and its TMA bytes did.
         Value all = arith::ConstantIntOp::create(b, T, 32);
         Value one = arith::ConstantIntOp::create(b, 1, 32);
+        Value wgs = arith::ConstantIntOp::create(b, T / 128, 32);
         for (int kind = 0; kind < (PERSIST ? 6 : WS ? 5 : 4); ++kind)
-          for (int64_t st = 0; st < (kind >= FullQ ? 1 : 2); ++st)
-            kb.mbarrierInit(
-                barAddr(kind, kb.idx(st)),
-                WS && (kind == FullK || kind == FullV || kind == FullQ) ? one
-                                                                        : all);
+          for (int64_t st = 0; st < (kind >= FullQ ? 1 : 2); ++st) {
+            bool full = kind == FullK || kind == FullV || kind == FullQ;
+            kb.mbarrierInit(barAddr(kind, kb.idx(st)), !full ? wgs
+                                                       : WS  ? one
+                                                             : all);
+          }
         kb.mbarrierInitFence();
         scf::YieldOp::create(b);
       });
@@ -1207,7 +1277,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       // (Q once, then K[t] and V[t] into stage t % 2 once the consumers
       // released the stage's previous tile), the others only give their
       // registers away. Everything after this `if` is the consumers'.
-      Value producer = mb.cmp(arith::CmpIPredicate::uge, tid, kb.idx(T));
+      Value producer =
+          mb.cmp(arith::CmpIPredicate::uge, wgIdxU, kb.idx(T / 128));
       auto split = scf::IfOp::create(b, producer, /*withElse=*/true);
       {
         OpBuilder::InsertionGuard g3(b);
@@ -1230,7 +1301,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
             // count Q's phases per item), once the consumers' S GEMMs of
             // the item before are done with the buffer.
             inItems.emplace(b);
-            itemLoop();
+            itemLoop(/*uniform=*/false);
             Value later = mb.cmp(arith::CmpIPredicate::uge, itemNo, kb.idx(1));
             scf::IfOp::create(b, later, [&](OpBuilder &ob2, Location loc2) {
               OpBuilder::InsertionGuard g6(b);
@@ -1273,7 +1344,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       // `persist`: the consumers' work items; everything below (through
       // the output stores) is one item's body.
       if (PERSIST) {
-        itemLoop();
+        consumerItems = itemLoop(/*uniform=*/true);
         barWait(FullQ, qUse(itemNo));
       }
     }
@@ -1335,7 +1406,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // one's GEMMs are on the tensor cores. The last warpgroup opens the
     // first turn; warpgroup 0 takes the one left open after the loop.
     const int64_t nWG = W / 4;
-    Value wgIdx = arith::DivUIOp::create(b, warp, kb.idx(4));
+    Value wgIdx = wgIdxU;
     // (Immediate barrier ids, one branch per warpgroup: with an id in a
     // register ptxas would reserve all 16 barriers of the block.)
     auto namedBarrier = [&](StringRef op, Value wgOfTurn) {
@@ -1364,7 +1435,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value t = loop.getInductionVar();
+      // The tile's stage, barriers and descriptors on the uniform datapath.
+      Value t = warpUniform(loop.getInductionVar());
       SmallVector<Value> O, M, L;
       split(loop.getRegionIterArgs(), O, M, L);
       SmallVector<Value> Pprev(loop.getRegionIterArgs().begin() + MT * DT +
@@ -1476,7 +1548,37 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     Ofinal.assign(epiIf.getResults().begin(), epiIf.getResults().end());
   }
 
-  // Epilogue: O / l per row, 4-byte stores of element pairs; lse.
+  // Epilogue: O / l per row, 4-byte stores of element pairs (with
+  // `tmaStore` into the swizzled panels of O's shared tile, then one TMA
+  // store per panel); lse.
+  // The warpgroup's own named barrier (ids after ping-pong's).
+  auto wgBarrier = [&]() {
+    int64_t nWG = W / 4;
+    for (int64_t w = 0; w < nWG; ++w) {
+      Value is = mb.cmp(arith::CmpIPredicate::eq, oWG, kb.idx(w));
+      scf::IfOp::create(b, is, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        mb.callAsm("bar.sync " + std::to_string(1 + nWG + w) + ", 128;",
+                   "~{memory}", {}, {});
+        scf::YieldOp::create(b);
+      });
+    }
+  };
+  // The warpgroup leader's wait for its stores to have read O's tile.
+  auto storesRead = [&]() {
+    scf::IfOp::create(b, oLead, [&](OpBuilder &ob, Location loc) {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      mb.callAsm("cp.async.bulk.wait_group.read 0;", "~{memory}", {}, {});
+      scf::YieldOp::create(b);
+    });
+  };
+  // `persist`: the item before's stores must be done reading O's tile.
+  if (tmaStore && PERSIST) {
+    storesRead();
+    wgBarrier();
+  }
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t r = 0; r < 2; ++r) {
       Value l = mb.quadReduce(Lfinal[mt * 2 + r], /*isMax=*/false);
@@ -1489,10 +1591,25 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
       Value rowBase = mb.mul(mb.add(qSeqBase, i), D);
       Value inv2 = mb.splat2(inv);
+      if (tmaStore) {
+        // Row rt of the tile (rt % 8 == quadRow), chunk dt % 8 of panel
+        // dt / 8 at the 128-byte swizzle's place (as the loads put Q).
+        Value rt = mb.add(mb.add(warpRow, quadRow), 8 * r);
+        for (int64_t dt = 0; dt < DT; ++dt) {
+          Value o =
+              arith::MulFOp::create(b, mb.row(Ofinal[mt * DT + dt], r), inv2);
+          Value chunk = arith::XOrIOp::create(b, kb.idx(dt % 8), quadRow);
+          Value at = mb.add(mb.add(mb.mul(rt, 64), mb.mul(chunk, 8)),
+                            mb.add(quadCol, (dt / 8) * BM * 64));
+          auto st = vector::StoreOp::create(
+              b, arith::TruncFOp::create(b, mb.elt2, o), os, at);
+          st.setAlignment(4);
+        }
+      }
       scf::IfOp::create(b, iOk, [&](OpBuilder &ob, Location loc) {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        for (int64_t dt = 0; dt < DT; ++dt) {
+        for (int64_t dt = 0; dt < DT && !tmaStore; ++dt) {
           Value o =
               arith::MulFOp::create(b, mb.row(Ofinal[mt * DT + dt], r), inv2);
           Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
@@ -1519,6 +1636,38 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
         scf::YieldOp::create(b);
       });
     }
+  if (tmaStore) {
+    // Every thread's shared-memory writes reach the async proxy, the
+    // warpgroup meets at its barrier, and its leader stores the panels;
+    // rows past the sequence are not written. The block may end only once
+    // the stores have read the tile (a persistent block: before it writes
+    // the next item's O, and after its last item).
+    kb.fenceProxyAsync();
+    wgBarrier();
+    scf::IfOp::create(b, oLead, [&](OpBuilder &ob, Location loc) {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      auto i32 = [&](Value v) {
+        return arith::IndexCastOp::create(b, b.getI32Type(), v);
+      };
+      Value map = func.getArgument(func.getNumArguments() - 1);
+      Value row0 = mb.add(q0, mb.mul(oWG, 64));
+      for (int64_t p = 0; p < D / 64; ++p)
+        mb.callAsm("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
+                   "[$0, {$1, $2, $3, $4}], [$5];",
+                   "l,r,r,r,r,r,~{memory}",
+                   {map, kb.i32(static_cast<int32_t>(64 * p)), i32(row0),
+                    i32(h), i32(batch),
+                    kb.sharedAddress(os, mb.add(mb.mul(oWG, 64 * 128),
+                                                kb.idx(p * BM * 128)))},
+                   {});
+      mb.callAsm("cp.async.bulk.commit_group;", "~{memory}", {}, {});
+      scf::YieldOp::create(b);
+    });
+    if (PERSIST)
+      b.setInsertionPointAfter(consumerItems);
+    storesRead();
+  }
   return launch;
 }
 

@@ -99,6 +99,9 @@ struct AttentionConfig {
   bool warpSpecialized = false;
   // ws only: persistent blocks (one per SM) looping over the work items.
   bool persistent = false;
+  // ws without persist: O leaves through shared memory (the Q tile) and a
+  // TMA store per 64-column panel instead of 4-byte stores from registers.
+  bool tmaStore = false;
   int64_t maxRegs = 0; // registers per thread cap (0: ptxas decides)
   std::string str() const;
 };

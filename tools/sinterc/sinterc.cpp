@@ -82,7 +82,8 @@ static cl::opt<std::string> attentionConfig(
     "attention-config",
     cl::desc("CUDA targets: tile configuration of every attention kernel, "
              "overriding the table shipped with the compiler: "
-             "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,]]]]warps=W,mtiles=M,bn=N"
+             "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,|tmastore,]]]]warps=W,"
+             "mtiles=M,bn=N"
              "[,maxregs=R]' (tensor cores; W warps of 16*M query rows each, "
              "N keys per K/V tile: 16, 32, 64, 128, with wgmma also 160, 176, "
              "192; sm_90a: wgmma = warpgroup MMA, pipe = two K/V stages with "
@@ -91,7 +92,8 @@ static cl::opt<std::string> attentionConfig(
              "the tensor cores, ws = warp specialization: a producer "
              "warpgroup loads Q, K and V with TMA and gives its registers "
              "to the W consumer warps, persist = one block per SM "
-             "(--cuda-sm-count) looping over the work items; R caps "
+             "(--cuda-sm-count) looping over the work items, tmastore = O "
+             "written through shared memory and stored with TMA; R caps "
              "registers per thread) or 'cuda-cores'"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 

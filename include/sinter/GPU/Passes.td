@@ -205,12 +205,13 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"attentionConfig", "attention-config", "std::string",
            /*default=*/"\"\"",
            "Tile configuration of every attention kernel, overriding the "
-           "shipped table: '[wgmma,][pipe,[mbar,[pp,][ws,[persist,]]]]"
-           "warps=W,mtiles=M,bn=N[,maxregs=R]' (tensor cores: W warps of "
-           "16*M query rows, N keys per K/V tile, N in 16/32/64/128 or with "
-           "wgmma also 160/176/192; wgmma and its forms need sm_90a; ws adds "
-           "a TMA producer warpgroup to W <= 8 consumer warps; persist: one "
-           "block per SM (sm-count) looping over the work items) or "
+           "shipped table: '[wgmma,][pipe,[mbar,[pp,][ws,[persist,|"
+           "tmastore,]]]]warps=W,mtiles=M,bn=N[,maxregs=R]' (tensor cores: "
+           "W warps of 16*M query rows, N keys per K/V tile, N in "
+           "16/32/64/128 or with wgmma also 160/176/192; wgmma and its forms "
+           "need sm_90a; ws adds a TMA producer warpgroup to W <= 8 consumer "
+           "warps; persist: one block per SM (sm-count) looping over the "
+           "work items; tmastore: O stored through shared memory by TMA) or "
            "'cuda-cores'">,
     Option<"cacheHints", "cache-hints", "std::string", /*default=*/"\"none\"",
            "Cache policy of the 16-byte loads/stores of data touched once "

@@ -811,6 +811,14 @@ TWO_STAGE_CASES = [
     ("mbar,pp,ws,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,", "dropout", "warps=8,bn=128"),
     ("mbar,pp,ws,", "d256", "warps=8,bn=64"),
+    # ... and O leaving through shared memory and TMA stores (rows past the
+    # sequence clipped by the tensor map).
+    ("mbar,ws,tmastore,", "one-tile", "warps=4,bn=64"),
+    ("mbar,ws,tmastore,", "no-keys", "warps=8,bn=64"),
+    ("mbar,pp,ws,tmastore,", "ragged-gqa", "warps=8,bn=64"),
+    ("mbar,pp,ws,tmastore,", "mask-f16", "warps=8,bn=128"),
+    ("mbar,ws,tmastore,", "dropout", "warps=8,bn=128"),
+    ("mbar,pp,ws,tmastore,", "d256", "warps=8,bn=64"),
 ]
 
 
@@ -821,6 +829,10 @@ PERSISTENT_CASES = [
     ("mbar,pp,ws,persist,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,persist,", "dropout", "warps=4,bn=128"),
     ("mbar,pp,ws,persist,", "d256", "warps=8,bn=64"),
+    ("mbar,ws,persist,tmastore,", "no-keys", "warps=8,bn=64"),
+    ("mbar,pp,ws,persist,tmastore,", "ragged-gqa", "warps=8,bn=64"),
+    ("mbar,pp,ws,persist,tmastore,", "long", "warps=8,bn=128"),
+    ("mbar,pp,ws,persist,tmastore,", "mask-f16", "warps=8,bn=128"),
 ]
 
 
