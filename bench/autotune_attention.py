@@ -58,9 +58,10 @@ CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     # Wider key tiles, where 240 registers hold them (FlashAttention-3
     # takes 176 keys at D128).
     "wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=%d" % bn for bn in (176,)] + [
-    # Persistent blocks (one per SM looping over the work items).
-    "wgmma,pipe,mbar,pp,ws,persist,warps=8,mtiles=1,bn=%d" % bn
-    for bn in (64, 128)]
+    # Persistent blocks (one per SM looping over the work items), storing
+    # O from registers or through a shared tile of its own with TMA.
+    "wgmma,pipe,mbar,pp,ws,persist,%swarps=8,mtiles=1,bn=%d" % (f, bn)
+    for f in ("", "tmastore,") for bn in (64, 128)]
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):

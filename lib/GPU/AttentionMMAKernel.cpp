@@ -1435,8 +1435,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      // The tile's stage, barriers and descriptors on the uniform datapath.
-      Value t = warpUniform(loop.getInductionVar());
+      // `ws`: the tile's stage, barriers and descriptors on the uniform
+      // datapath (without it the consumers' own copies mix the tile with
+      // the thread index, and a uniform tile costs more than it saves).
+      Value t =
+          WS ? warpUniform(loop.getInductionVar()) : loop.getInductionVar();
       SmallVector<Value> O, M, L;
       split(loop.getRegionIterArgs(), O, M, L);
       SmallVector<Value> Pprev(loop.getRegionIterArgs().begin() + MT * DT +

@@ -15,11 +15,12 @@
 
 // bf16, head dim 128, causal, 200 keys. sm_90a: the table's entry (two
 // consumer warpgroups of 64 query rows and a TMA producer warpgroup, 128
-// keys per tile, two K/V stages; attention-warp-specialized.mlir checks the
-// schedule) in dynamic shared memory with 1024 bytes of slack for the
-// 128-byte swizzle alignment. The tuner found the same tiles best at 1024
-// keys, so the table has no shorter-sequence entry for this shape
-// (@causal_d128_long below gets the same kernel).
+// keys per tile, two K/V stages, O stored with TMA;
+// attention-warp-specialized.mlir checks the schedule) in dynamic shared
+// memory with 1024 bytes of slack for the 128-byte swizzle alignment. The
+// tuner found the same tiles best at 1024 keys, so the table has no
+// shorter-sequence entry for this shape (@causal_d128_long below gets the
+// same kernel; non-causal @d128_short at the end does get one).
 // CHECK-LABEL: func.func @causal_d128
 // CHECK: nvgpu.tma.create.descriptor
 // CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %{{.*}} args
@@ -116,6 +117,35 @@ func.func @causal_d128_long(%q: tensor<1x2x2048x128xbf16>,
                             %v: tensor<1x2x2048x128xbf16>)
     -> tensor<1x2x2048x128xbf16> {
   %o = sinter.attention %q, %k, %v {causal} : tensor<1x2x2048x128xbf16>,
+      tensor<1x2x2048x128xbf16>, tensor<1x2x2048x128xbf16>
+      -> tensor<1x2x2048x128xbf16>
+  return %o : tensor<1x2x2048x128xbf16>
+}
+
+// -----
+
+// Non-causal, head dim 128: up to 1024 keys the table's short-sequence
+// entry (persistent blocks, at most one per SM, with O through a shared
+// tile of its own: 164992 + 32768 bytes), longer sequences the general
+// one (a block per 128 query rows, O through the Q tile).
+// CHECK-LABEL: func.func @d128_short
+// CHECK: gpu.launch_func @sinter_kernels::@attention_0 blocks in (%c132, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c197760_i32
+// CHECK-LABEL: func.func @d128_long
+// CHECK: gpu.launch_func @sinter_kernels::@attention_1 blocks in (%c32, %{{.*}}, %{{.*}}) threads in (%c384, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c164992_i32
+func.func @d128_short(%q: tensor<2x16x1024x128xbf16>,
+                      %k: tensor<2x16x1024x128xbf16>,
+                      %v: tensor<2x16x1024x128xbf16>)
+    -> tensor<2x16x1024x128xbf16> {
+  %o = sinter.attention %q, %k, %v : tensor<2x16x1024x128xbf16>,
+      tensor<2x16x1024x128xbf16>, tensor<2x16x1024x128xbf16>
+      -> tensor<2x16x1024x128xbf16>
+  return %o : tensor<2x16x1024x128xbf16>
+}
+func.func @d128_long(%q: tensor<1x2x2048x128xbf16>,
+                     %k: tensor<1x2x2048x128xbf16>,
+                     %v: tensor<1x2x2048x128xbf16>)
+    -> tensor<1x2x2048x128xbf16> {
+  %o = sinter.attention %q, %k, %v : tensor<1x2x2048x128xbf16>,
       tensor<1x2x2048x128xbf16>, tensor<1x2x2048x128xbf16>
       -> tensor<1x2x2048x128xbf16>
   return %o : tensor<1x2x2048x128xbf16>
