@@ -82,7 +82,7 @@ static cl::opt<std::string> attentionConfig(
     "attention-config",
     cl::desc("CUDA targets: tile configuration of every attention kernel, "
              "overriding the table shipped with the compiler: "
-             "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,|tmastore,]]]]warps=W,"
+             "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,][tmastore,]]]]warps=W,"
              "mtiles=M,bn=N"
              "[,maxregs=R]' (tensor cores; W warps of 16*M query rows each, "
              "N keys per K/V tile: 16, 32, 64, 128, with wgmma also 160, 176, "

@@ -205,7 +205,7 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"attentionConfig", "attention-config", "std::string",
            /*default=*/"\"\"",
            "Tile configuration of every attention kernel, overriding the "
-           "shipped table: '[wgmma,][pipe,[mbar,[pp,][ws,[persist,|"
+           "shipped table: '[wgmma,][pipe,[mbar,[pp,][ws,[persist,]["
            "tmastore,]]]]warps=W,mtiles=M,bn=N[,maxregs=R]' (tensor cores: "
            "W warps of 16*M query rows, N keys per K/V tile, N in "
            "16/32/64/128 or with wgmma also 160/176/192; wgmma and its forms "
