@@ -889,6 +889,12 @@ def correctness_cases():
         attention_case(1, 3, 1, 65, 200, 32, "f32", mask_shape=[200],
                        lse=True, scale=0.3),
         attention_case(2, 8, 2, 1023, 1023, 128, causal=True),
+        # The table's D128 kernels at the edges of their O tiles: one query
+        # row (decode, GQA; the short-sequence entry: persistent blocks, O
+        # stored with TMA, 63 of the 64 rows clipped) and 5 rows over 2000
+        # keys (the general entry), with lse.
+        attention_case(2, 8, 2, 1, 77, 128, lse=True),
+        attention_case(1, 4, 4, 5, 2000, 128, lse=True),
         attention_case(1, 4, 2, 77, 130, 64, causal=True, lse=True,
                        dropout_p=0.2),
         # Tensor-core tile shapes beyond the table's, and the CUDA-core
