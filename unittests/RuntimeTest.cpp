@@ -72,6 +72,18 @@ protected:
   void write(const std::string &name, const std::string &text) {
     std::ofstream(dir + "/" + name) << text;
   }
+  /// Loads `manifest` beside a bogus cubin: a well-formed manifest gets as
+  /// far as the driver (no GPU: libcuda is missing; a GPU: the cubin is
+  /// rejected), so the load fails with a driver error, never an artifact
+  /// one. Returns the error text.
+  std::string loadReachingTheDriver(const std::string &manifest) {
+    write("manifest.json", manifest);
+    write("kernels.cubin", "not a cubin");
+    sinter_rt_program *p = nullptr;
+    EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
+        << sinter_rt_last_error();
+    return sinter_rt_last_error();
+  }
   std::string dir;
 };
 
@@ -99,15 +111,11 @@ TEST_F(RuntimeArtifact, MalformedManifestNamesTheProblem) {
 TEST_F(RuntimeArtifact, NonFiniteConstantsTravelAsBits) {
   // -inf as f32 bits: the manifest parses (the failure comes later, from the
   // driver or the bogus cubin, not from the manifest).
-  write("manifest.json", R"({"target": "cuda:sm_90a", "functions": [
+  loadReachingTheDriver(R"({"target": "cuda:sm_90a", "functions": [
       {"name": "main", "arguments": [], "temps": [], "launches": [
         {"kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1],
          "shared_memory": 0,
          "args": [{"type": "f32", "bits": 4286578688}]}]}]})");
-  write("kernels.cubin", "not a cubin");
-  sinter_rt_program *p = nullptr;
-  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-      << sinter_rt_last_error();
 }
 
 TEST_F(RuntimeArtifact, CpuManifestIsRejected) {
@@ -186,17 +194,11 @@ std::string gemmEntry(const std::string &from = "",
 TEST_F(RuntimeArtifact, GemmEntryParsesAndNeedsTheDriverOnlyAtLoad) {
   // Well formed: the failure comes from the driver (no GPU) or the bogus
   // cubin, not from the manifest; cuBLASLt is not needed to load.
-  write("manifest.json", gemmManifest(gemmEntry()));
-  write("kernels.cubin", "not a cubin");
-  sinter_rt_program *p = nullptr;
-  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-      << sinter_rt_last_error();
+  loadReachingTheDriver(gemmManifest(gemmEntry()));
   // A version-1 manifest (launches without a kind) still reads.
-  write("manifest.json", gemmManifest(R"({"kernel": "k", "grid": [1, 1, 1],
+  loadReachingTheDriver(gemmManifest(R"({"kernel": "k", "grid": [1, 1, 1],
           "block": [32, 1, 1], "shared_memory": 0, "args": [{"arg": 0}]})",
-                                      1));
-  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-      << sinter_rt_last_error();
+                                     1));
 }
 
 /// Loads `manifest` and expects an artifact error containing `message`.
@@ -249,11 +251,7 @@ TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
 
 TEST_F(RuntimeArtifact, Format3Reads) {
   // Format 3 (tensor maps) reads, with or without a tensor map.
-  write("manifest.json", gemmManifest(gemmEntry(), 3));
-  write("kernels.cubin", "not a cubin");
-  sinter_rt_program *p = nullptr;
-  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-      << sinter_rt_last_error();
+  loadReachingTheDriver(gemmManifest(gemmEntry(), 3));
 }
 
 // --- Tensor maps (kernel parameters) ---------------------------------------
@@ -287,22 +285,15 @@ std::string withScalar(std::string manifest) {
 }
 
 TEST_F(RuntimeArtifact, TensorMapParsesAndNeedsTheDriverOnlyAtLoad) {
-  write("manifest.json", gemmManifest(tensorMapLaunch(), 3));
-  write("kernels.cubin", "not a cubin");
-  sinter_rt_program *p = nullptr;
-  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-      << sinter_rt_last_error();
+  loadReachingTheDriver(gemmManifest(tensorMapLaunch(), 3));
   // A 16-byte box row; 1-D, as big as the buffer (32639 bf16); a box
   // reaching past a short tensor (128 rows of 127: the rest reads as zeros).
   for (const char *edit : {R"("shape": [127, 256], "box": [1, 8])",
                            R"("shape": [32639], "box": [64])",
                            R"("shape": [127, 256], "box": [128, 64])"}) {
-    write("manifest.json",
-          gemmManifest(
-              tensorMapLaunch(R"("shape": [127, 256], "box": [64, 64])", edit),
-              3));
-    EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &p), SINTER_RT_ERROR_DRIVER)
-        << edit << ": " << sinter_rt_last_error();
+    SCOPED_TRACE(edit);
+    loadReachingTheDriver(gemmManifest(
+        tensorMapLaunch(R"("shape": [127, 256], "box": [64, 64])", edit), 3));
   }
 }
 
