@@ -564,7 +564,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   // block's last S), or with `persist` a tile of their own after V's.
   const int64_t oRows = PERSIST && cfg.tmaStore ? BM : 0;
   Value os;
-  if (cfg.tmaStore)
+  if (tmaStore)
     os = oRows ? view(kb.idx((BM + 2 * stages * BN) * P * eltBytes), BM) : qs;
 
   // Program coordinates of work item `item` (a block's, or with `persist`
@@ -604,13 +604,27 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   Value wgIdxU;
   if (WG)
     wgIdxU = warpUniform(arith::DivUIOp::create(b, tid, kb.idx(128)));
-  // `tmastore`: this thread's warpgroup and whether it is its leader.
-  Value oWG, oLead;
-  if (tmaStore) {
-    oWG = wgIdxU;
-    oLead = mb.cmp(arith::CmpIPredicate::eq,
-                   arith::RemUIOp::create(b, tid, kb.idx(128)), kb.idx(0));
-  }
+  // Whether this thread is its warpgroup's first (the one that arrives on
+  // the empty barriers and issues the O stores).
+  Value wgLead;
+  if (WG)
+    wgLead = mb.cmp(arith::CmpIPredicate::eq,
+                    arith::RemUIOp::create(b, tid, kb.idx(128)), kb.idx(0));
+  // Named barrier `text(w)` of warpgroup `wg`, with w an immediate: one
+  // branch per warpgroup (with the id in a register ptxas would reserve
+  // all 16 barriers of the block).
+  auto perWarpgroupBarrier = [&](Value wg,
+                                 function_ref<std::string(int64_t)> text) {
+    for (int64_t w = 0; w < W / 4; ++w) {
+      Value is = mb.cmp(arith::CmpIPredicate::eq, wg, kb.idx(w));
+      scf::IfOp::create(b, is, [&](OpBuilder &ob, Location loc) {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        mb.callAsm(text(w), "~{memory}", {}, {});
+        scf::YieldOp::create(b);
+      });
+    }
+  };
   Value lane = arith::RemUIOp::create(b, tid, kb.idx(32));
   Value quadRow = arith::DivUIOp::create(b, lane, kb.idx(4)); // 0..7
   Value quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
@@ -1207,9 +1221,6 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // group's shared-memory reads are done for the whole warpgroup (as in
     // FlashAttention-3's pipeline without clusters). An arrival by every
     // thread costs 128 shared-memory atomics per warpgroup and stage.
-    Value wgLead =
-        mb.cmp(arith::CmpIPredicate::eq,
-               arith::RemUIOp::create(b, tid, kb.idx(128)), kb.idx(0));
     auto barArrive = [&](int kind, Value tile) {
       Value bar = barAddr(kind, tile);
       scf::IfOp::create(b, wgLead, [&](OpBuilder &ob, Location loc) {
@@ -1407,19 +1418,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // first turn; warpgroup 0 takes the one left open after the loop.
     const int64_t nWG = W / 4;
     Value wgIdx = wgIdxU;
-    // (Immediate barrier ids, one branch per warpgroup: with an id in a
-    // register ptxas would reserve all 16 barriers of the block.)
     auto namedBarrier = [&](StringRef op, Value wgOfTurn) {
-      for (int64_t w = 0; w < nWG; ++w) {
-        Value is = mb.cmp(arith::CmpIPredicate::eq, wgOfTurn, kb.idx(w));
-        scf::IfOp::create(b, is, [&](OpBuilder &ob, Location loc) {
-          OpBuilder::InsertionGuard g3(b);
-          b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-          mb.callAsm((op + " " + std::to_string(w + 1) + ", 256;").str(),
-                     "~{memory}", {}, {});
-          scf::YieldOp::create(b);
-        });
-      }
+      perWarpgroupBarrier(wgOfTurn, [&](int64_t w) {
+        return (op + " " + std::to_string(w + 1) + ", 256;").str();
+      });
     };
     if (cfg.pingPong) {
       Value lastWG = mb.cmp(arith::CmpIPredicate::eq, wgIdx, kb.idx(nWG - 1));
@@ -1556,21 +1558,13 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   // store per panel); lse.
   // The warpgroup's own named barrier (ids after ping-pong's).
   auto wgBarrier = [&]() {
-    int64_t nWG = W / 4;
-    for (int64_t w = 0; w < nWG; ++w) {
-      Value is = mb.cmp(arith::CmpIPredicate::eq, oWG, kb.idx(w));
-      scf::IfOp::create(b, is, [&](OpBuilder &ob, Location loc) {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
-        mb.callAsm("bar.sync " + std::to_string(1 + nWG + w) + ", 128;",
-                   "~{memory}", {}, {});
-        scf::YieldOp::create(b);
-      });
-    }
+    perWarpgroupBarrier(wgIdxU, [&](int64_t w) {
+      return "bar.sync " + std::to_string(1 + W / 4 + w) + ", 128;";
+    });
   };
   // The warpgroup leader's wait for its stores to have read O's tile.
   auto storesRead = [&]() {
-    scf::IfOp::create(b, oLead, [&](OpBuilder &ob, Location loc) {
+    scf::IfOp::create(b, wgLead, [&](OpBuilder &ob, Location loc) {
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
       mb.callAsm("cp.async.bulk.wait_group.read 0;", "~{memory}", {}, {});
@@ -1647,21 +1641,21 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     // the next item's O, and after its last item).
     kb.fenceProxyAsync();
     wgBarrier();
-    scf::IfOp::create(b, oLead, [&](OpBuilder &ob, Location loc) {
+    scf::IfOp::create(b, wgLead, [&](OpBuilder &ob, Location loc) {
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
       auto i32 = [&](Value v) {
         return arith::IndexCastOp::create(b, b.getI32Type(), v);
       };
       Value map = func.getArgument(func.getNumArguments() - 1);
-      Value row0 = mb.add(q0, mb.mul(oWG, 64));
+      Value row0 = mb.add(q0, mb.mul(wgIdxU, 64));
       for (int64_t p = 0; p < D / 64; ++p)
         mb.callAsm("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
                    "[$0, {$1, $2, $3, $4}], [$5];",
                    "l,r,r,r,r,r,~{memory}",
                    {map, kb.i32(static_cast<int32_t>(64 * p)), i32(row0),
                     i32(h), i32(batch),
-                    kb.sharedAddress(os, mb.add(mb.mul(oWG, 64 * 128),
+                    kb.sharedAddress(os, mb.add(mb.mul(wgIdxU, 64 * 128),
                                                 kb.idx(p * BM * 128)))},
                    {});
       mb.callAsm("cp.async.bulk.commit_group;", "~{memory}", {}, {});
