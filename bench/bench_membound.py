@@ -6,11 +6,20 @@
     python3 bench/bench_membound.py ART [--json F] [--png F]      # on the GPU
 
 For each case of gpu_cases.bench_cases(): Sinter's artifact, torch eager
-(composed), torch's built-in op and torch.compile, timed with
-triton.testing.do_bench (median after warm-up) on the same inputs; bytes =
-every input read once + every output written once. Also the
-device-to-device copy ceiling. Prints a table of TB/s and ratios; writes
-JSON (and a PNG chart when matplotlib is available).
+(composed), torch's built-in op and torch.compile, timed do_bench-style
+(bench/timing.py: median of per-call CUDA events after warm-up, the L2
+emptied before each call) on the same inputs; bytes = every input read
+once + every output written once. Also the device-to-device copy ceiling.
+Prints a table of TB/s and ratios; writes JSON (and a PNG chart when
+matplotlib is available).
+
+The L2 is emptied by reading a 256 MB buffer (--flush read), so that each
+call starts with cold inputs and a clean L2. triton's do_bench zeroes that
+buffer instead (--flush zero), which leaves up to 60 MB of dirty lines for
+the timed call to write back: 1% of a 4 GiB copy, 5-8% of a 268 MB norm
+(bench/NOTES.md, "session 6"). Both are printed by default (read,zero):
+the first method gives the table and the ratios, the second more columns,
+each against the copy ceiling measured the same way.
 
 Variants (gpu_cases.VARIANTS: <case>_<label>, <case> compiled with extra
 sinterc flags, e.g. the persistent kernels or the cache hints) are timed
@@ -30,19 +39,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "test", "Integration", "GPU"))
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from triton.testing import do_bench  # noqa: E402
 
 import gpu_cases  # noqa: E402
 import sinter.cuda as sc  # noqa: E402
-
-
-def t_ms(fn, rep=200):
-    return do_bench(fn, warmup=50, rep=rep, return_mode="median")
-
-
-def t_p90(fn, rep=200):
-    q = do_bench(fn, warmup=10, rep=rep, quantiles=[0.9])
-    return q[0] if isinstance(q, (list, tuple)) else q
+import timing  # noqa: E402
 
 
 def peers_for(name, ins):
@@ -116,33 +116,54 @@ def main():
                                                   "membound.json"))
     p.add_argument("--png", default=os.path.join(HERE, "results",
                                                  "membound.png"))
+    p.add_argument("--flush", default="read,zero",
+                   help="comma-separated L2 flushes before each timed call "
+                   "(bench/timing.py: read, zero = do_bench's own, none); "
+                   "the first is the table's method, each other one adds "
+                   "columns (default: read,zero)")
     a = p.parse_args()
+    flushes = list(dict.fromkeys(f.strip() for f in a.flush.split(",")))
+    bad = [f for f in flushes if f not in timing.FLUSHES]
+    if bad or not flushes:
+        p.error("--flush: %r is not one of %s"
+                % (",".join(bad), ", ".join(timing.FLUSHES)))
     dev = torch.device("cuda")
+    timers = {f: timing.Timer(f) for f in flushes}
+    primary = flushes[0]
+
+    def t_ms(fn, rep=200, flush=primary):
+        return timers[flush].median_p90(fn, rep=rep)
     gen = torch.Generator(device=dev).manual_seed(0)
     info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-            "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d")}
+            "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d"),
+            "l2_flush": primary, "other_flushes": flushes[1:]}
     rows = []
-    xc = torch.empty(1 << 30, dtype=torch.float32, device=dev)
-    yc = torch.empty_like(xc)
-    copy_ms = t_ms(lambda: yc.copy_(xc), rep=100)
-    copy_tbs = 2 * xc.numel() * 4 / copy_ms / 1e9
-    del xc, yc
-    rows.append({"case": "d2d copy 4 GiB", "backend": "copy_", "ms": copy_ms,
-                 "TBps": copy_tbs})
-    # The same copy at the norms' size (128 MiB each way, ~63 us): what a
-    # kernel of that length reaches, ramp-up and drain included. For
-    # reference only; the percentages stay against the 4 GiB copy.
-    xs = torch.empty(1 << 25, dtype=torch.float32, device=dev)
-    ys = torch.empty_like(xs)
-    small_ms = t_ms(lambda: ys.copy_(xs))
-    small_tbs = 2 * xs.numel() * 4 / small_ms / 1e9
-    del xs, ys
-    rows.append({"case": "d2d copy 128 MiB", "backend": "copy_",
-                 "ms": small_ms, "TBps": small_tbs})
+    # The copy ceiling, and the same copy at the norms' size (128 MiB each
+    # way, ~63 us): what a kernel of that length reaches, ramp-up and drain
+    # included (for reference; percentages stay against the 4 GiB copy).
+    # Both with every flush method: each method's percentages are against
+    # its own ceiling.
+    copy_tbs, small_tbs = {}, {}
+    for nbytes, into in ((4 << 30, copy_tbs), (128 << 20, small_tbs)):
+        x = torch.empty(nbytes // 4, dtype=torch.float32, device=dev)
+        y = torch.empty_like(x)
+        for f in flushes:
+            ms = t_ms(lambda: y.copy_(x), rep=100, flush=f)[0]
+            into[f] = 2 * nbytes / ms / 1e9
+            rows.append({"case": "d2d copy %s" % ("4 GiB" if nbytes >> 30
+                                                  else "128 MiB"),
+                         "backend": "copy_", "ms": ms, "TBps": into[f],
+                         "l2_flush": f})
+        del x, y
     print("%s, torch %s, CUDA %s, %s" % (info["gpu"], info["torch"],
                                          info["cuda"], info["date"]))
-    print("copy ceiling: %.2f TB/s (128 MiB copy: %.2f TB/s, %.1f%%)"
-          % (copy_tbs, small_tbs, 100 * small_tbs / copy_tbs))
+    for f in flushes:
+        print("L2 flush %-5s copy ceiling: %.2f TB/s (128 MiB copy: %.2f "
+              "TB/s, %.1f%%)%s" % (f, copy_tbs[f], small_tbs[f],
+                                   100 * small_tbs[f] / copy_tbs[f],
+                                   "  <- the tables' method" if f == primary
+                                   else ""))
+    copy_tbs, all_copy_tbs = copy_tbs[primary], copy_tbs
     # TB/s of each base case's Sinter kernel, for its variants.
     base_tbs = {}
     for name, ir, make, ref, same in gpu_cases.bench_cases():
@@ -178,16 +199,23 @@ def main():
         # Variants: only Sinter's kernel; the peers ran with the base.
         if not a.no_peers and not label:
             cands.update(peers_for(name, ins))
-        res = {}
+        res, other = {}, {}
         for backend, f in cands.items():
             f()
-            ms = t_ms(f)
+            ms, p90 = t_ms(f)
             res[backend] = ms
+            # The other flush methods: base cases only (variants are read
+            # against their base, in the table's method).
+            other[backend] = {} if label else {
+                fl: t_ms(f, flush=fl)[0] for fl in flushes[1:]}
             rows.append({"case": name, "backend": backend, "ms": ms,
-                         "p90_ms": t_p90(f), "TBps": nbytes / ms / 1e9,
+                         "p90_ms": p90, "TBps": nbytes / ms / 1e9,
                          "bytes": nbytes, "base_case": base,
                          "variant": label or "base",
-                         "flags": gpu_cases.FLAGS.get(name, [])})
+                         "flags": gpu_cases.FLAGS.get(name, []),
+                         "other_flushes": {
+                             fl: {"ms": oms, "TBps": nbytes / oms / 1e9}
+                             for fl, oms in other[backend].items()}})
         if label:
             # One line under the base case's table: the same program with
             # the variant's flags, and its change against the base.
@@ -204,12 +232,18 @@ def main():
         base_tbs[name] = nbytes / res["sinter"] / 1e9
         print("\n%s  (%.1f MB moved; max err %.2e, torch same-dtype %.2e)"
               % (name, nbytes / 1e6, err, terr))
-        print("  %-16s %9s %8s %9s %s" % ("backend", "ms", "TB/s", "of copy",
-                                          "sinter speed-up"))
+        print("  %-16s %9s %8s %9s %8s" % ("backend", "ms", "TB/s",
+                                           "of copy", "speed-up") +
+              "".join(" | flush %-5s %7s %8s" % (fl, "TB/s", "of copy")
+                      for fl in flushes[1:]))
         for backend, ms in res.items():
             tbs = nbytes / ms / 1e9
-            print("  %-16s %9.4f %8.2f %8.1f%% %6.2fx" % (
-                backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]))
+            print("  %-16s %9.4f %8.2f %8.1f%% %7.2fx" % (
+                backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]) +
+                "".join(" | %19.2f %7.1f%%" % (
+                    nbytes / oms / 1e9,
+                    100 * nbytes / oms / 1e9 / all_copy_tbs[fl])
+                    for fl, oms in other[backend].items()))
     varied = [r for r in rows if r.get("variant", "base") != "base"]
     if varied:
         bases = list(dict.fromkeys(r["base_case"] for r in varied))
@@ -252,7 +286,8 @@ def main():
         ax.set_xticks([j + 2 * width for j in range(len(cases))])
         ax.set_xticklabels(cases, fontsize=6, rotation=30, ha="right")
         ax.set_ylabel("TB/s")
-        ax.set_title("Memory-bound kernels, %s" % info["gpu"])
+        ax.set_title("Memory-bound kernels, %s (L2 flush: %s)"
+                     % (info["gpu"], primary))
         ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(a.png, dpi=120)
