@@ -61,7 +61,11 @@ CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     # Persistent blocks (one per SM looping over the work items), storing
     # O from registers or through a shared tile of its own with TMA.
     "wgmma,pipe,mbar,pp,ws,persist,%swarps=8,mtiles=1,bn=%d" % (f, bn)
-    for f in ("", "tmastore,") for bn in (64, 128)]
+    for f in ("", "tmastore,") for bn in (64, 128)] + [
+    # Three consumer warpgroups (192 query rows) beside the producer, at
+    # 160 registers each: FlashAttention-3's shape for D64.
+    "wgmma,pipe,mbar,%sws,%swarps=12,mtiles=1,bn=128" % (pp, f)
+    for pp in ("", "pp,") for f in ("", "tmastore,")]
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):

@@ -74,7 +74,12 @@ std::string AttentionConfig::str() const {
 }
 
 FailureOr<AttentionConfig>
-sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
+sinter::gpu_kernels::parseAttentionConfig(StringRef text, std::string *why) {
+  auto reject = [&](const Twine &reason) -> FailureOr<AttentionConfig> {
+    if (why)
+      *why = reason.str();
+    return failure();
+  };
   AttentionConfig cfg;
   text = text.trim();
   if (text == "cuda-cores") {
@@ -93,56 +98,67 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text) {
       {"persist", &AttentionConfig::persistent},
       {"tmastore", &AttentionConfig::tmaStore}};
   for (StringRef part : parts) {
-    auto form = llvm::find_if(
-        forms, [&](const auto &f) { return f.first == part.trim(); });
+    part = part.trim();
+    auto form =
+        llvm::find_if(forms, [&](const auto &f) { return f.first == part; });
     if (form != std::end(forms)) {
       cfg.*(form->second) = true;
       continue;
     }
     auto [key, value] = part.split('=');
-    int64_t v;
-    if (value.trim().getAsInteger(10, v))
-      return failure();
     key = key.trim();
+    int64_t v;
+    bool known = llvm::is_contained({"warps", "mtiles", "bn", "maxregs"}, key);
+    if (!known || value.trim().getAsInteger(10, v))
+      return reject("'" + part +
+                    "' is neither a form (cuda-cores, wgmma, pipe, mbar, pp, "
+                    "ws, persist, tmastore) nor warps=, mtiles=, bn=, "
+                    "maxregs= with a number");
     if (key == "warps")
       cfg.warps = v;
     else if (key == "mtiles")
       cfg.mTiles = v;
     else if (key == "bn")
       cfg.blockN = v;
-    else if (key == "maxregs")
-      cfg.maxRegs = v;
     else
-      return failure();
+      cfg.maxRegs = v;
   }
   if (!llvm::is_contained({2, 4, 8, 12}, cfg.warps) ||
-      (cfg.warps == 12 && !cfg.wgmma) ||
-      !llvm::is_contained({1, 2}, cfg.mTiles) ||
-      !llvm::is_contained({16, 32, 64, 128, 160, 176, 192}, cfg.blockN) ||
+      (cfg.warps == 12 && !cfg.wgmma))
+    return reject("warps must be 2, 4 or 8 (12 with wgmma)");
+  if (!llvm::is_contained({1, 2}, cfg.mTiles))
+    return reject("mtiles must be 1 or 2");
+  if (!llvm::is_contained({16, 32, 64, 128, 160, 176, 192}, cfg.blockN) ||
       (cfg.blockN > 128 && !cfg.wgmma))
-    return failure();
+    return reject("bn must be 16, 32, 64 or 128 (160, 176, 192 with wgmma)");
   if (cfg.maxRegs && (cfg.maxRegs < 64 || cfg.maxRegs > 255))
-    return failure();
+    return reject("maxregs must be 64 to 255");
   // wgmma: whole warpgroups of 64 rows (one m-tile per warp).
   if (cfg.wgmma && (cfg.warps % 4 != 0 || cfg.mTiles != 1))
-    return failure();
+    return reject("wgmma takes whole warpgroups: warps 4, 8 or 12, mtiles=1");
   // Two stages overlap wgmma groups: nothing to overlap on mma.sync.
-  if ((cfg.pipelined && !cfg.wgmma) || (cfg.mbarriers && !cfg.pipelined))
-    return failure();
+  if (cfg.pipelined && !cfg.wgmma)
+    return reject("pipe needs wgmma");
+  if (cfg.mbarriers && !cfg.pipelined)
+    return reject("mbar needs pipe");
   // Ping-pong orders the GEMMs of two or more warpgroups that are not in
   // lockstep: mbarriers, several warpgroups.
   if (cfg.pingPong && (!cfg.mbarriers || cfg.warps < 8))
-    return failure();
+    return reject("pp needs mbar and two or more warpgroups (warps >= 8)");
   // Warp specialization: TMA loads tracked by the mbarriers; the producer
-  // warpgroup's registers go to one or two consumer warpgroups.
-  if (cfg.warpSpecialized && (!cfg.mbarriers || cfg.warps > 8))
-    return failure();
+  // warpgroup's registers go to the consumer warpgroups.
+  if (cfg.warpSpecialized && !cfg.mbarriers)
+    return reject("ws needs mbar");
+  if (cfg.warpSpecialized && cfg.maxRegs)
+    return reject("maxregs does not combine with ws, which splits the "
+                  "registers between producer and consumers itself "
+                  "(setmaxnreg)");
   // Persistent blocks: the producer runs ahead across work items.
   if (cfg.persistent && !cfg.warpSpecialized)
-    return failure();
+    return reject("persist needs ws");
   // O through shared memory and a TMA map of its own: with `ws`.
   if (cfg.tmaStore && !cfg.warpSpecialized)
-    return failure();
+    return reject("tmastore needs ws");
   return cfg;
 }
 
@@ -225,8 +241,11 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
   // (Two stages keep the previous tile's P beside this tile's S.)
   int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4) +
                  (cfg.pipelined ? cfg.blockN / 4 : 0);
-  if (regs > 240) {
-    why = "the tile shape needs more than 240 registers per thread";
+  // Three consumer warpgroups beside a producer get 160 registers each.
+  int64_t regBudget = cfg.warpSpecialized && cfg.warps == 12 ? 160 : 240;
+  if (regs > regBudget) {
+    why = "the tile shape needs more than " + std::to_string(regBudget) +
+          " registers per thread";
     return failure();
   }
   int64_t smem = sharedBytes(cfg, D, elt.getIntOrFloatBitWidth() / 8);
@@ -504,11 +523,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  // A register cap (ptxas .maxnreg) trades spills for blocks per SM. Two
-  // consumer warpgroups and a producer start at 168 registers (384 threads
-  // in the register file) and move to 240 and 24 with setmaxnreg.
-  const bool regShuffle = WS && W == 8;
-  int64_t maxRegs = cfg.maxRegs ? cfg.maxRegs : (regShuffle ? 168 : 0);
+  // A register cap (ptxas .maxnreg) trades spills for blocks per SM. With
+  // `ws` the producer gives its registers to the consumers (setmaxnreg):
+  // two consumer warpgroups and a producer start at 168 registers (384
+  // threads in the register file) and move to 240 and 24; three start at
+  // 128 (512 threads) and move to 160 and 24.
+  const bool regShuffle = WS && (W == 8 || W == 12);
+  const int64_t consumerRegs = W == 12 ? 160 : 240;
+  int64_t maxRegs =
+      cfg.maxRegs ? cfg.maxRegs : (regShuffle ? (W == 12 ? 128 : 168) : 0);
   if (maxRegs)
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(maxRegs)));
@@ -1351,7 +1374,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       }
       b.setInsertionPoint(split.getElseRegion().front().getTerminator());
       if (regShuffle)
-        mb.callAsm("setmaxnreg.inc.sync.aligned.u32 240;", "~{memory}", {}, {});
+        mb.callAsm("setmaxnreg.inc.sync.aligned.u32 " +
+                       std::to_string(consumerRegs) + ";",
+                   "~{memory}", {}, {});
       // `persist`: the consumers' work items; everything below (through
       // the output stores) is one item's body.
       if (PERSIST) {

@@ -185,7 +185,10 @@ AttentionArgs attentionArguments(KernelBuilder &kb, mlir::gpu::GPUFuncOp func,
 /// [B, Hq, Sq, Skv]: 0 along broadcast dimensions.
 llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);
 
-mlir::FailureOr<AttentionConfig> parseAttentionConfig(llvm::StringRef text);
+/// Parses an attention-config string (see AttentionConfig::str()); on
+/// failure `why`, when given, says which rule the text breaks.
+mlir::FailureOr<AttentionConfig>
+parseAttentionConfig(llvm::StringRef text, std::string *why = nullptr);
 /// The shipped table's configuration for `op` on sm_`smVersion` (see
 /// AttentionConfigs.inc, written by bench/autotune_attention.py).
 AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion,

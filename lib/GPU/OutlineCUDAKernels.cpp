@@ -221,17 +221,18 @@ struct OutlineCUDAKernelsPass
     }
     tuning.archSpecific = arch.ends_with("a");
     if (!attentionConfig.empty()) {
-      FailureOr<AttentionConfig> parsed = parseAttentionConfig(attentionConfig);
-      if (succeeded(parsed))
-        tuning.attention = *parsed;
-    }
-    if (!attentionConfig.empty() && !tuning.attention) {
-      getOperation().emitError("sinter-outline-cuda-kernels: bad "
-                               "attention-config '")
-          << attentionConfig
-          << "': expected 'cuda-cores' or 'warps=W,mtiles=M,bn=N' with W in "
-             "{2,4,8}, M in {1,2}, N in {16,32,64,128}";
-      return signalPassFailure();
+      std::string why;
+      FailureOr<AttentionConfig> parsed =
+          parseAttentionConfig(attentionConfig, &why);
+      if (failed(parsed)) {
+        getOperation().emitError("sinter-outline-cuda-kernels: bad "
+                                 "attention-config '")
+            << attentionConfig << "': " << why
+            << " (the form is 'cuda-cores' or [forms,]warps=W,mtiles=M,bn=N"
+               "[,maxregs=R]; see docs/Passes)";
+        return signalPassFailure();
+      }
+      tuning.attention = *parsed;
     }
     std::optional<CacheHint> hints = parseCacheHint(cacheHints);
     if (!hints) {

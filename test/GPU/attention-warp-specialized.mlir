@@ -18,7 +18,7 @@
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,persist,warps=8,mtiles=1,bn=128 sm-count=3" | FileCheck %s --check-prefix=PERSIST
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOWS
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,ws,warps=8,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=NOMBAR
-// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64" 2>&1 | FileCheck %s --check-prefix=TOOMANY
+// RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=128" 2>&1 | FileCheck %s --check-prefix=TOOMANY
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=warps=4,mtiles=1,bn=176" 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,persist,tmastore,warps=8,mtiles=1,bn=128 sm-count=3" | FileCheck %s --check-prefix=PERSISTTMA
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,tmastore,warps=8,mtiles=1,bn=128" 2>&1 | FileCheck %s --check-prefix=TMANOWS
@@ -165,11 +165,11 @@
 // PERSISTTMA-NEXT: }
 // PERSISTTMA: cp.async.bulk.wait_group.read 0;
 // PERSISTTMA: gpu.return
-// NOWS: bad attention-config 'wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64'
-// NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64'
-// TOOMANY: bad attention-config 'wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=64'
+// NOWS: bad attention-config 'wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64': persist needs ws
+// NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64': ws needs mbar
+// TOOMANY: attention-config 'wgmma,pipe,mbar,ws,warps=12,mtiles=1,bn=128' cannot run this op on the tensor cores: the tile shape needs more than 160 registers per thread
 // WIDE: bad attention-config 'warps=4,mtiles=1,bn=176'
-// TMANOWS: bad attention-config 'wgmma,pipe,mbar,pp,tmastore,warps=8,mtiles=1,bn=128'
+// TMANOWS: bad attention-config 'wgmma,pipe,mbar,pp,tmastore,warps=8,mtiles=1,bn=128': tmastore needs ws
 
 // The manifest (format 3) passes each tensor map with its buffer, shape
 // and box, outermost first.

@@ -91,10 +91,11 @@ static cl::opt<std::string> attentionConfig(
              "instead of a barrier per tile, pp = warpgroups take turns at "
              "the tensor cores, ws = warp specialization: a producer "
              "warpgroup loads Q, K and V with TMA and gives its registers "
-             "to the W consumer warps, persist = one block per SM "
+             "to the W = 8 or 12 consumer warps, persist = one block per SM "
              "(--cuda-sm-count) looping over the work items, tmastore = O "
              "written through shared memory and stored with TMA; R caps "
-             "registers per thread) or 'cuda-cores'"),
+             "registers per thread, not with ws) or 'cuda-cores'; a "
+             "rejected configuration is reported with the rule it breaks"),
     cl::value_desc("config"), cl::init(""), cl::cat(category));
 
 static cl::opt<std::string> cudaCacheHints(

@@ -209,7 +209,7 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            "tmastore,]]]]warps=W,mtiles=M,bn=N[,maxregs=R]' (tensor cores: "
            "W warps of 16*M query rows, N keys per K/V tile, N in "
            "16/32/64/128 or with wgmma also 160/176/192; wgmma and its forms "
-           "need sm_90a; ws adds a TMA producer warpgroup to W <= 8 consumer "
+           "need sm_90a; ws adds a TMA producer warpgroup to W = 4, 8 or 12 consumer "
            "warps; persist: one block per SM (sm-count) looping over the "
            "work items; tmastore: O stored through shared memory by TMA) or "
            "'cuda-cores'">,

@@ -819,6 +819,13 @@ TWO_STAGE_CASES = [
     ("mbar,pp,ws,tmastore,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,tmastore,", "dropout", "warps=8,bn=128"),
     ("mbar,pp,ws,tmastore,", "d256", "warps=8,bn=64"),
+    # ... with three consumer warpgroups (192 query rows, 160 registers).
+    ("mbar,ws,", "mqa", "warps=12,bn=128"),
+    ("mbar,ws,tmastore,", "one-tile", "warps=12,bn=128"),
+    ("mbar,ws,tmastore,", "no-keys", "warps=12,bn=64"),
+    ("mbar,pp,ws,", "ragged-gqa", "warps=12,bn=64"),
+    ("mbar,pp,ws,tmastore,", "mask-f16", "warps=12,bn=128"),
+    ("mbar,ws,", "dropout", "warps=12,bn=64"),
 ]
 
 
@@ -833,6 +840,7 @@ PERSISTENT_CASES = [
     ("mbar,pp,ws,persist,tmastore,", "ragged-gqa", "warps=8,bn=64"),
     ("mbar,pp,ws,persist,tmastore,", "long", "warps=8,bn=128"),
     ("mbar,pp,ws,persist,tmastore,", "mask-f16", "warps=8,bn=128"),
+    ("mbar,pp,ws,persist,tmastore,", "mqa", "warps=12,bn=128"),
 ]
 
 
