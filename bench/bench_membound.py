@@ -13,18 +13,16 @@ once + every output written once. Also the device-to-device copy ceiling.
 Prints a table of TB/s and ratios; writes JSON (and a PNG chart when
 matplotlib is available).
 
-The L2 is emptied by reading a 256 MB buffer (--flush read), so that each
-call starts with cold inputs and a clean L2. triton's do_bench zeroes that
-buffer instead (--flush zero), which leaves up to 60 MB of dirty lines for
-the timed call to write back: 1% of a 4 GiB copy, 5-8% of a 268 MB norm
-(bench/NOTES.md, "session 6"). Both are printed by default (read,zero):
-the first method gives the table and the ratios, the second more columns,
-each against the copy ceiling measured the same way.
-
-Variants (gpu_cases.VARIANTS: <case>_<label>, <case> compiled with extra
-sinterc flags, e.g. the persistent kernels or the cache hints) are timed
-with Sinter alone (no peers), right after <case>, printed against it, and
-summed up in a last table (variant x case, % of copy).
+How each call is surrounded moves a ~60 us kernel's figure by several
+points (bench/timing.py, bench/NOTES.md "session 6"). By default the
+tables time `batch`: back-to-back calls between one pair of events, the
+steady state of a model's stream, in which each kernel inherits its
+predecessor's dirty L2 lines and leaves as many, and launches are
+prepared while the previous kernel runs, as they are for the 2 ms copy
+that sets the ceiling. Beside it, `zero`: triton's do_bench, one call per
+event pair after zeroing a 256 MB buffer (BENCHMARKS.md's method), which
+charges each call its dispatch and ~1% of foreign write-back. Each
+method's percentages are against the copy ceiling timed the same way.
 """
 
 import argparse
@@ -116,49 +114,50 @@ def main():
                                                   "membound.json"))
     p.add_argument("--png", default=os.path.join(HERE, "results",
                                                  "membound.png"))
-    p.add_argument("--flush", default="read,zero",
-                   help="comma-separated L2 flushes before each timed call "
-                   "(bench/timing.py: read, zero = do_bench's own, none); "
-                   "the first is the table's method, each other one adds "
-                   "columns (default: read,zero)")
+    p.add_argument("--timing", default="batch,zero",
+                   help="comma-separated timing methods (bench/timing.py: "
+                   "batch = back-to-back calls, zero = do_bench's own, "
+                   "none = per call without a flush, read = per call after "
+                   "a read-only flush); the first is the tables' method, "
+                   "each other one adds columns (default: batch,zero)")
     a = p.parse_args()
-    flushes = list(dict.fromkeys(f.strip() for f in a.flush.split(",")))
-    bad = [f for f in flushes if f not in timing.FLUSHES]
-    if bad or not flushes:
-        p.error("--flush: %r is not one of %s"
-                % (",".join(bad), ", ".join(timing.FLUSHES)))
+    methods = list(dict.fromkeys(f.strip() for f in a.timing.split(",")))
+    bad = [f for f in methods if f not in timing.METHODS]
+    if bad or not methods:
+        p.error("--timing: %r is not one of %s"
+                % (",".join(bad), ", ".join(timing.METHODS)))
     dev = torch.device("cuda")
-    timers = {f: timing.Timer(f) for f in flushes}
-    primary = flushes[0]
+    timers = {m: timing.Timer(m) for m in methods}
+    primary = methods[0]
 
-    def t_ms(fn, rep=200, flush=primary):
-        return timers[flush].median_p90(fn, rep=rep)
+    def t_ms(fn, rep=200, method=primary):
+        return timers[method].median_p90(fn, rep=rep)
     gen = torch.Generator(device=dev).manual_seed(0)
     info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "date": time.strftime("%Y-%m-%d"),
-            "l2_flush": primary, "other_flushes": flushes[1:]}
+            "timing": primary, "other_timings": methods[1:]}
     rows = []
     # The copy ceiling, and the same copy at the norms' size (128 MiB each
     # way, ~63 us): what a kernel of that length reaches, ramp-up and drain
     # included (for reference; percentages stay against the 4 GiB copy).
-    # Both with every flush method: each method's percentages are against
+    # Both with every timing method: each method's percentages are against
     # its own ceiling.
     copy_tbs, small_tbs = {}, {}
     for nbytes, into in ((4 << 30, copy_tbs), (128 << 20, small_tbs)):
         x = torch.empty(nbytes // 4, dtype=torch.float32, device=dev)
         y = torch.empty_like(x)
-        for f in flushes:
-            ms = t_ms(lambda: y.copy_(x), rep=100, flush=f)[0]
+        for f in methods:
+            ms = t_ms(lambda: y.copy_(x), rep=100, method=f)[0]
             into[f] = 2 * nbytes / ms / 1e9
             rows.append({"case": "d2d copy %s" % ("4 GiB" if nbytes >> 30
                                                   else "128 MiB"),
                          "backend": "copy_", "ms": ms, "TBps": into[f],
-                         "l2_flush": f})
+                         "timing": f})
         del x, y
     print("%s, torch %s, CUDA %s, %s" % (info["gpu"], info["torch"],
                                          info["cuda"], info["date"]))
-    for f in flushes:
-        print("L2 flush %-5s copy ceiling: %.2f TB/s (128 MiB copy: %.2f "
+    for f in methods:
+        print("timing %-5s copy ceiling: %.2f TB/s (128 MiB copy: %.2f "
               "TB/s, %.1f%%)%s" % (f, copy_tbs[f], small_tbs[f],
                                    100 * small_tbs[f] / copy_tbs[f],
                                    "  <- the tables' method" if f == primary
@@ -204,16 +203,16 @@ def main():
             f()
             ms, p90 = t_ms(f)
             res[backend] = ms
-            # The other flush methods: base cases only (variants are read
+            # The other timing methods: base cases only (variants are read
             # against their base, in the table's method).
             other[backend] = {} if label else {
-                fl: t_ms(f, flush=fl)[0] for fl in flushes[1:]}
+                fl: t_ms(f, method=fl)[0] for fl in methods[1:]}
             rows.append({"case": name, "backend": backend, "ms": ms,
                          "p90_ms": p90, "TBps": nbytes / ms / 1e9,
                          "bytes": nbytes, "base_case": base,
                          "variant": label or "base",
                          "flags": gpu_cases.FLAGS.get(name, []),
-                         "other_flushes": {
+                         "other_timings": {
                              fl: {"ms": oms, "TBps": nbytes / oms / 1e9}
                              for fl, oms in other[backend].items()}})
         if label:
@@ -234,8 +233,8 @@ def main():
               % (name, nbytes / 1e6, err, terr))
         print("  %-16s %9s %8s %9s %8s" % ("backend", "ms", "TB/s",
                                            "of copy", "speed-up") +
-              "".join(" | flush %-5s %7s %8s" % (fl, "TB/s", "of copy")
-                      for fl in flushes[1:]))
+              "".join(" | %-11s %7s %8s" % (fl, "TB/s", "of copy")
+                      for fl in methods[1:]))
         for backend, ms in res.items():
             tbs = nbytes / ms / 1e9
             print("  %-16s %9.4f %8.2f %8.1f%% %7.2fx" % (
@@ -286,7 +285,7 @@ def main():
         ax.set_xticks([j + 2 * width for j in range(len(cases))])
         ax.set_xticklabels(cases, fontsize=6, rotation=30, ha="right")
         ax.set_ylabel("TB/s")
-        ax.set_title("Memory-bound kernels, %s (L2 flush: %s)"
+        ax.set_title("Memory-bound kernels, %s (timing: %s)"
                      % (info["gpu"], primary))
         ax.legend(fontsize=7)
         fig.tight_layout()
