@@ -26,7 +26,25 @@
 
 #include "sinter/Conversion/Passes.h"
 
+#include "llvm/TargetParser/Host.h"
+
 using namespace mlir;
+
+/// The matmul register tile for the host: 16 of the 32 AVX-512 registers
+/// hold an 8 x 32 f32 tile of C; with 16 AVX (or NEON-sized) registers, 12
+/// hold a 6 x 16 tile. Both leave room for a row of B and a broadcast.
+static sinter::VectorizeMatmulsPassOptions hostMatmulTile() {
+  sinter::VectorizeMatmulsPassOptions tile;
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f")) {
+    tile.rows = 8;
+    tile.cols = 32;
+  } else {
+    tile.rows = 6;
+    tile.cols = 16;
+  }
+  return tile;
+}
 
 void sinter::buildCPUPipeline(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
@@ -87,9 +105,15 @@ void sinter::buildCPUPipeline(OpPassManager &pm,
   if (options.emitCInterface)
     pm.addPass(sinter::createExportEntryPointsPass());
 
-  // Structured ops on buffers to scf loops (the path for ops left unfused),
-  // with reductions moved outside the output's contiguous loop first so
-  // that leftover matmuls vectorize (sinter-cpu-interchange-reductions).
+  // Leftover f32/f64 matmuls: register-tiled vector micro-kernels for their
+  // full tiles (sinter-cpu-vectorize-matmuls), sized for the host's vector
+  // registers, since the artifact runs where it is compiled.
+  pm.addNestedPass<func::FuncOp>(
+      sinter::createVectorizeMatmulsPass(hostMatmulTile()));
+  // Structured ops on buffers to scf loops (the path for ops left unfused,
+  // and for the matmul strips that do not fill a tile), with reductions
+  // moved outside the output's contiguous loop first so that they
+  // vectorize (sinter-cpu-interchange-reductions).
   pm.addNestedPass<func::FuncOp>(sinter::createInterchangeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Subviews, reshapes and collapses into explicit base/offset/stride
@@ -123,6 +147,7 @@ void sinter::buildCPUPipeline(OpPassManager &pm,
   // Everything else to the LLVM dialect. Memrefs go first so that the other
   // conversions see the LLVM descriptor types; func last because it rewrites
   // signatures and creates the C-interface wrappers.
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

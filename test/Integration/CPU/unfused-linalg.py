@@ -9,6 +9,7 @@
 # CHECK: reductions max: ok
 # CHECK: softmax: ok
 # CHECK: batch_matmul f64: ok
+# CHECK: matmul tiles: ok
 # CHECK: transcendentals float32: ok
 # CHECK: transcendentals float16: ok
 # CHECK: slices: ok
@@ -175,6 +176,40 @@ def test_batch_matmul():
     b = refs.random(gen, (B, K, N), np.float64)
     refs.assert_close("batch_matmul f64", prog.run("bmm", a, b), a @ b,
                       atol=1e-13)
+
+
+# C0 + A[1:, 2:] @ B: the register-tiled micro-kernel on its full tiles
+# (sinter-cpu-vectorize-matmuls: 8 x 32 with AVX-512, else 6 x 16), the
+# strips on the scalar path; A a slice with strided rows, C starting from
+# values that must be accumulated onto.
+MM_TILES = """
+func.func @mm(%a: {abig}, %b: {b}, %c0: {c}) -> {c} {{
+  %as = tensor.extract_slice %a[1, 2] [{m}, {k}] [1, 1] : {abig} to {a}
+  %r = linalg.matmul ins(%as, %b : {a}, {b}) outs(%c0 : {c}) -> {c}
+  return %r : {c}
+}}
+"""
+
+
+def test_matmul_tiles():
+    # Shapes around both tile sizes: less than a tile, exact tiles, one
+    # past, and strips on both sides; K down to 1.
+    shapes = [(1, 1, 1), (5, 7, 31), (8, 64, 32), (9, 3, 33), (12, 5, 16),
+              (24, 33, 96), (13, 64, 70), (6, 1, 17)]
+    for dtype, atol in ((np.float32, 4e-7), (np.float64, 1e-15)):
+        for m, k, n in shapes:
+            prog = sinter.compile(MM_TILES.format(
+                abig=T((m + 1, k + 3), dtype), a=T((m, k), dtype),
+                b=T((k, n), dtype), c=T((m, n), dtype), m=m, k=k),
+                fusion=False)
+            a = refs.random(gen, (m + 1, k + 3), dtype)
+            b = refs.random(gen, (k, n), dtype)
+            c0 = refs.random(gen, (m, n), dtype)
+            want = refs.f64(c0) + refs.f64(a)[1:, 2:2 + k] @ refs.f64(b)
+            refs.assert_close("matmul %s %dx%dx%d" % (dtype.__name__, m, k, n),
+                              prog.run("mm", a, b, c0), want,
+                              atol=(k + 1) * atol)
+    print("matmul tiles: ok")
 
 
 TRANSCENDENTAL = """
@@ -380,6 +415,7 @@ test_mlp()
 test_reductions()
 test_softmax()
 test_batch_matmul()
+test_matmul_tiles()
 test_transcendentals()
 test_slices()
 test_scalars()
