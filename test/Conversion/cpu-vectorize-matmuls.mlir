@@ -87,3 +87,21 @@ func.func @untouched(%a: memref<4x8xf32>, %bt: memref<16x8xf32>, %c: memref<4x16
 }
 
 // BAD: sinter-cpu-vectorize-matmuls: rows and cols must be positive
+
+// -----
+
+// A batch_matmul: a loop over the batch around the matmul of each batch's
+// matrices (rank-reducing subviews, rows still contiguous), which then
+// takes the micro-kernel like any other.
+// CHECK-LABEL: func.func @batched
+// CHECK: scf.for %[[BI:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[BA:.*]] = memref.subview %{{.*}}[%[[BI]], 0, 0] [1, 6, 5] [1, 1, 1] : memref<3x6x5xf32> to memref<6x5xf32, strided<[5, 1], offset: ?>>
+// CHECK: %[[BB:.*]] = memref.subview %{{.*}}[%[[BI]], 0, 0] [1, 5, 16] [1, 1, 1] : memref<3x5x16xf32> to memref<5x16xf32, strided<[16, 1], offset: ?>>
+// CHECK: %[[BC:.*]] = memref.subview %{{.*}}[%[[BI]], 0, 0] [1, 6, 16] [1, 1, 1] : memref<3x6x16xf32> to memref<6x16xf32, strided<[16, 1], offset: ?>>
+// CHECK: vector.load %[[BC]]
+// CHECK: vector.fma
+// CHECK-NOT: linalg.batch_matmul
+func.func @batched(%a: memref<3x6x5xf32>, %b: memref<3x5x16xf32>, %c: memref<3x6x16xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<3x6x5xf32>, memref<3x5x16xf32>) outs(%c : memref<3x6x16xf32>)
+  return
+}

@@ -27,17 +27,18 @@ namespace sinter {
 using namespace mlir;
 
 namespace {
-/// Whether `op` is a plain matmul the micro-kernel can take: buffers, one
-/// f32 or f64 element type throughout, the default maps, and operands
-/// whose rows are contiguous (vector loads and stores need a unit stride
-/// in the last dimension).
-bool isPlainMatmul(linalg::MatmulOp op) {
+/// Whether `op` (a linalg.matmul, or a linalg.batch_matmul with `rank`
+/// 3) is one the micro-kernel can take: buffers, one f32 or f64 element
+/// type throughout, the default maps, and operands whose rows are
+/// contiguous (vector loads and stores need a unit stride in the last
+/// dimension).
+template <typename OpTy> bool isPlain(OpTy op, int64_t rank) {
   if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
     return false;
   Type elt;
   for (Value v : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || type.getRank() != 2 || !type.isLastDimUnitStride())
+    if (!type || type.getRank() != rank || !type.isLastDimUnitStride())
       return false;
     if (elt && type.getElementType() != elt)
       return false;
@@ -57,12 +58,52 @@ struct VectorizeMatmulsPass
       return signalPassFailure();
     }
     SmallVector<linalg::MatmulOp> ops;
-    getOperation().walk([&](linalg::MatmulOp op) {
-      if (isPlainMatmul(op))
-        ops.push_back(op);
+    SmallVector<linalg::BatchMatmulOp> batched;
+    getOperation().walk([&](Operation *op) {
+      if (auto mm = dyn_cast<linalg::MatmulOp>(op); mm && isPlain(mm, 2))
+        ops.push_back(mm);
+      if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op);
+          bmm && isPlain(bmm, 3))
+        batched.push_back(bmm);
     });
+    for (linalg::BatchMatmulOp op : batched)
+      ops.push_back(unbatch(op));
     for (linalg::MatmulOp op : ops)
       rewrite(op);
+  }
+
+  /// A loop over the batch around a linalg.matmul on each batch's
+  /// matrices (rank-reducing subviews: their rows stay contiguous).
+  linalg::MatmulOp unbatch(linalg::BatchMatmulOp op) {
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    Value zero = arith::ConstantIndexOp::create(b, 0);
+    Value one = arith::ConstantIndexOp::create(b, 1);
+    Value c = op.getDpsInitOperand(0)->get();
+    auto loop =
+        scf::ForOp::create(b, zero, memref::DimOp::create(b, c, zero), one);
+    b.setInsertionPointToStart(loop.getBody());
+    auto matrix = [&](Value v) -> Value {
+      auto type = cast<MemRefType>(v.getType());
+      SmallVector<OpFoldResult> offsets{loop.getInductionVar(),
+                                        b.getIndexAttr(0), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
+      for (int64_t d = 1; d < 3; ++d)
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(memref::DimOp::create(b, v, d))
+                            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+      auto reduced = memref::SubViewOp::inferRankReducedResultType(
+          {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
+          strides);
+      return memref::SubViewOp::create(b, cast<MemRefType>(reduced), v, offsets,
+                                       sizes, strides);
+    };
+    Value a = matrix(op.getDpsInputOperand(0)->get());
+    Value bm = matrix(op.getDpsInputOperand(1)->get());
+    Value cm = matrix(c);
+    auto mm = linalg::MatmulOp::create(b, ValueRange{a, bm}, ValueRange{cm});
+    op.erase();
+    return mm;
   }
 
   /// C[i:i+R, j:j+N] += A[i:i+R, :] B[:, j:j+N] for every full tile (j

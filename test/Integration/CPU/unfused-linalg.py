@@ -9,6 +9,7 @@
 # CHECK: reductions max: ok
 # CHECK: softmax: ok
 # CHECK: batch_matmul f64: ok
+# CHECK: batch_matmul f64: ok
 # CHECK: matmul tiles: ok
 # CHECK: transcendentals float32: ok
 # CHECK: transcendentals float16: ok
@@ -167,15 +168,17 @@ func.func @bmm(%a: {a}, %b: {b}) -> {c} {{
 
 
 def test_batch_matmul():
-    B, M, K, N = 3, 7, 64, 9
-    prog = sinter.compile(BMM.format(a=T((B, M, K), np.float64),
-                                     b=T((B, K, N), np.float64),
-                                     c=T((B, M, N), np.float64)),
-                          fusion=False)
-    a = refs.random(gen, (B, M, K), np.float64)
-    b = refs.random(gen, (B, K, N), np.float64)
-    refs.assert_close("batch_matmul f64", prog.run("bmm", a, b), a @ b,
-                      atol=1e-13)
+    # Smaller than a register tile (the scalar path), then full tiles with
+    # strips on both sides (sinter-cpu-vectorize-matmuls, per batch).
+    for B, M, K, N in ((3, 7, 64, 9), (2, 19, 40, 70)):
+        prog = sinter.compile(BMM.format(a=T((B, M, K), np.float64),
+                                         b=T((B, K, N), np.float64),
+                                         c=T((B, M, N), np.float64)),
+                              fusion=False)
+        a = refs.random(gen, (B, M, K), np.float64)
+        b = refs.random(gen, (B, K, N), np.float64)
+        refs.assert_close("batch_matmul f64", prog.run("bmm", a, b), a @ b,
+                          atol=1e-13)
 
 
 # C0 + A[1:, 2:] @ B: the register-tiled micro-kernel on its full tiles
