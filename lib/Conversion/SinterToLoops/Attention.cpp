@@ -133,6 +133,8 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
     // Scratch tiles, reused by every iteration.
     Value sEmpty =
         tensor::EmptyOp::create(rw, loc, ArrayRef<int64_t>{BM, BN}, f32);
+    Value kTEmpty =
+        tensor::EmptyOp::create(rw, loc, ArrayRef<int64_t>{D, BN}, elt);
     Value rowEmpty =
         tensor::EmptyOp::create(rw, loc, ArrayRef<int64_t>{BM}, f32);
     Value shiftEmpty =
@@ -193,11 +195,17 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
       Value kTile = loadTile(key, g, j0, cols, BN, D, kPad);
       Value vTile = loadTile(value, g, j0, cols, BN, Dv, vPad);
 
-      // S = Q K^T over the tile, in f32.
+      // S = Q K^T over the tile, in f32. K's tile is transposed first, so
+      // that S's rows stream along the keys (the loop over keys is then
+      // contiguous in every operand and vectorizes), while each score still
+      // sums its products over the head dimension in order.
+      Value kT = linalg::TransposeOp::create(rw, loc, kTile, kTEmpty,
+                                             ArrayRef<int64_t>{1, 0})
+                     .getResult()[0];
       Value s = linalg::FillOp::create(rw, loc, cF32(rw, loc, 0.0), sEmpty)
                     .getResult(0);
-      s = buildGeneric(rw, loc, {qTile, kTile}, {s},
-                       {map3({d0, d2}), map3({d1, d2}), map3({d0, d1})}, 3, {2},
+      s = buildGeneric(rw, loc, {qTile, kT}, {s},
+                       {map3({d0, d2}), map3({d2, d1}), map3({d0, d1})}, 3, {2},
                        [&](OpBuilder &bb, Location l, ValueRange a) {
                          Value qv = toF32(bb, l, a[0]);
                          Value kv = toF32(bb, l, a[1]);

@@ -7,6 +7,8 @@
 // key/value head h / 4, an scf.for over key tiles up to the causal diagonal
 // carrying (m, l, acc), products in f32, the output rounded once.
 
+// The transposed K tile is indexed (d2, d1): reduction, key.
+// CHECK-DAG: #[[$KMAP:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-LABEL: func.func @causal_gqa_ragged
 // CHECK-SAME:    %[[Q:[a-z0-9]+]]: tensor<2x8x100x16xbf16>, %[[K:[a-z0-9]+]]: tensor<2x2x70x16xbf16>, %[[V:[a-z0-9]+]]: tensor<2x2x70x8xbf16>
 // CHECK-NOT:     sinter.
@@ -24,8 +26,10 @@
 // CHECK:           scf.for %[[JT:.*]] = %c0 to %[[NT]] step %c1 iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x8xf32>)
 // CHECK:             tensor.extract_slice %[[K]][%[[B]], %[[G]], %{{.*}}, 0] [1, 1, %{{.*}}, 16]
 // CHECK:             tensor.extract_slice %[[V]][%[[B]], %[[G]], %{{.*}}, 0] [1, 1, %{{.*}}, 8]
-// S = Q K^T on a 64 x 64 f32 tile.
-// CHECK:             linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[QTILE]], %{{.*}} : tensor<64x16xbf16>, tensor<64x16xbf16>) outs(%{{.*}} : tensor<64x64xf32>)
+// S = Q K^T on a 64 x 64 f32 tile, K's tile transposed first (the key
+// loop is then contiguous in every operand).
+// CHECK:             %[[KT:.*]] = linalg.transpose ins(%{{.*}} : tensor<64x16xbf16>) outs(%{{.*}} : tensor<16x64xbf16>) permutation = [1, 0]
+// CHECK:             linalg.generic {indexing_maps = [#{{.*}}, #[[$KMAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[QTILE]], %[[KT]] : tensor<64x16xbf16>, tensor<16x64xbf16>) outs(%{{.*}} : tensor<64x64xf32>)
 // CHECK:               arith.extf
 // CHECK:               arith.extf
 // Key tail and causal masks, only on the last key tile and on the tiles
