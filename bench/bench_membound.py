@@ -142,8 +142,8 @@ def main():
     # included (for reference; percentages stay against the 4 GiB copy).
     # Both with every timing method: each method's percentages are against
     # its own ceiling.
-    copy_tbs, small_tbs = {}, {}
-    for nbytes, into in ((4 << 30, copy_tbs), (128 << 20, small_tbs)):
+    ceiling, small_tbs = {}, {}
+    for nbytes, into in ((4 << 30, ceiling), (128 << 20, small_tbs)):
         x = torch.empty(nbytes // 4, dtype=torch.float32, device=dev)
         y = torch.empty_like(x)
         for f in methods:
@@ -158,11 +158,11 @@ def main():
                                          info["cuda"], info["date"]))
     for f in methods:
         print("timing %-5s copy ceiling: %.2f TB/s (128 MiB copy: %.2f "
-              "TB/s, %.1f%%)%s" % (f, copy_tbs[f], small_tbs[f],
-                                   100 * small_tbs[f] / copy_tbs[f],
+              "TB/s, %.1f%%)%s" % (f, ceiling[f], small_tbs[f],
+                                   100 * small_tbs[f] / ceiling[f],
                                    "  <- the tables' method" if f == primary
                                    else ""))
-    copy_tbs, all_copy_tbs = copy_tbs[primary], copy_tbs
+    copy_tbs = ceiling[primary]
     # TB/s of each base case's Sinter kernel, for its variants.
     base_tbs = {}
     for name, ir, make, ref, same in gpu_cases.bench_cases():
@@ -241,7 +241,7 @@ def main():
                 backend, ms, tbs, 100 * tbs / copy_tbs, ms / res["sinter"]) +
                 "".join(" | %19.2f %7.1f%%" % (
                     nbytes / oms / 1e9,
-                    100 * nbytes / oms / 1e9 / all_copy_tbs[fl])
+                    100 * nbytes / oms / 1e9 / ceiling[fl])
                     for fl, oms in other[backend].items()))
     varied = [r for r in rows if r.get("variant", "base") != "base"]
     if varied:

@@ -162,6 +162,21 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text, std::string *why) {
   return cfg;
 }
 
+/// How `ws` splits the register file: the kernel launches at `launch`
+/// registers per thread (ptxas .maxnreg), then the producer warpgroup
+/// drops to 24 and the consumers rise to `consumer` (setmaxnreg). Two
+/// consumer warpgroups and a producer (384 threads) launch at 168 and rise
+/// to 240; three (512 threads) at 128 and rise to 160. Other forms keep
+/// the 240 the tile budget assumes and no launch cap (launch = 0).
+struct RegisterSplit {
+  int64_t launch = 0, consumer = 240;
+};
+static RegisterSplit registerSplit(const AttentionConfig &cfg) {
+  if (!cfg.warpSpecialized || (cfg.warps != 8 && cfg.warps != 12))
+    return {};
+  return cfg.warps == 12 ? RegisterSplit{128, 160} : RegisterSplit{168, 240};
+}
+
 /// Shared memory of a configuration: Q, K and V tiles, rows padded by 16
 /// bytes for ldmatrix, or packed in wgmma's 8x16-byte core matrices.
 static int64_t sharedBytes(const AttentionConfig &cfg, int64_t D,
@@ -241,8 +256,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
   // (Two stages keep the previous tile's P beside this tile's S.)
   int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4) +
                  (cfg.pipelined ? cfg.blockN / 4 : 0);
-  // Three consumer warpgroups beside a producer get 160 registers each.
-  int64_t regBudget = cfg.warpSpecialized && cfg.warps == 12 ? 160 : 240;
+  int64_t regBudget = registerSplit(cfg).consumer;
   if (regs > regBudget) {
     why = "the tile shape needs more than " + std::to_string(regBudget) +
           " registers per thread";
@@ -524,14 +538,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
   // A register cap (ptxas .maxnreg) trades spills for blocks per SM. With
-  // `ws` the producer gives its registers to the consumers (setmaxnreg):
-  // two consumer warpgroups and a producer start at 168 registers (384
-  // threads in the register file) and move to 240 and 24; three start at
-  // 128 (512 threads) and move to 160 and 24.
-  const bool regShuffle = WS && (W == 8 || W == 12);
-  const int64_t consumerRegs = W == 12 ? 160 : 240;
-  int64_t maxRegs =
-      cfg.maxRegs ? cfg.maxRegs : (regShuffle ? (W == 12 ? 128 : 168) : 0);
+  // `ws` the producer gives its registers to the consumers (setmaxnreg;
+  // see registerSplit).
+  const RegisterSplit regSplit = registerSplit(cfg);
+  const bool regShuffle = regSplit.launch != 0;
+  int64_t maxRegs = cfg.maxRegs ? cfg.maxRegs : regSplit.launch;
   if (maxRegs)
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(maxRegs)));
@@ -1375,7 +1386,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
       b.setInsertionPoint(split.getElseRegion().front().getTerminator());
       if (regShuffle)
         mb.callAsm("setmaxnreg.inc.sync.aligned.u32 " +
-                       std::to_string(consumerRegs) + ";",
+                       std::to_string(regSplit.consumer) + ";",
                    "~{memory}", {}, {});
       // `persist`: the consumers' work items; everything below (through
       // the output stores) is one item's body.

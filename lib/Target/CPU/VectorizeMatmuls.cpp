@@ -86,11 +86,8 @@ struct VectorizeMatmulsPass
       auto type = cast<MemRefType>(v.getType());
       SmallVector<OpFoldResult> offsets{loop.getInductionVar(),
                                         b.getIndexAttr(0), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
-      for (int64_t d = 1; d < 3; ++d)
-        sizes.push_back(type.isDynamicDim(d)
-                            ? OpFoldResult(memref::DimOp::create(b, v, d))
-                            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+      SmallVector<OpFoldResult> sizes = memref::getMixedSizes(b, b.getLoc(), v);
+      sizes[0] = b.getIndexAttr(1);
       SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
       auto reduced = memref::SubViewOp::inferRankReducedResultType(
           {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
