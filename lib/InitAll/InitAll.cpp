@@ -16,12 +16,14 @@
 #include "sinter/Conversion/Passes.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
+#include "sinter/Dialect/TMTensor/IR/TMTensorOps.h"
 #include "sinter/GPU/Passes.h"
 #include "sinter/Pipelines/Pipelines.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
 
 void sinter::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<sinter::SinterDialect, mlir::arith::ArithDialect,
+  registry.insert<sinter::SinterDialect, sinter::tm_tensor::TMTensorDialect,
+                  mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
