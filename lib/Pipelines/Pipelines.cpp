@@ -29,8 +29,11 @@ void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
     pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
   }
-  // 2. Normalise: fold reshapes and constants, dedupe fills/empties, so that
-  //    the matchers see one canonical spelling of each subgraph.
+  // 2. Normalise: rewrite frontend idioms (argmax-carrying max reductions,
+  //    casts of f64 constants, fpowi, f64 statistics, scalar 0-d math) into
+  //    one spelling each, then fold reshapes and constants and dedupe
+  //    fills/empties, so that the matchers see one canonical subgraph.
+  pm.addPass(createNormalizeFrontend());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // 3. Raise. Attention first: it consumes its softmax from the raw chain, so

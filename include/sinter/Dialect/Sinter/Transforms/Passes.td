@@ -14,6 +14,75 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// NormalizeFrontend
+//===----------------------------------------------------------------------===//
+
+def NormalizeFrontend : Pass<"sinter-normalize-frontend"> {
+  let summary = "Rewrite frontend idioms into the canonical forms the "
+                "raising passes match";
+  let description = [{
+    Real frontends spell the same computation in ways the matchers would
+    otherwise have to know one by one. This pass, run first in
+    `sinter-fusion-pipeline`, rewrites the spellings torch-mlir 20261001
+    emits (test/Frontends/ has the corpus) into one form each. Every rewrite
+    but the last is exact:
+
+    * **Dead results of multi-result generics.** `aten.max.dim` lowers to one
+      `linalg.generic` that yields the maximum and an i64 argmax computed
+      with `linalg.index`; softmax never reads the argmax. Unused results
+      (and the operands only they read) are dropped, leaving a plain max
+      reduction (upstream `populateEraseUnusedOperandsAndResultsPatterns`).
+    * **Float casts of constants.** `arith.truncf %c : f64 to f32` and
+      `arith.extf`, `arith.sitofp`, `arith.uitofp` of a constant, in a body
+      or not, become the constant they compute (round to nearest even, as
+      the op itself does at run time): norm epsilons, AdamW coefficients,
+      dropout's `1/(1-p)`, SDPA's scale.
+    * **Integer powers.** `math.fpowi %x, 2` (Llama's RMSNorm square) becomes
+      `arith.mulf %x, %x`; `math.powf %x, 2.0` too. Exact: both round the
+      exact square once.
+    * **`torch.lerp`.** `lerp(a, b, w)` decomposes to
+      `select(|w| < 0.5, a + w*(b-a), b - (b-a)*(1-w))`. When `w` is a
+      constant in [0, 0.5) (AdamW's `1 - beta`) the select is decided and
+      the first branch stays.
+    * **f64 statistics of f32 data** (not exact). torch's decomposition of
+      `aten.native_layer_norm` computes the variance in f64: the input is
+      extended to f64, reduced, and the statistic truncated back to f32.
+      Such an island (f64 generics, fills and reshapes whose only inputs are
+      f32/f16/bf16 tensors extended to f64, used only by a truncation back)
+      is recomputed in f32. Sinter's norms accumulate in f32 as every GPU
+      framework kernel does; docs/Rationale.md gives the error bound.
+
+    Before:
+
+    ```mlir
+    %r:2 = linalg.generic {... ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>)
+        outs(%minf, %zeros : tensor<4xf32>, tensor<4xi64>) {
+    ^bb0(%in: f32, %m: f32, %i: i64):
+      %j = linalg.index 1 : index
+      ...
+      linalg.yield %max, %argmax : f32, i64
+    }
+    %e = linalg.generic ... { %c = arith.truncf %eps : f64 to f32 ... }
+    ```
+
+    After:
+
+    ```mlir
+    %r = linalg.generic {... ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>)
+        outs(%minf : tensor<4xf32>) { ... arith.maximumf ... }
+    %e = linalg.generic ... { %c = arith.constant 9.99999974E-6 : f32 ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"demoteF64", "demote-f64", "bool", /*default=*/"true",
+           "Recompute f64 statistics of f32 data in f32 (see above)">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // RaiseAttention
 //===----------------------------------------------------------------------===//
 
