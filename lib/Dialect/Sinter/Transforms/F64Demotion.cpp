@@ -106,22 +106,26 @@ private:
     if (auto fill = dyn_cast<linalg::FillOp>(def))
       return captureConstant(fill.getInputs()[0]) &&
              collect(fill.getOutputs()[0]);
-    auto g = dyn_cast<linalg::GenericOp>(def);
-    if (!g || !llvm::all_of(g->getResultTypes(), isF64Tensor))
+    // Generics, and TOSA's reductions as linalg.reduce.
+    if (!isa<linalg::GenericOp, linalg::ReduceOp, linalg::MapOp>(def) ||
+        !llvm::all_of(def->getResultTypes(), isF64Tensor))
       return false;
-    if (isCastGeneric(g, /*ext=*/true))
-      return true; // A leaf: a lower-precision tensor extended to f64.
-    for (Value in : g.getDpsInputs())
-      if (!isF64Tensor(in.getType()) || !collect(in))
+    auto g = dyn_cast<linalg::GenericOp>(def);
+    if (g && isCastGeneric(g, /*ext=*/true)) // A leaf: a lower-precision
+      return collect(g.getDpsInits()[0]);     // tensor extended to f64.
+    auto dps = cast<DestinationStyleOpInterface>(def);
+    for (OpOperand *in : dps.getDpsInputOperands())
+      if (!isF64Tensor(in->get().getType()) || !collect(in->get()))
         return false;
-    for (Value init : g.getDpsInits())
+    for (Value init : dps.getDpsInits())
       if (!collect(init))
         return false;
-    for (Operation &op : g.getBlock()->getOperations()) {
+    Block *body = &def->getRegion(0).front();
+    for (Operation &op : body->getOperations()) {
       if (!isRetypableBodyOp(op))
         return false;
       for (Value o : op.getOperands())
-        if (o.getParentBlock() != g.getBlock() && !captureConstant(o))
+        if (o.getParentBlock() != body && !captureConstant(o))
           return false;
     }
     return true;
@@ -204,10 +208,15 @@ Value cloneInF32(Island &island, Value root, Operation *at) {
 }
 
 bool onlyUsedWithin(const Island &island, Operation *trunc) {
-  for (Operation *op : island.ops)
+  for (Operation *op : island.ops) {
+    // Empties and fills carry no data of the island: cloning them is free,
+    // and other users keep the originals.
+    if (isa<tensor::EmptyOp, linalg::FillOp>(op))
+      continue;
     for (Operation *user : op->getUsers())
       if (user != trunc && !island.ops.contains(user))
         return false;
+  }
   return true;
 }
 

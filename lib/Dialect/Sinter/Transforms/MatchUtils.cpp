@@ -34,7 +34,7 @@ Node *ViewBuilder::makeConst(double c) {
 Node *ViewBuilder::root(Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   assert(type.getRank() == rootRank && "root of another rank");
-  (void)type;
+  rootShape.assign(type.getShape().begin(), type.getShape().end());
   return view(tensor, AffineMap::getMultiDimIdentityMap(rootRank, ctx));
 }
 
@@ -173,6 +173,13 @@ void ViewBuilder::expand(Node *n) {
       else if (!isa<AffineConstantExpr>(e))
         return;
     }
+    // A unit root dim read at constant 0 (batch 1) is unused too, but a
+    // reduced loop of another extent cannot be it: skip such dims.
+    SmallVector<int64_t> extents = linalgOp.getStaticLoopRanges();
+    auto fits = [&](unsigned rootDim, unsigned loop) {
+      return rootShape.empty() || rootShape[rootDim] != 1 ||
+             extents[loop] == 1;
+    };
     SmallVector<unsigned> reduced;
     unsigned nextFree = 0;
     for (unsigned l = 0; l < numLoops; ++l) {
@@ -180,7 +187,7 @@ void ViewBuilder::expand(Node *n) {
         continue;
       if (iters[l] != utils::IteratorType::reduction)
         return; // A parallel loop the result does not index.
-      while (nextFree < rootRank && used[nextFree])
+      while (nextFree < rootRank && (used[nextFree] || !fits(nextFree, l)))
         ++nextFree;
       if (nextFree == rootRank)
         return;

@@ -96,6 +96,9 @@ private:
 
   mlir::MLIRContext *ctx;
   unsigned rootRank;
+  /// The root tensor's shape, once `root` was called (a reduced loop does
+  /// not bind to a unit root dim unless its own extent is 1).
+  llvm::SmallVector<int64_t> rootShape;
   std::vector<std::unique_ptr<Node>> nodes;
   llvm::DenseMap<std::pair<mlir::Value, mlir::AffineMap>, Node *> views;
 };

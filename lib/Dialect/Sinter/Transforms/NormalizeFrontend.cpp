@@ -221,11 +221,15 @@ struct NormalizeFrontendPass
     : public sinter::impl::NormalizeFrontendBase<NormalizeFrontendPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (demoteF64)
-      sinter::demoteF64Statistics(getOperation());
-    RewritePatternSet patterns(&getContext());
-    sinter::populateNormalizeFrontendPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    RewritePatternSet set(&getContext());
+    sinter::populateNormalizeFrontendPatterns(set);
+    FrozenRewritePatternSet patterns(std::move(set));
+    if (failed(applyPatternsGreedily(getOperation(), patterns)))
+      return signalPassFailure();
+    // After the exact rewrites (splat constants inlined), so that islands
+    // read no constant tensors; then once more for what the clones expose.
+    if (demoteF64 && sinter::demoteF64Statistics(getOperation()) &&
+        failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
   }
 };

@@ -225,13 +225,18 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   covered = &m.covered;
   Node *top = b.skip(b.root(root), covered);
   Type f32 = Float32Type::get(root.getContext());
-  // Mixed precision: the decomposition runs in f32 between extf and truncf.
+  // Mixed precision: the decomposition runs in f32 between extf and truncf,
+  // or entirely in the input's f16/bf16 (F.rms_norm on bf16 tensors): the op
+  // then computes in f32, rounding once, which is more accurate.
   Node *core = top;
-  if (top->kind == Node::Kind::Op && isa<arith::TruncFOp>(top->op))
+  Type computeType = rootType.getElementType();
+  if (top->kind == Node::Kind::Op && isa<arith::TruncFOp>(top->op)) {
     core = top->operands[0];
-  else if (rootType.getElementType() != f32)
-    return miss(why, "computed in " + typeStr(rootType.getElementType()) +
-                         "; sinter norms compute in f32");
+    computeType = f32;
+  } else if (!isa<Float32Type, Float16Type, BFloat16Type>(computeType)) {
+    return miss(why, "computed in " + typeStr(computeType) +
+                         "; sinter norms take f16, bf16 or f32");
+  }
 
   // Optional bias: core = normalized + bias.
   Node *biasLeaf = nullptr;
@@ -418,8 +423,9 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   // The arithmetic must be f32 (the ops' contract).
   Node *coreOp = b.skip(core);
   if (coreOp->kind != Node::Kind::Op ||
-      getElementTypeOrSelf(coreOp->op->getResult(0).getType()) != f32)
-    return miss(why, "the decomposition is not computed in f32");
+      getElementTypeOrSelf(coreOp->op->getResult(0).getType()) != computeType)
+    return miss(why, "the decomposition is not computed in " +
+                         typeStr(computeType));
   m.input = xLeaf->value;
   m.normalizedRank = reducedRank;
   if (weightLeaf) {
