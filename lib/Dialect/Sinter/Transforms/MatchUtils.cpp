@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatchUtils.h"
+
+#include "mlir/IR/PatternMatch.h"
 #include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -496,7 +498,7 @@ Operation *match::findEscapingOp(ArrayRef<Operation *> ops,
 
 void match::eraseWithDeadProducers(
     Operation *op, llvm::DenseSet<Operation *> *erased,
-    function_ref<void(Operation *)> beforeErase) {
+    function_ref<void(Operation *)> beforeErase, RewriterBase *rewriter) {
   SmallVector<Operation *> worklist{op};
   while (!worklist.empty()) {
     Operation *cur = worklist.pop_back_val();
@@ -514,7 +516,10 @@ void match::eraseWithDeadProducers(
       erased->insert(cur);
     if (beforeErase)
       beforeErase(cur);
-    cur->erase();
+    if (rewriter)
+      rewriter->eraseOp(cur);
+    else
+      cur->erase();
     for (Operation *p : producers)
       if (!llvm::is_contained(worklist, p) && isOpTriviallyDead(p))
         worklist.push_back(p);

@@ -33,6 +33,10 @@
 #include <optional>
 #include <vector>
 
+namespace mlir {
+class RewriterBase;
+} // namespace mlir
+
 namespace sinter {
 namespace match {
 
@@ -145,9 +149,11 @@ mlir::Operation *findEscapingOp(llvm::ArrayRef<mlir::Operation *> ops,
 /// Erases `op` if it has no uses, then every op that this leaves trivially
 /// dead among the producers of its operands (recursively). Adds the erased
 /// ops to `erased` when given.
+/// Erases through `rewriter` when given (inside a pattern driver).
 void eraseWithDeadProducers(
     mlir::Operation *op, llvm::DenseSet<mlir::Operation *> *erased = nullptr,
-    llvm::function_ref<void(mlir::Operation *)> beforeErase = nullptr);
+    llvm::function_ref<void(mlir::Operation *)> beforeErase = nullptr,
+    mlir::RewriterBase *rewriter = nullptr);
 
 /// Erases `ops` (a matched decomposition whose results were replaced) and
 /// what only they used; returns the bytes of the tensors computed by the

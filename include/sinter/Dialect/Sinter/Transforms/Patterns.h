@@ -31,6 +31,13 @@ namespace sinter {
 /// inputs inlined into bodies, scalar (0-d) arithmetic on constants.
 void populateNormalizeFrontendPatterns(mlir::RewritePatternSet &patterns);
 
+/// The attention raising of `sinter-raise-attention`: decomposed attention
+/// anchored at its `P V` product, and torch-mlir's `tm_tensor.attention`.
+/// With `allowRngChange` a frontend dropout on the probabilities becomes
+/// the op's Philox dropout (other random bits; docs/Rationale.md).
+void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
+                                    bool allowRngChange = false);
+
 /// The inexact step of `sinter-normalize-frontend`: f64 statistics computed
 /// from lower-precision tensors and truncated back are recomputed in f32
 /// (torch's LayerNorm decomposition computes its variance in f64). Returns
