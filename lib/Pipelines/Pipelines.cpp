@@ -15,20 +15,25 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+void sinter::buildTosaLoweringPipeline(mlir::OpPassManager &pm) {
+  using namespace mlir;
+  // TOSA input becomes linalg-on-tensors with the upstream passes: named ops
+  // (matmul, ...) first, then elementwise and reductions, then the remaining
+  // reshapes/slices (tensor) and constants (arith). On IR without TOSA these
+  // passes change nothing.
+  tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
+                              TosaToLinalgNamedOptions(),
+                              /*validationOptions=*/std::nullopt);
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+}
+
 void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
                                  const FusionOptions &options) {
   using namespace mlir;
-  // 1. TOSA input becomes linalg-on-tensors with the upstream passes: named
-  //    ops (matmul, ...) first, then elementwise and reductions, then the
-  //    remaining reshapes/slices (tensor) and constants (arith). On IR
-  //    without TOSA these passes change nothing.
-  if (options.lowerTosa) {
-    tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions(),
-                                TosaToLinalgNamedOptions(),
-                                /*validationOptions=*/std::nullopt);
-    pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
-    pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
-  }
+  // 1. TOSA input becomes linalg-on-tensors.
+  if (options.lowerTosa)
+    buildTosaLoweringPipeline(pm);
   // 2. Normalise: rewrite frontend idioms (argmax-carrying max reductions,
   //    casts of f64 constants, fpowi, f64 statistics, scalar 0-d math) into
   //    one spelling each, then fold reshapes and constants and dedupe

@@ -215,6 +215,11 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
   // Fusion.
   StageTimer fusion(options, "fusion");
   if (!options.fusion) {
+    // TOSA input still becomes linalg: there is no other way to compile it.
+    PassManager pm(&context);
+    sinter::buildTosaLoweringPipeline(pm);
+    if (failed(pm.run(*module)))
+      return failure();
     fusion.done("skipped: --no-fusion");
   } else {
     PassManager pm(&context);

@@ -46,6 +46,10 @@ void populateAdamWToLoopsPatterns(mlir::RewritePatternSet &patterns,
 void populateFusedToLoopsPatterns(mlir::RewritePatternSet &patterns,
                                   const SinterToLoopsOptions &options);
 /// All of the above.
+/// torch-mlir's `tm_tensor.scan` and `tm_tensor.attention` left by fusion,
+/// as linalg generics.
+void populateTMTensorToLinalgPatterns(mlir::RewritePatternSet &patterns);
+
 void populateSinterToLoopsPatterns(mlir::RewritePatternSet &patterns,
                                    const SinterToLoopsOptions &options);
 

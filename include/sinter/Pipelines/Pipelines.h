@@ -53,6 +53,10 @@ struct FusionOptions : public mlir::PassPipelineOptions<FusionOptions> {
 /// Appends the fusion pipeline to `pm` (anchored on the module).
 void buildFusionPipeline(mlir::OpPassManager &pm, const FusionOptions &options);
 
+/// Appends the upstream TOSA-to-linalg lowering (the first step of the
+/// fusion pipeline; compiling with fusion off runs it alone).
+void buildTosaLoweringPipeline(mlir::OpPassManager &pm);
+
 /// Registers `sinter-fusion-pipeline` with the global pass registry.
 void registerSinterPipelines();
 

@@ -31,6 +31,7 @@ void sinter::populateSinterToLoopsPatterns(RewritePatternSet &patterns,
   populateRowOpsToLoopsPatterns(patterns, opts);
   populateAdamWToLoopsPatterns(patterns, opts);
   populateFusedToLoopsPatterns(patterns, opts);
+  populateTMTensorToLinalgPatterns(patterns);
 }
 
 namespace {

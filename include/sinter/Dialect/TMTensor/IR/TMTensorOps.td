@@ -38,7 +38,8 @@ class TMTensor_Op<string mnemonic, list<Trait> traits = []>
     : Op<TMTensor_Dialect, mnemonic, traits>;
 
 def TMTensor_ScanOp : TMTensor_Op<"scan",
-    [AttrSizedOperandSegments, SingleBlockImplicitTerminator<"YieldOp">]> {
+    [AttrSizedOperandSegments, RecursiveMemoryEffects,
+     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "Inclusive or exclusive scan along one dimension";
   let description = [{
     `outs` are the scanned tensor (the input's shape) and the accumulator

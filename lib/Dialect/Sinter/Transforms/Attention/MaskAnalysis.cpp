@@ -602,15 +602,11 @@ SymRef Evaluator::scanAt(tm_tensor::ScanOp scan, OpResult result,
   SmallVector<Affine> local(idx.begin(), idx.end());
   local[dim] = variable(t);
   SymRef x = at(scan.getInputs()[0], local);
-  SmallVector<Affine> accIdx(idx.begin(), idx.end());
-  accIdx.erase(accIdx.begin() + dim);
-  SymRef init = at(scan.getOutputs()[1], accIdx);
-  if (x->kind != Sym::Kind::Int || !x->aff.isConstant() ||
-      init->kind != Sym::Kind::Int || !init->aff.isConstant())
+  if (x->kind != Sym::Kind::Int || !x->aff.isConstant())
     return unknown("a scan of a non-constant sequence");
-  // init + x * (position + 1)
-  return intSym(
-      combine(constant(init->aff.c + x->aff.c), scaled(idx[dim], x->aff.c), 1));
+  // Inclusive (torch-mlir's cumsum): out[i] = x * (i + 1); the accumulator
+  // operand is written, not read.
+  return intSym(combine(constant(x->aff.c), scaled(idx[dim], x->aff.c), 1));
 }
 
 SymRef Evaluator::at(Value tensor, ArrayRef<Affine> idx) {
