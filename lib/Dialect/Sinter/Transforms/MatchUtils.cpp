@@ -292,8 +292,12 @@ Node *ViewBuilder::scalar(Value v, ArrayRef<AffineExpr> loopIdx,
     }
   } else {
     // Defined above the op.
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
     if (std::optional<double> c = constantOf(v)) {
       result = makeConst(*c);
+    } else if (extract && extract.getIndices().empty()) {
+      // An element of a 0-d tensor (torch-mlir's scalars): its computation.
+      result = view(extract.getTensor(), AffineMap::get(rootRank, 0, {}, ctx));
     } else {
       result = make(Node::Kind::Scalar);
       result->value = v;

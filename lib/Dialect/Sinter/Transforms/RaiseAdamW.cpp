@@ -146,6 +146,48 @@ private:
     step = pw->operands[1];
     return true;
   }
+  /// `sqrt(x)`, or `powf(x, 0.5)` as torch computes the bias correction.
+  bool isSquareRoot(Node *n) {
+    Node *s = b.skip(n);
+    return isOp(b, s, "math.sqrt") ||
+           (isOp(b, s, "math.powf") &&
+            getConstant(b, s->operands[1]) == std::optional<double>(0.5));
+  }
+  /// Folds a uniform factor (`sign` 1) or divisor (-1) into `scale`:
+  /// constants, negations, products and quotients of them; bias corrections
+  /// `1 - beta^step` are collected with their exponent instead.
+  bool foldUniform(Node *n, int sign, double &scale,
+                   SmallVector<std::pair<Node *, int>> &corrections,
+                   SetVector<Operation *> *cov) {
+    double beta;
+    Node *step;
+    SetVector<Operation *> local;
+    if (matchBiasCorrection(n, beta, step, &local)) {
+      corrections.push_back({n, sign});
+      return true;
+    }
+    Node *s = b.skip(n, cov);
+    if (std::optional<double> c = getConstant(b, s)) {
+      if (*c == 0.0)
+        return false;
+      scale = sign > 0 ? scale * *c : scale / *c;
+      return true;
+    }
+    if (s->kind != Node::Kind::Op)
+      return false;
+    if (isa<arith::NegFOp>(s->op)) {
+      scale = -scale;
+      return foldUniform(s->operands[0], sign, scale, corrections, cov);
+    }
+    if (isa<arith::MulFOp>(s->op))
+      return foldUniform(s->operands[0], sign, scale, corrections, cov) &&
+             foldUniform(s->operands[1], sign, scale, corrections, cov);
+    if (isa<arith::DivFOp>(s->op))
+      return foldUniform(s->operands[0], sign, scale, corrections, cov) &&
+             foldUniform(s->operands[1], -sign, scale, corrections, cov);
+    return false;
+  }
+
   /// The SSA value of a run-time step node: an f32 scalar or 0-d tensor.
   Value stepValue(Node *n) {
     if (n->kind == Node::Kind::Scalar && n->value.getType().isF32())
@@ -192,24 +234,35 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
   for (auto [t, neg] : top.terms) {
     Product p = flattenProduct(b, t, cov);
     if (!p.divisors.empty()) {
-      SmallVector<Node *> factors, divisors, uniformDivisors;
-      for (Node *f : p.factors)
+      // m_new * (uniform: -lr / bc1, as torch computes it on 0-d tensors)
+      // / den, or with the uniform part among the divisors.
+      SmallVector<Node *> factors, divisors;
+      SmallVector<std::pair<Node *, int>> corrections;
+      double uniform = 1.0;
+      for (Node *f : p.factors) {
         if (!isUniform(b.skip(f)))
           factors.push_back(f);
-        else
+        else if (!foldUniform(f, 1, uniform, corrections, cov))
           return miss(why, "the step size is not a constant over bias "
                            "correction");
-      for (Node *d : p.divisors)
-        (isUniform(b.skip(d)) ? uniformDivisors : divisors).push_back(d);
+      }
+      for (Node *d : p.divisors) {
+        if (!isUniform(b.skip(d)))
+          divisors.push_back(d);
+        else if (!foldUniform(d, -1, uniform, corrections, cov))
+          return miss(why, "the step size is not a constant over bias "
+                           "correction");
+      }
       if (den || divisors.size() != 1 || factors.size() != 1 ||
-          uniformDivisors.size() > 1)
+          corrections.size() > 1)
         return miss(why, "unrecognised update term");
-      if (uniformDivisors.size() == 1 &&
-          !matchBiasCorrection(uniformDivisors[0], bcBeta1, step1, cov))
+      if (corrections.size() == 1 &&
+          (corrections[0].second != -1 ||
+           !matchBiasCorrection(corrections[0].first, bcBeta1, step1, cov)))
         return miss(why, "the step size is not lr / (1 - beta1^step)");
       den = divisors[0];
       mNew = factors[0];
-      stepSize = neg ? p.scale : -p.scale;
+      stepSize = (neg ? p.scale : -p.scale) * uniform;
       continue;
     }
     if (p.factors.size() != 1)
@@ -238,8 +291,7 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
   if (!root2)
     return miss(why, "unrecognised denominator");
   Product rp = flattenProduct(b, root2, cov);
-  if (step1 && rp.divisors.size() == 1 &&
-      isOp(b, rp.divisors[0], "math.sqrt")) {
+  if (step1 && rp.divisors.size() == 1 && isSquareRoot(rp.divisors[0])) {
     // sqrt(v) / sqrt(1 - beta2^step)
     Node *sq = b.skip(rp.divisors[0], cov);
     if (!matchBiasCorrection(sq->operands[0], bcBeta2, step2, cov))
@@ -315,7 +367,9 @@ std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
       cg += c;
       continue;
     }
-    if (isLeaf(f)) {
+    // A difference (g - m) is the lerp's, even when it is a tensor of the
+    // root's shape (torch computes it in a generic of its own).
+    if (isLeaf(f) && !isOp(b, f, "arith.subf")) {
       if (mLeaf && !same(b, mLeaf, f))
         return miss(why, "the first moment mixes three tensors");
       mLeaf = f;
