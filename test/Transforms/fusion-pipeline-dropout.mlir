@@ -20,7 +20,7 @@
 // CHECK-LABEL: func.func @causal_dropout
 // CHECK-SAME: %[[SEED:[^:]*]]: i64)
 // CHECK-NOT: linalg.
-// CHECK: sinter.attention %{{.*}}, %{{.*}}, %{{.*}} seed(%[[SEED]]) {causal, dropout_p = 1.000000e-01 : f64, scale = 0.353553385 : f32}
+// CHECK: sinter.attention %{{.*}}, %{{.*}}, %{{.*}} seed(%[[SEED]]) {causal, dropout_p = 1.000000e-01 : f64}
 // CHECK-NOT: linalg.
 
 // JSON: "patterns": {

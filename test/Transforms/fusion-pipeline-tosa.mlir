@@ -8,7 +8,7 @@
 // CHECK-SAME: %[[MASK:[^:]*]]: tensor<1x64x64xf32>
 // CHECK-NOT: tosa.
 // CHECK: sinter.layer_norm
-// CHECK: sinter.attention {{.*}} mask(%[[MASK]] : tensor<1x64x64xf32>) {scale = 0.176776692 : f32
+// CHECK: sinter.attention {{.*}} mask(%[[MASK]] : tensor<1x64x64xf32>) {sinter.fusion
 // CHECK: sinter.layer_norm
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: sinter.attention

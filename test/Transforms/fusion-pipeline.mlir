@@ -11,7 +11,7 @@
 
 // CHECK-LABEL: func.func @gpt_block
 // CHECK-COUNT-1: sinter.layer_norm
-// CHECK: sinter.attention {{.*}}{causal, scale = 0.176776692 : f32}
+// CHECK: sinter.attention {{.*}}{causal}
 // CHECK-SAME: -> tensor<2x4x64x32xf32>
 // CHECK-COUNT-1: sinter.layer_norm
 // CHECK-NOT: sinter.layer_norm

@@ -37,7 +37,7 @@
 // CHECK-LABEL: func.func @causal_dropout
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x4x16x8xf32>, %[[K:[^:]*]]: tensor<2x4x16x8xf32>, %[[V:[^:]*]]: tensor<2x4x16x8xf32>, %[[SEED:[^:]*]]: i64)
 // CHECK-NOT: linalg.
-// CHECK: sinter.attention %[[Q]], %[[K]], %[[V]] seed(%[[SEED]]) {causal, dropout_p = 1.000000e-01 : f64, scale = 0.353553385 : f32{{.*}}} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+// CHECK: sinter.attention %[[Q]], %[[K]], %[[V]] seed(%[[SEED]]) {causal, dropout_p = 1.000000e-01 : f64{{.*}}} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
 // CHECK-NOT: linalg.
 // CHECK: return
 // OFF-LABEL: func.func @causal_dropout

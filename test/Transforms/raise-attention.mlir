@@ -9,13 +9,14 @@
 #row4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #tail4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 #t3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// The default scale 1/sqrt(D) is left implicit.
 // The torch-mlir form: K^T by linalg.transpose, heads collapsed around
 // batch_matmul, scale by 1/sqrt(D) after the product, causal mask as a
 // select over linalg.index, decomposed softmax.
 // CHECK-LABEL: func.func @causal_torch
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x4x16x8xf32>, %[[K:[^:]*]]: tensor<2x4x16x8xf32>, %[[V:[^:]*]]: tensor<2x4x16x8xf32>)
 // CHECK-NOT: linalg.
-// CHECK: sinter.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 0.353553385 : f32{{.*}}} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
+// CHECK: sinter.attention %[[Q]], %[[K]], %[[V]] {causal, sinter.fusion{{.*}}} : tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32> -> tensor<2x4x16x8xf32>
 // CHECK-NOT: linalg.
 // CHECK: return
 func.func @causal_torch(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>, %v: tensor<2x4x16x8xf32>) -> (tensor<2x4x16x8xf32>) {
@@ -131,7 +132,7 @@ func.func @padding_mask_qscale(%q0: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf3
 // constant with -inf above the diagonal.
 // CHECK-LABEL: func.func @causal_const_bf16
 // CHECK-NOT: linalg.
-// CHECK: sinter.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 0.353553385 : f32{{.*}}} : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+// CHECK: sinter.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, sinter.fusion{{.*}}} : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
 func.func @causal_const_bf16(%q: tensor<1x2x4x8xbf16>, %k: tensor<1x2x4x8xbf16>, %v: tensor<1x2x4x8xbf16>) -> (tensor<1x2x4x8xbf16>) {
   %cm = arith.constant dense<[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]> : tensor<4x4xf32>
   %zero = arith.constant 0.000000e+00 : f32
@@ -351,7 +352,7 @@ func.func @gqa_repeat_kv(%q: tensor<1x4x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: t
 // CHECK-LABEL: func.func @contraction_generics
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<4x8x16xf32>, %[[K:[^:]*]]: tensor<4x8x16xf32>, %[[V:[^:]*]]: tensor<4x8x16xf32>)
 // CHECK-NOT: linalg.generic
-// CHECK: sinter.attention {{.*}} {scale = 2.500000e-01 : f32{{.*}}} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
+// CHECK: sinter.attention {{.*}} {sinter.fusion{{.*}}} : tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x8x16xf32>
 // CHECK-NOT: linalg.generic
 // CHECK: return
 #qmap = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>

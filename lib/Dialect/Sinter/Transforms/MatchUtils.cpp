@@ -41,6 +41,16 @@ Node *ViewBuilder::root(Value tensor) {
 }
 
 Node *ViewBuilder::view(Value tensor, AffineMap indices) {
+  // A unit dim is read at 0 whatever the expression: one spelling, so that
+  // batch-1 views compare equal however a reshape wrote them.
+  if (auto type = dyn_cast<RankedTensorType>(tensor.getType());
+      type && type.getRank() == indices.getNumResults()) {
+    SmallVector<AffineExpr> canon(indices.getResults());
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.getDimSize(i) == 1)
+        canon[i] = getAffineConstantExpr(0, ctx);
+    indices = AffineMap::get(indices.getNumDims(), 0, canon, ctx);
+  }
   auto key = std::make_pair(tensor, indices);
   auto it = views.find(key);
   if (it != views.end())
@@ -554,4 +564,27 @@ int64_t match::eraseMatched(ArrayRef<Operation *> ops,
 
 Operation *match::ancestorIn(Block *block, Operation *op) {
   return block->findAncestorOpInBlock(*op);
+}
+
+bool match::isIdentityView(ViewBuilder &b, const Node *n) {
+  if (n->kind != Node::Kind::View)
+    return false;
+  ArrayRef<int64_t> root = b.getRootShape();
+  auto type = dyn_cast<RankedTensorType>(n->value.getType());
+  AffineMap m = n->indices;
+  if (!type || type.getRank() != m.getNumResults() ||
+      m.getNumDims() != m.getNumResults())
+    return false;
+  for (unsigned i = 0; i < m.getNumResults(); ++i) {
+    AffineExpr e = m.getResult(i);
+    auto d = dyn_cast<AffineDimExpr>(e);
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    // A unit dim read at 0 is the identity only where the root's dim is a
+    // unit dim too (else it is a broadcast).
+    if (!(d && d.getPosition() == i) &&
+        !(c && c.getValue() == 0 && type.getDimSize(i) == 1 &&
+          i < root.size() && root[i] == 1))
+      return false;
+  }
+  return true;
 }

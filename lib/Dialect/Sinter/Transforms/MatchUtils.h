@@ -88,6 +88,7 @@ public:
   Node *skip(Node *n, llvm::SetVector<mlir::Operation *> *covered = nullptr);
 
   unsigned getRootRank() const { return rootRank; }
+  llvm::ArrayRef<int64_t> getRootShape() const { return rootShape; }
   mlir::MLIRContext *getContext() const { return ctx; }
 
 private:
@@ -106,6 +107,10 @@ private:
   std::vector<std::unique_ptr<Node>> nodes;
   llvm::DenseMap<std::pair<mlir::Value, mlir::AffineMap>, Node *> views;
 };
+
+/// `n` reads its tensor element for element over the root's dims: the
+/// identity map, with unit dims read at 0 (views canonicalise them so).
+bool isIdentityView(ViewBuilder &b, const Node *n);
 
 /// The constant value of `n` (after looking through views).
 std::optional<double> getConstant(ViewBuilder &b, Node *n);

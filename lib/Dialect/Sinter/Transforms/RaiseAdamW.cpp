@@ -101,7 +101,7 @@ private:
   }
   /// A leaf tensor of the root's type read at the same element.
   bool isLeaf(Node *n) {
-    return n->kind == Node::Kind::View && n->indices.isIdentity() &&
+    return isIdentityView(b, n) &&
            n->value.getType() == type;
   }
   /// True when `n` has the same value at every element (constants, scalars,

@@ -113,7 +113,7 @@ Node *NormMatcher::leafView(Node *n) {
 }
 
 bool NormMatcher::isIdentityIndex(Node *leaf) {
-  return leaf->kind == Node::Kind::View && leaf->indices.isIdentity() &&
+  return isIdentityView(b, leaf) &&
          cast<RankedTensorType>(leaf->value.getType()).getShape() ==
              rootType.getShape();
 }
@@ -141,9 +141,9 @@ bool NormMatcher::isTrailingIndex(Node *leaf, int64_t k) {
 
 /// A leaf that is not read like the normalized input (the identity over the
 /// root's dims): a weight or bias candidate.
-static bool isParamLike(Node *leaf, int64_t rootRank) {
+static bool isParamLike(ViewBuilder &b, Node *leaf, int64_t rootRank) {
   return leaf->kind == Node::Kind::View &&
-         !(leaf->indices.isIdentity() &&
+         !(isIdentityView(b, leaf) &&
            leaf->indices.getNumResults() == rootRank);
 }
 
@@ -249,7 +249,7 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
       for (int i = 0; i < 2; ++i) {
         Node *leaf = leafView(stripExt(b, s.terms[i].first, nullptr));
         if (leaf->kind == Node::Kind::View &&
-            isParamLike(leaf, rootType.getRank())) {
+            isParamLike(b, leaf, rootType.getRank())) {
           biasLeaf = leaf;
           product = s.terms[1 - i].first;
           covered->insert(local.begin(), local.end());
@@ -321,7 +321,7 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
       centered = f;
       continue;
     }
-    if (!weightLeaf && isParamLike(leaf, rootType.getRank())) {
+    if (!weightLeaf && isParamLike(b, leaf, rootType.getRank())) {
       weightLeaf = leaf;
       continue;
     }

@@ -164,7 +164,7 @@ std::optional<SoftmaxMatch> sinter::matchSoftmax(Value result,
                 "subtracted from");
   // The input: the tensor the maximum reads, element for element.
   Node *in = mx->operands[0];
-  if (in->kind != Node::Kind::View || !in->indices.isIdentity() ||
+  if (!isIdentityView(b, in) ||
       in->value.getType() != type)
     return miss("the softmax input is read through a broadcast, transpose "
                 "or type change");

@@ -174,6 +174,9 @@ bool AttentionMatcher::checkShapes() {
     return o.repeat == 1 && (r != 3 || s[0] == batch * heads);
   };
   int64_t kh = 0, vh = 0;
+  if (k.is4D && q.is4D && ks[0] * ks[1] * k.repeat == batch * heads &&
+      ks[0] != batch)
+    return fail("K splits its heads differently from Q");
   if (!headsOf(k, ks, kh) || ks[r - 2] != skv || ks[r - 1] != d)
     return fail("the shapes of Q and K do not line up");
   if (!headsOf(v, vs, vh) || vs[r - 2] != skv)

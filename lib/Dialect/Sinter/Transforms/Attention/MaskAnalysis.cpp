@@ -27,6 +27,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -185,6 +186,7 @@ private:
   SymRef linalgAt(linalg::LinalgOp op, OpResult result, ArrayRef<Affine> idx);
   SymRef scanAt(tm_tensor::ScanOp scan, OpResult result, ArrayRef<Affine> idx);
   SymRef concatAt(tensor::ConcatOp concat, ArrayRef<Affine> idx);
+  SymRef denseBand(DenseElementsAttr dense, ArrayRef<Affine> idx);
 
   SmallVector<int64_t> extents;
   int budget = 4000;
@@ -609,6 +611,55 @@ SymRef Evaluator::scanAt(tm_tensor::ScanOp scan, OpResult result,
   return intSym(combine(constant(x->aff.c), scaled(idx[dim], x->aff.c), 1));
 }
 
+/// A constant mask tensor (a `triu` folded by the frontend): its values must
+/// depend only on the two trailing dims and be a band `j - i <= c` of one
+/// value (zero, or true) against another. Returns the select that reads it.
+SymRef Evaluator::denseBand(DenseElementsAttr dense, ArrayRef<Affine> idx) {
+  auto type = cast<RankedTensorType>(dense.getType());
+  int64_t r = type.getRank();
+  if (r < 2 || dense.getNumElements() > (1 << 22))
+    return unknown("a non-uniform constant tensor");
+  int64_t rows = type.getDimSize(r - 2), cols = type.getDimSize(r - 1);
+  SmallVector<Attribute> vals(dense.getValues<Attribute>());
+  // Every leading slice equals the first.
+  for (size_t e = rows * cols; e < vals.size(); ++e)
+    if (vals[e] != vals[e % (rows * cols)])
+      return unknown("a constant mask that varies along its batch dims");
+  // Row i holds `in` at j in [0, last[i]] and `out` after it.
+  Attribute in = vals[0], out;
+  SmallVector<int64_t> last(rows, -1);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      Attribute v = vals[i * cols + j];
+      if (v == in) {
+        if (last[i] != j - 1)
+          return unknown("a constant mask that is not a causal band");
+        last[i] = j;
+      } else if (!out || v == out) {
+        out = v;
+      } else {
+        return unknown("a constant mask with more than two values");
+      }
+    }
+  }
+  if (!out)
+    return constantSym(in);
+  // c from a row the band cuts; every row must then end at i + c.
+  std::optional<int64_t> c;
+  for (int64_t i = 0; i < rows && !c; ++i)
+    if (last[i] >= 0 && last[i] < cols - 1)
+      c = last[i] - i;
+  if (!c)
+    return unknown("a constant mask that is not a causal band");
+  for (int64_t i = 0; i < rows; ++i)
+    if (last[i] != std::clamp<int64_t>(i + *c, -1, cols - 1))
+      return unknown("a constant mask that is not a causal band");
+  // j <= i + c  <=>  idx_i - idx_j + c >= 0
+  SymRef band = constraint(combine(combine(idx[r - 2], idx[r - 1], -1),
+                                   constant(*c), 1));
+  return selectSym(band, constantSym(in), constantSym(out));
+}
+
 SymRef Evaluator::at(Value tensor, ArrayRef<Affine> idx) {
   if (--budget < 0)
     return unknown("the mask computation is too large to analyse");
@@ -620,7 +671,7 @@ SymRef Evaluator::at(Value tensor, ArrayRef<Affine> idx) {
     if (dense.isSplat())
       return constantSym(dense.getSplatValue<Attribute>());
     if (!llvm::all_of(idx, [](const Affine &a) { return a.isConstant(); }))
-      return unknown("a non-uniform constant tensor");
+      return denseBand(dense, idx);
     auto type = cast<RankedTensorType>(tensor.getType());
     uint64_t flat = 0;
     for (auto [k, a] : llvm::enumerate(idx))

@@ -292,7 +292,7 @@ DropoutResult matchDropout(Value probs, bool allowRngChange,
   if (!threshold)
     return fail("the random tensor is compared with a threshold that is not "
                 "a uniform constant");
-  if (!rv->indices.isIdentity() ||
+  if (!match::isIdentityView(b, rv) ||
       cast<RankedTensorType>(rv->value.getType()).getShape() != type.getShape())
     return fail("the random tensor is read through a broadcast or "
                 "transpose map, not one draw per element");
@@ -334,7 +334,7 @@ DropoutResult matchDropout(Value probs, bool allowRngChange,
   if (!isDropoutScale(scale, *keep, elem))
     return fail("the kept probabilities are scaled by " + formatNumber(scale) +
                 ", not 1/(1 - p) = " + formatNumber(1.0 / *keep));
-  if (x->kind != Node::Kind::View || !x->indices.isIdentity() ||
+  if (!match::isIdentityView(b, x) ||
       x->value.getType() != probs.getType())
     return fail("the dropped value is not a tensor of the probabilities' "
                 "shape and type read element for element");
