@@ -118,18 +118,26 @@ bool AttentionMatcher::matchOutput() {
   Type outElem = cast<RankedTensorType>(result.getType()).getElementType();
   if (outElem == elemType)
     return true;
-  // Mixed precision: P V accumulates in f32, then rounds to Q's type.
-  if (!result.hasOneUse())
-    return fail("P V's " + Twine(outElem.isF32() ? "f32 " : "") +
-                "result is used without rounding to the operands' type");
-  Operation *user = *result.getUsers().begin();
-  if (user->getNumResults() != 1 ||
-      matchCast(user->getResult(0), /*widen=*/false) != result ||
+  // Mixed precision: P V accumulates in f32, then (after reshapes of the
+  // heads) rounds to Q's type.
+  Value cur = result;
+  SmallVector<Operation *> reshapes;
+  while (cur.hasOneUse() &&
+         isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+             *cur.getUsers().begin()) &&
+         keepsTrailingDims(*cur.getUsers().begin())) {
+    reshapes.push_back(*cur.getUsers().begin());
+    cur = reshapes.back()->getResult(0);
+  }
+  Operation *user = cur.hasOneUse() ? *cur.getUsers().begin() : nullptr;
+  if (!user || user->getNumResults() != 1 ||
+      matchCast(user->getResult(0), /*widen=*/false) != cur ||
       cast<RankedTensorType>(user->getResult(0).getType()).getElementType() !=
           elemType)
     return fail("P V's result is used without rounding to the operands' "
                 "type");
   outputCast = user;
+  outputReshapes = std::move(reshapes);
   result = user->getResult(0);
   return true;
 }
@@ -254,6 +262,7 @@ bool AttentionMatcher::checkNoEscape() {
   all.insert(probs.ops.begin(), probs.ops.end());
   all.insert(probs.dropout.ops.begin(), probs.dropout.ops.end());
   all.insert(pv);
+  all.insert(outputReshapes.begin(), outputReshapes.end());
   if (outputCast)
     all.insert(outputCast);
   if (Operation *esc = match::findEscapingOp(
@@ -366,7 +375,7 @@ void AttentionMatcher::rewrite(RewriterBase &rewriter,
   auto bytesOf = [&](ArrayRef<Operation *> ops) {
     int64_t bytes = 0;
     for (Operation *op : ops)
-      if (op != pv && op != outputCast &&
+      if (op != pv && op != outputCast && !llvm::is_contained(outputReshapes, op) &&
           !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
         for (Value r : op->getResults())
           bytes += tensorBytes(r.getType());

@@ -63,6 +63,7 @@ private:
   /// The value the fused op replaces: P V, or its rounding to Q's type.
   mlir::Value result;
   mlir::Operation *outputCast = nullptr;
+  llvm::SmallVector<mlir::Operation *> outputReshapes; // P V to the cast.
   ProbsSide probs;
   SoftmaxMatch softmax;
   mlir::Operation *softmaxOp = nullptr; // An already raised sinter.softmax.

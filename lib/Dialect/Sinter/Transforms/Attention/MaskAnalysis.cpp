@@ -104,12 +104,31 @@ struct Sym {
   double f = 0;                        // Float
   SymRef cond, tv, fv;                 // Select
   std::string why;                     // Unknown
+  bool data = false; // Unknown: depends on run-time data (not on structure)
 };
 
 SymRef unknown(const Twine &why) {
   auto s = std::make_shared<Sym>();
   s->kind = Sym::Kind::Unknown;
   s->why = why.str();
+  return s;
+}
+
+/// A value computed from function arguments: unknown, but a comparison of it
+/// is a data-dependent condition (a padding mask), not a failure.
+SymRef dataSym(const Twine &why) {
+  auto s = std::make_shared<Sym>();
+  s->kind = Sym::Kind::Unknown;
+  s->why = why.str();
+  s->data = true;
+  return s;
+}
+
+/// A condition known only at run time, AND'ed into a mask.
+SymRef opaqueBool() {
+  auto s = std::make_shared<Sym>();
+  s->kind = Sym::Kind::Bool;
+  s->opaque = true;
   return s;
 }
 
@@ -187,6 +206,7 @@ private:
   SymRef scanAt(tm_tensor::ScanOp scan, OpResult result, ArrayRef<Affine> idx);
   SymRef concatAt(tensor::ConcatOp concat, ArrayRef<Affine> idx);
   SymRef denseBand(DenseElementsAttr dense, ArrayRef<Affine> idx);
+  SymRef denseAffine(DenseElementsAttr dense, ArrayRef<Affine> idx);
 
   SmallVector<int64_t> extents;
   int budget = 4000;
@@ -250,7 +270,9 @@ SymRef orSym(const SymRef &x, const SymRef &y) {
 /// `cond ? t : f`, simplified when `cond` is decided or the branches agree.
 SymRef selectSym(const SymRef &cond, const SymRef &t, const SymRef &f) {
   if (cond->kind != Sym::Kind::Bool)
-    return unknown("a select on an unknown condition");
+    return cond->kind == Sym::Kind::Unknown
+               ? unknown(cond->why)
+               : unknown("a select on a non-boolean condition");
   if (isBool(cond, true))
     return t;
   if (isBool(cond, false))
@@ -293,6 +315,11 @@ SymRef lift(const SymRef &x, const SymRef &y,
   return fn(x, y);
 }
 
+/// Whether a value is data-dependent (so that ops on it stay data).
+bool isDataSym(const SymRef &x) {
+  return x->kind == Sym::Kind::Unknown && x->data;
+}
+
 //===----------------------------------------------------------------------===//
 // Scalar ops
 //===----------------------------------------------------------------------===//
@@ -330,6 +357,12 @@ SymRef Evaluator::op(Operation *o, ArrayRef<SymRef> args) {
       return selectSym(args[0], intSym(constant(1)), intSym(constant(0)));
     return args[0];
   }
+  auto isData = [](const SymRef &x) {
+    return x->kind == Sym::Kind::Unknown && x->data;
+  };
+  if (isa<arith::CmpIOp, arith::CmpFOp>(o) &&
+      (isData(args[0]) || isData(args[1])))
+    return opaqueBool();
   if (auto cmp = dyn_cast<arith::CmpIOp>(o)) {
     P p = cmp.getPredicate();
     return ints([&](const Affine &a, const Affine &b) -> SymRef {
@@ -382,6 +415,8 @@ SymRef Evaluator::op(Operation *o, ArrayRef<SymRef> args) {
     const SymRef &a = args[0];
     if (a->kind == Sym::Kind::Int && a->aff.isConstant())
       return floatSym(static_cast<double>(a->aff.c));
+    if (isDataSym(a))
+      return a;
     return unknown("an index converted to a float");
   }
   if (isa<arith::AddFOp>(o))
@@ -447,7 +482,7 @@ SymRef Evaluator::scalar(Value v, Operation *linalgOp,
       for (Value i : extract.getIndices()) {
         SymRef s = scalar(i, linalgOp, loopIdx, memo);
         if (s->kind != Sym::Kind::Int)
-          return memo[v] = unknown("a gather at a data-dependent index");
+          return memo[v] = dataSym("a gather at a data-dependent index");
         idx.push_back(s->aff);
       }
       r = at(extract.getTensor(), idx);
@@ -611,6 +646,37 @@ SymRef Evaluator::scanAt(tm_tensor::ScanOp scan, OpResult result,
   return intSym(combine(constant(x->aff.c), scaled(idx[dim], x->aff.c), 1));
 }
 
+/// An integer constant that is affine in its own indices (TOSA's `arange`
+/// as a literal): `c0 + sum_k a_k * i_k`, read at `idx`. Null otherwise.
+SymRef Evaluator::denseAffine(DenseElementsAttr dense, ArrayRef<Affine> idx) {
+  auto type = cast<RankedTensorType>(dense.getType());
+  if (!type.getElementType().isSignlessInteger() ||
+      type.getElementType().isInteger(1) || dense.getNumElements() > (1 << 22))
+    return nullptr;
+  SmallVector<APInt> vals(dense.getValues<APInt>());
+  int64_t r = type.getRank();
+  SmallVector<int64_t> strides(r, 1), coeff(r, 0);
+  for (int64_t k = r - 2; k >= 0; --k)
+    strides[k] = strides[k + 1] * type.getDimSize(k + 1);
+  int64_t c0 = vals[0].getSExtValue();
+  for (int64_t k = 0; k < r; ++k)
+    if (type.getDimSize(k) > 1)
+      coeff[k] = vals[strides[k]].getSExtValue() - c0;
+  for (int64_t e = 0, n = vals.size(); e < n; ++e) {
+    int64_t expect = c0, rest = e;
+    for (int64_t k = 0; k < r; ++k) {
+      expect += coeff[k] * (rest / strides[k]);
+      rest %= strides[k];
+    }
+    if (vals[e].getSExtValue() != expect)
+      return nullptr;
+  }
+  Affine result = constant(c0);
+  for (int64_t k = 0; k < r; ++k)
+    result = combine(result, scaled(idx[k], coeff[k]), 1);
+  return intSym(result);
+}
+
 /// A constant mask tensor (a `triu` folded by the frontend): its values must
 /// depend only on the two trailing dims and be a band `j - i <= c` of one
 /// value (zero, or true) against another. Returns the select that reads it.
@@ -664,14 +730,20 @@ SymRef Evaluator::at(Value tensor, ArrayRef<Affine> idx) {
   if (--budget < 0)
     return unknown("the mask computation is too large to analyse");
   Operation *def = tensor.getDefiningOp();
-  if (!def)
-    return unknown("a mask read from a function argument");
+  if (!def) {
+    if (getElementTypeOrSelf(tensor.getType()).isInteger(1))
+      return opaqueBool(); // A boolean mask passed in.
+    return dataSym("a mask read from a function argument");
+  }
   DenseElementsAttr dense;
   if (matchPattern(tensor, m_Constant(&dense))) {
     if (dense.isSplat())
       return constantSym(dense.getSplatValue<Attribute>());
-    if (!llvm::all_of(idx, [](const Affine &a) { return a.isConstant(); }))
+    if (!llvm::all_of(idx, [](const Affine &a) { return a.isConstant(); })) {
+      if (SymRef a = denseAffine(dense, idx))
+        return a;
       return denseBand(dense, idx);
+    }
     auto type = cast<RankedTensorType>(tensor.getType());
     uint64_t flat = 0;
     for (auto [k, a] : llvm::enumerate(idx))

@@ -111,6 +111,13 @@ std::optional<Operand> resolveOperand(Value v, bool transposed,
       }
       break;
     }
+    // The math SDPA upcasts f16/bf16 operands: the fused op computes in f32
+    // from the narrow tensor.
+    if (Value narrow = matchCast(cur, /*widen=*/true)) {
+      op.ops.insert(def);
+      cur = narrow;
+      continue;
+    }
     Value src;
     std::optional<double> f;
     if (allowScale && (f = matchScalarScale(def, src))) {

@@ -56,6 +56,7 @@ struct Operand {
 //         (a broadcasting copy: repeat_kv / enable_gqa)
 //   %s  = linalg.generic { arith.mulf %in, %c : f32 }          (a scale)
 //   %t  = linalg.transpose ... permutation = [0, 1, 3, 2]      (K^T)
+//   %w  = linalg.generic { arith.extf %in : bf16 to f32 }      (upcast)
 //
 // With `transposed` the product reads the operand as [.., D, S] (K^T); the
 // walk must find the transpose that undoes it. Returns nothing (and `why`)

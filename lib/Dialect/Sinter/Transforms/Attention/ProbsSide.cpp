@@ -31,6 +31,33 @@ bool isConstantValue(Value v, double x) {
   return matchPattern(v, m_Constant(&c)) && c.getValueAsDouble() == x;
 }
 
+/// The AND-reduction over the trailing axis that `all` is: a generic with
+/// one reduction loop (last) or a `linalg.reduce` over the last dim (TOSA's
+/// reduce_all, then an expand_shape adding the unit dim back), initialised
+/// to true. Returns the reduced tensor.
+Value matchAllOverKeys(Value all, SetVector<Operation *> &ops) {
+  SetVector<Operation *> local;
+  if (auto e = all.getDefiningOp<tensor::ExpandShapeOp>()) {
+    local.insert(e);
+    all = e.getSrc();
+  }
+  auto op = all.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      !op.getIndexingMapsArray()[0].isIdentity())
+    return {};
+  Block *body = op.getBlock();
+  auto andOp = dyn_cast_or_null<arith::AndIOp>(
+      body->getTerminator()->getOperand(0).getDefiningOp());
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!andOp || !fill || !matchPattern(fill.getInputs()[0], m_One()))
+    return {};
+  local.insert(op);
+  ops.insert(local.begin(), local.end());
+  return op.getDpsInputs()[0];
+}
+
 /// `all_j(s[..., j] == -inf)` as torch's SDPA decomposition computes it:
 ///
 ///   %e = linalg.generic ins(%s) { %w = arith.extf %in : f32 to f64
@@ -38,21 +65,12 @@ bool isConstantValue(Value v, double x) {
 ///   %a = linalg.generic {[..., "reduction"]} ins(%e) outs(%true_fill)
 ///        { arith.andi %in, %out : i1 }
 ///
-/// Returns `s`.
+/// (TOSA: the f64 cast in a generic of its own, linalg.reduce, an
+/// expand_shape.) Returns `s`.
 Value matchAllHidden(Value all, SetVector<Operation *> &ops) {
-  auto red = all.getDefiningOp<linalg::GenericOp>();
-  if (!red || red.getNumDpsInputs() != 1 || red.getNumDpsInits() != 1 ||
-      red.getNumReductionLoops() != 1 ||
-      red.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
-      !red.getIndexingMapsArray()[0].isIdentity())
-    return {};
-  Block *rb = red.getBlock();
-  auto andOp = dyn_cast_or_null<arith::AndIOp>(
-      rb->getTerminator()->getOperand(0).getDefiningOp());
-  auto fill = red.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  if (!andOp || !fill || !matchPattern(fill.getInputs()[0], m_One()))
-    return {};
-  auto cmpGen = red.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  SetVector<Operation *> local;
+  Value eq = matchAllOverKeys(all, local);
+  auto cmpGen = eq ? eq.getDefiningOp<linalg::GenericOp>() : nullptr;
   if (!cmpGen || cmpGen.getNumDpsInputs() != 1 ||
       cmpGen.getNumReductionLoops() != 0 ||
       !llvm::all_of(cmpGen.getIndexingMapsArray(),
@@ -68,17 +86,23 @@ Value matchAllHidden(Value all, SetVector<Operation *> &ops) {
       return ext.getIn();
     return v;
   };
-  Value l = stripExt(cmp.getLhs()), r = stripExt(cmp.getRhs());
   FloatAttr c;
-  Value x = matchPattern(cmp.getRhs(), m_Constant(&c)) ? l : r;
-  Value k = x == l ? cmp.getRhs() : cmp.getLhs();
+  bool constOnRight = matchPattern(cmp.getRhs(), m_Constant(&c));
+  Value x = stripExt(constOnRight ? cmp.getLhs() : cmp.getRhs());
+  Value k = constOnRight ? cmp.getRhs() : cmp.getLhs();
   if (!matchPattern(k, m_Constant(&c)) ||
       !(std::isinf(c.getValueAsDouble()) && c.getValueAsDouble() < 0) ||
       x != cb->getArgument(0))
     return {};
-  ops.insert(red);
-  ops.insert(cmpGen);
-  return cmpGen.getDpsInputs()[0];
+  local.insert(cmpGen);
+  Value s = cmpGen.getDpsInputs()[0];
+  // A widening (exact) of the scores in a generic of its own.
+  if (Value narrow = matchCast(s, /*widen=*/true)) {
+    local.insert(s.getDefiningOp());
+    s = narrow;
+  }
+  ops.insert(local.begin(), local.end());
+  return s;
 }
 
 /// `select(all_hidden_row, 0, p)`: returns `p`, sets `scores`.

@@ -55,9 +55,11 @@ std::string describe(const KeyVisibility &v) {
     return "a sliding window of " + std::to_string(v.window) +
            " keys, kept as a mask tensor";
   case KeyVisibility::Kind::Causal:
-  case KeyVisibility::Kind::CausalAndData:
     return "a causal mask aligned at offset " + std::to_string(v.offset) +
-           ", kept as a mask tensor";
+           " (the op aligns at Skv - Sq), kept as a mask tensor";
+  case KeyVisibility::Kind::CausalAndData:
+    return "causal (the attribute) and a data-dependent part (a padding "
+           "mask), kept as a mask tensor";
   default:
     return v.why;
   }
@@ -130,6 +132,8 @@ bool ScoreWalker::peelMaskAdd(linalg::GenericOp g, arith::AddFOp add, Value &v,
                               BlockArgument chainArg, double outerScale) {
   Value l = add.getLhs(), r = add.getRhs();
   auto isMaskArg = [&](Value x) {
+    if (auto ext = x.getDefiningOp<arith::ExtFOp>())
+      x = ext.getIn(); // A narrow mask widened to the scores' type.
     auto arg = dyn_cast<BlockArgument>(x);
     return arg && arg.getOwner() == g.getBlock() && arg != chainArg &&
            arg.getArgNumber() < g.getNumDpsInputs();
@@ -138,6 +142,8 @@ bool ScoreWalker::peelMaskAdd(linalg::GenericOp g, arith::AddFOp add, Value &v,
   if (!maskArg)
     return fail("the scores are added to a value that is not a mask tensor");
   v = maskArg == r ? l : r;
+  if (auto ext = maskArg.getDefiningOp<arith::ExtFOp>())
+    maskArg = ext.getIn();
   OpOperand *operand =
       g.getDpsInputOperand(cast<BlockArgument>(maskArg).getArgNumber());
   Value maskTensor = operand->get();
