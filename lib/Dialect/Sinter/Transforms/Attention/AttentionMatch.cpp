@@ -142,6 +142,17 @@ bool AttentionMatcher::matchOutput() {
   return true;
 }
 
+/// `o`'s shape as [B, H, S, D]: 4-D operands as they are, [N, S, D] ones
+/// split as N = batch x (N / batch), [S, D] ones as one head.
+static SmallVector<int64_t> shape4(const Operand &o, int64_t batch) {
+  SmallVector<int64_t> s = operandShape(o);
+  if (o.is4D || s.size() == 4)
+    return s;
+  if (s.size() == 3)
+    return {batch, s[0] / batch, s[1], s[2]};
+  return {1, 1, s[0], s[1]};
+}
+
 bool AttentionMatcher::checkShapes() {
   auto staticShape = [](Value x) {
     return cast<RankedTensorType>(x.getType()).hasStaticShape();
@@ -149,16 +160,9 @@ bool AttentionMatcher::checkShapes() {
   if (!staticShape(q.source) || !staticShape(k.source) ||
       !staticShape(v.source) || !staticShape(pv->getResult(0)))
     return fail("dynamic shapes are not supported yet");
-  SmallVector<int64_t> qs = operandShape(q), ks = operandShape(k),
-                       vs = operandShape(v);
-  int64_t r = qs.size();
-  if ((int64_t)ks.size() != r || (int64_t)vs.size() != r)
-    return fail("Q, K and V have different ranks");
-  sq = qs[r - 2];
-  d = qs[r - 1];
-  dv = vs[r - 1];
+  SmallVector<int64_t> qs = operandShape(q);
   auto softType = cast<RankedTensorType>(softmaxInput.getType());
-  if (q.is4D) {
+  if (qs.size() == 4) {
     batch = qs[0];
     heads = qs[1];
   } else if (softmaxRank == 4) {
@@ -166,32 +170,25 @@ bool AttentionMatcher::checkShapes() {
     heads = softType.getDimSize(1);
   } else {
     batch = 1;
-    heads = r == 3 ? qs[0] : 1;
+    heads = qs.size() == 3 ? qs[0] : 1;
   }
-  if (!q.is4D && r == 3 && batch * heads != qs[0])
+  if (qs.size() == 3 && batch * heads != qs[0])
     return fail("the shapes of Q and the scores do not line up");
-  auto headsOf = [&](const Operand &o, ArrayRef<int64_t> s,
-                     int64_t &h) -> bool {
-    if (o.is4D) {
-      if (s[0] != batch || s[1] * o.repeat != heads)
-        return false;
-      h = s[1];
-      return true;
-    }
-    h = heads;
-    return o.repeat == 1 && (r != 3 || s[0] == batch * heads);
-  };
-  int64_t kh = 0, vh = 0;
-  if (k.is4D && q.is4D && ks[0] * ks[1] * k.repeat == batch * heads &&
-      ks[0] != batch)
+  qs = shape4(q, batch);
+  SmallVector<int64_t> ks = shape4(k, batch), vs = shape4(v, batch);
+  sq = qs[2];
+  d = qs[3];
+  dv = vs[3];
+  if (ks[0] * ks[1] * k.repeat == batch * heads && ks[0] != batch)
     return fail("K splits its heads differently from Q");
-  if (!headsOf(k, ks, kh) || ks[r - 2] != skv || ks[r - 1] != d)
+  if (ks[0] != batch || ks[1] * k.repeat != heads || ks[2] != skv ||
+      ks[3] != d)
     return fail("the shapes of Q and K do not line up");
-  if (!headsOf(v, vs, vh) || vs[r - 2] != skv)
+  if (vs[0] != batch || vs[1] * v.repeat != heads || vs[2] != skv)
     return fail("the shapes of the probabilities and V do not line up");
-  if (kh != vh)
+  if (ks[1] != vs[1])
     return fail("K and V repeat their heads differently");
-  kvHeads = kh;
+  kvHeads = ks[1];
   if (heads % kvHeads != 0)
     return fail("the query heads are not a multiple of the key/value heads");
   auto elem = [](Value x) {
