@@ -66,6 +66,8 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
                     "' (the artifact has: " + known + ")");
   }
   Function &f = it->second;
+  if (num_args && !args)
+    return fail(SINTER_RT_ERROR_ARGUMENT, f.name + ": `args` is NULL");
   if (num_args != f.argumentNames.size())
     return fail(SINTER_RT_ERROR_ARGUMENT,
                 f.name + " takes " + std::to_string(f.argumentNames.size()) +

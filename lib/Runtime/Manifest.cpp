@@ -2,31 +2,82 @@
 //
 // Part of the Sinter project.
 //
+// Each object is first checked against the schema (Schema.h: keys, types,
+// enum values), then for what it means: indices in range, sizes that fit
+// their buffers, kernels among the artifact's entry points.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Manifest.h"
 
+#include "Schema.h"
+
 #include "sinter-c/Runtime.h"
+#include "sinter/Artifact/Manifest.h"
 
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <set>
 #include <utility>
 
 using namespace sinter::rt;
+namespace key = sinter::manifest::key;
+namespace value = sinter::manifest::value;
+using sinter::manifest::ObjectId;
 
 static int badManifest(const std::string &what) {
   return fail(SINTER_RT_ERROR_ARTIFACT, "malformed manifest: " + what);
 }
 
+/// Checks `v` at `path` against the schema of `id`, as an artifact error.
+static int checkSchema(const JsonValue &v, ObjectId id,
+                       const std::string &path) {
+  std::string error;
+  if (!conforms(v, id, path, error))
+    return badManifest(error);
+  return SINTER_RT_OK;
+}
+
+static std::string indexed(const std::string &path, const char *key, size_t i) {
+  return path + "." + key + "[" + std::to_string(i) + "]";
+}
+
+/// The bytes of `count` elements of `dtype` times the dimensions of `shape`,
+/// or false when that does not fit 2^62.
+static bool denseBytes(const JsonValue &shape, uint64_t elementBytes,
+                       uint64_t &bytes) {
+  constexpr uint64_t kLimit = uint64_t(1) << 62;
+  bytes = elementBytes;
+  for (const JsonValue &d : shape.array) {
+    uint64_t n = static_cast<uint64_t>(d.integer);
+    if (n && bytes > kLimit / n)
+      return false;
+    bytes *= n;
+  }
+  return true;
+}
+
+namespace {
+/// What the launches of a manifest may refer to.
+struct Context {
+  std::set<std::string> entryPoints;
+};
+} // namespace
+
 /// A buffer reference {"arg": i} or {"temp": i} of `f`; `what` names it in
 /// errors.
 static int parseBufferRef(const JsonValue *v, const Function &f,
                           const std::string &what, Param &out) {
-  const JsonValue *argRef = v ? v->get("arg") : nullptr;
-  const JsonValue *tempRef = v ? v->get("temp") : nullptr;
-  if (!argRef && !tempRef)
+  std::string error;
+  if (!v || !v->isObject() || !conforms(*v, ObjectId::kBufferRef, what, error))
+    return badManifest(error.empty() ? what + " is not a buffer ({\"arg\": i} "
+                                              "or {\"temp\": i})"
+                                     : error);
+  const JsonValue *argRef = v->get(key::kArg);
+  const JsonValue *tempRef = v->get(key::kTemp);
+  if (!argRef == !tempRef)
     return badManifest(what + " is not a buffer ({\"arg\": i} or "
                               "{\"temp\": i})");
   bool isArg = argRef != nullptr;
@@ -58,62 +109,60 @@ static bool enumField(const JsonValue &v, const char *key,
   return false;
 }
 
-/// A tensor map launch argument (docs/Manifest.md): {"tensor_map": buffer,
-/// "dtype", "shape", "box", "swizzle", "l2_promotion", "oob_fill",
+/// A tensor map launch argument (docs/Manifest.md) at `path`: {"tensor_map":
+/// buffer, "dtype", "shape", "box", "swizzle", "l2_promotion", "oob_fill",
 /// "interleave"}, outermost dimension first. Everything
 /// cuTensorMapEncodeTiled requires of it but the pointer is checked here.
 static int parseTensorMap(const JsonValue &av, const Function &f,
                           const std::string &kernel, size_t position,
-                          TensorMap &t) {
+                          const std::string &path, TensorMap &t) {
+  if (int rc = checkSchema(av, ObjectId::kTensorMapArg, path))
+    return rc;
   std::string where = kernel + " arg " + std::to_string(position) + " in " +
                       f.name + " (tensor map)";
   auto bad = [&](const std::string &what) {
     return badManifest(where + ": " + what);
   };
-  if (int rc = parseBufferRef(av.get("tensor_map"), f, where, t.buffer))
+  if (int rc = parseBufferRef(av.get(key::kTensorMap), f, where, t.buffer))
     return rc;
   t.position = position;
-  // Element types of manifest buffers: their CUtensorMapDataType and size.
-  struct DataType {
-    const char *name;
-    int code;
-    uint64_t bytes;
-    bool isFloat;
-  };
-  static const DataType dtypes[] = {
-      {"float16", 6, 2, true}, {"bfloat16", 9, 2, true},
-      {"float32", 7, 4, true}, {"float64", 8, 8, true},
-      {"int32", 3, 4, false},  {"int64", 5, 8, false},
-      {"uint8", 0, 1, false},  {"bool", 0, 1, false}};
-  const JsonValue *dtype = av.get("dtype");
-  std::string dtypeName = dtype && dtype->isString() ? dtype->string : "";
-  const DataType *dt =
-      std::find_if(std::begin(dtypes), std::end(dtypes),
-                   [&](const DataType &d) { return dtypeName == d.name; });
-  if (dt == std::end(dtypes))
+  // The dtypes a tensor map takes: their CUtensorMapDataType.
+  static const std::pair<const char *, int> codes[] = {
+      {value::kFloat16, 6}, {value::kBfloat16, 9}, {value::kFloat32, 7},
+      {value::kFloat64, 8}, {value::kInt32, 3},    {value::kInt64, 5},
+      {value::kUint8, 0},   {value::kBool, 0}};
+  const std::string &dtypeName = av.get(key::kDtype)->string;
+  const auto *code =
+      std::find_if(std::begin(codes), std::end(codes),
+                   [&](const auto &c) { return dtypeName == c.first; });
+  if (code == std::end(codes))
     return bad("unsupported dtype '" + dtypeName + "'");
-  t.dataType = dt->code;
+  t.dataType = code->second;
+  const sinter::manifest::DType *dt = sinter::manifest::findDType(dtypeName);
   uint64_t eltBytes = dt->bytes;
-  if (!enumField(av, "swizzle",
-                 {{"none", 0}, {"32B", 1}, {"64B", 2}, {"128B", 3}}, t.swizzle))
-    return bad("swizzle must be \"none\", \"32B\", \"64B\" or \"128B\"");
-  if (!enumField(av, "l2_promotion",
-                 {{"none", 0}, {"64B", 1}, {"128B", 2}, {"256B", 3}},
-                 t.l2Promotion))
-    return bad("l2_promotion must be \"none\", \"64B\", \"128B\" or "
-               "\"256B\"");
-  if (!enumField(av, "oob_fill", {{"zero", 0}, {"nan", 1}}, t.oobFill))
-    return bad("oob_fill must be \"zero\" or \"nan\"");
-  if (t.oobFill == 1 && !dt->isFloat)
+  // The schema checked the names; these are the driver's values.
+  enumField(av, key::kSwizzle,
+            {{value::kNone, 0},
+             {value::k32B, 1},
+             {value::k64B, 2},
+             {value::k128B, 3}},
+            t.swizzle);
+  enumField(av, key::kL2Promotion,
+            {{value::kNone, 0},
+             {value::k64B, 1},
+             {value::k128B, 2},
+             {value::k256B, 3}},
+            t.l2Promotion);
+  enumField(av, key::kOobFill, {{value::kZero, 0}, {value::kNan, 1}},
+            t.oobFill);
+  enumField(av, key::kInterleave,
+            {{value::kNone, 0}, {value::k16B, 1}, {value::k32B, 2}},
+            t.interleave);
+  if (t.oobFill == 1 && dt->cls != sinter::manifest::DTypeClass::kFloat)
     return bad("oob_fill \"nan\" needs a floating-point dtype, not " +
                dtypeName);
-  if (!enumField(av, "interleave", {{"none", 0}, {"16B", 1}, {"32B", 2}},
-                 t.interleave))
-    return bad("interleave must be \"none\", \"16B\" or \"32B\"");
-  const JsonValue *shape = av.get("shape");
-  const JsonValue *box = av.get("box");
-  if (!shape || !shape->isArray() || !box || !box->isArray())
-    return bad("shape and box must be arrays");
+  const JsonValue *shape = av.get(key::kShape);
+  const JsonValue *box = av.get(key::kBox);
   size_t rank = shape->array.size();
   if (rank < 1 || rank > kTensorMapMaxRank)
     return bad("rank " + std::to_string(rank) + " is not in [1, " +
@@ -168,174 +217,206 @@ static int parseTensorMap(const JsonValue &av, const Function &f,
     t.globalStrides[i - 1] = static_cast<uint64_t>(bytes);
     bytes *= t.globalDim[i];
   }
-  // The whole tensor lies inside its buffer, when the manifest says how big
-  // that is.
+  // The whole tensor lies inside its buffer.
   size_t have = t.buffer.kind == Param::Argument
                     ? f.argumentBytes[t.buffer.index]
                     : f.tempBytes[t.buffer.index];
-  if (have && bytes > static_cast<long double>(have))
+  if (bytes > static_cast<long double>(have))
     return bad("the shape needs " + text(bytes) + " bytes, its buffer has " +
                std::to_string(have));
   return SINTER_RT_OK;
 }
 
-/// A kernel launch: {"kernel", "grid", "block", "shared_memory", "args"}.
-static int parseKernelLaunch(const JsonValue &lv, const Function &f,
-                             Launch &l) {
-  auto bad = badManifest;
-  const JsonValue *kernel = lv.get("kernel");
-  const JsonValue *grid = lv.get("grid");
-  const JsonValue *block = lv.get("block");
-  const JsonValue *smem = lv.get("shared_memory");
-  const JsonValue *largs = lv.get("args");
-  if (!kernel || !kernel->isString() || !grid || grid->array.size() != 3 ||
-      !block || block->array.size() != 3 || !largs || !largs->isArray())
-    return bad("a launch of " + f.name + " is incomplete");
-  l.kernel = kernel->string;
-  for (int d = 0; d < 3; ++d) {
-    l.grid[d] = static_cast<unsigned>(grid->array[d].integer);
-    l.block[d] = static_cast<unsigned>(block->array[d].integer);
+/// A constant launch argument at `path`: {"type", "value"} or, for floats,
+/// {"type", "bits"} (exact IEEE bits, also for inf and nan).
+static int parseConstant(const JsonValue &av, const std::string &kernel,
+                         const std::string &path, Param &c) {
+  if (int rc = checkSchema(av, ObjectId::kConstantArg, path))
+    return rc;
+  const std::string &type = av.get(key::kType)->string;
+  const JsonValue *value = av.get(key::kValue);
+  const JsonValue *bits = av.get(key::kBits);
+  bool isFloat = type == value::kF32 || type == value::kF64;
+  c = Param{Param::Constant, 0, 0};
+  if (isFloat && bits) {
+    c.bits = type == value::kF32
+                 ? static_cast<uint64_t>(static_cast<uint32_t>(bits->integer))
+                 : static_cast<uint64_t>(bits->integer);
+    return SINTER_RT_OK;
   }
-  l.sharedMemory = smem ? static_cast<unsigned>(smem->integer) : 0;
-  if (const JsonValue *persistent = lv.get("persistent")) {
-    const JsonValue *work = persistent->get("work");
-    const JsonValue *ctas = persistent->get("ctas_per_sm");
-    if (!work || !work->isNumber() || work->integer < 1 || !ctas ||
-        !ctas->isNumber() || ctas->integer < 1 || ctas->integer > 64)
-      return bad("\"persistent\" of " + l.kernel +
-                 " needs \"work\" >= 1 and \"ctas_per_sm\" in [1, 64]");
-    l.persistentWork = static_cast<uint64_t>(work->integer);
-    l.ctasPerSM = static_cast<unsigned>(ctas->integer);
+  if (!value)
+    return badManifest(path + ": a constant argument of " + kernel +
+                       " has no value");
+  if (type == value::kF32) {
+    float v = static_cast<float>(value->number);
+    std::memcpy(&c.bits, &v, sizeof(v));
+  } else if (type == value::kF64) {
+    double v = value->number;
+    std::memcpy(&c.bits, &v, sizeof(v));
+  } else if (!value->isInteger ||
+             (type == value::kI32 &&
+              (value->integer < std::numeric_limits<int32_t>::min() ||
+               value->integer > std::numeric_limits<int32_t>::max()))) {
+    return badManifest(path + ".value: expected an integer that fits " + type);
+  } else if (type == value::kI32) {
+    int32_t v = static_cast<int32_t>(value->integer);
+    std::memcpy(&c.bits, &v, sizeof(v));
+  } else {
+    int64_t v = value->integer;
+    std::memcpy(&c.bits, &v, sizeof(v));
   }
-  for (size_t position = 0; position < largs->array.size(); ++position) {
-    const JsonValue &av = largs->array[position];
-    if (av.get("tensor_map")) {
+  return SINTER_RT_OK;
+}
+
+/// The arguments of a kernel launch at `path`: buffers ({"arg": i} or
+/// {"temp": i}, a scalar argument passed by value), constants and tensor
+/// maps, in the kernel's parameter order.
+static int parseLaunchArgs(const JsonValue &args, const Function &f,
+                           const std::string &path, Launch &l) {
+  for (size_t position = 0; position < args.array.size(); ++position) {
+    const JsonValue &av = args.array[position];
+    std::string at = indexed(path, key::kArgs, position);
+    if (av.get(key::kTensorMap)) {
       TensorMap t;
-      if (int rc = parseTensorMap(av, f, l.kernel, position, t))
+      if (int rc = parseTensorMap(av, f, l.kernel, position, at, t))
         return rc;
       l.params.push_back(Param{Param::TensorMap, l.tensorMaps.size(), 0});
       l.tensorMaps.push_back(t);
       continue;
     }
-    const JsonValue *argRef = av.get("arg");
-    const JsonValue *tempRef = av.get("temp");
-    if (argRef || tempRef) {
+    if (av.get(key::kArg) || av.get(key::kTemp)) {
+      if (int rc = checkSchema(av, ObjectId::kBufferRef, at))
+        return rc;
+      const JsonValue *argRef = av.get(key::kArg);
+      const JsonValue *tempRef = av.get(key::kTemp);
       bool isArg = argRef != nullptr;
       int64_t index = (isArg ? argRef : tempRef)->integer;
       size_t count = isArg ? f.argumentNames.size() : f.tempBytes.size();
-      if (index < 0 || static_cast<size_t>(index) >= count)
-        return bad("launch of " + l.kernel + " refers to " +
-                   (isArg ? "argument " : "temp ") + std::to_string(index) +
-                   " of " + std::to_string(count));
+      if ((argRef && tempRef) || static_cast<size_t>(index) >= count)
+        return badManifest("launch of " + l.kernel + " refers to " +
+                           (isArg ? "argument " : "temp ") +
+                           std::to_string(index) + " of " +
+                           std::to_string(count));
       l.params.push_back(Param{isArg ? Param::Argument : Param::Temp,
                                static_cast<size_t>(index), 0});
       continue;
     }
-    const JsonValue *type = av.get("type");
-    const JsonValue *value = av.get("value");
-    const JsonValue *bits = av.get("bits");
-    if (!type || (!value && !bits))
-      return bad("a launch argument of " + l.kernel + " is incomplete");
-    Param c{Param::Constant, 0, 0};
-    if (bits && (type->string == "f32" || type->string == "f64")) {
-      // Exact IEEE bits (also for inf and nan).
-      c.bits = type->string == "f32"
-                   ? static_cast<uint64_t>(static_cast<uint32_t>(bits->integer))
-                   : static_cast<uint64_t>(bits->integer);
-    } else if (!value) {
-      return bad("a launch argument of " + l.kernel + " has no value");
-    } else if (type->string == "f32") {
-      float v = static_cast<float>(value->number);
-      std::memcpy(&c.bits, &v, sizeof(v));
-    } else if (type->string == "f64") {
-      double v = value->number;
-      std::memcpy(&c.bits, &v, sizeof(v));
-    } else if (type->string == "i32") {
-      int32_t v = static_cast<int32_t>(value->integer);
-      std::memcpy(&c.bits, &v, sizeof(v));
-    } else if (type->string == "i64") {
-      int64_t v = value->integer;
-      std::memcpy(&c.bits, &v, sizeof(v));
-    } else {
-      return bad("unknown constant type " + type->string);
-    }
+    Param c;
+    if (int rc = parseConstant(av, l.kernel, at, c))
+      return rc;
     l.params.push_back(c);
   }
   return SINTER_RT_OK;
 }
 
-/// A "cublas_gemm" library call and its "fallback" kernel launch
+/// A kernel launch at `path`: {"kind": "kernel", "kernel", "grid",
+/// "block", "shared_memory", ["persistent",] "args"}; the kernel is one of
+/// the artifact's entry points.
+static int parseKernelLaunch(const JsonValue &lv, const Function &f,
+                             const Context &context, const std::string &path,
+                             Launch &l) {
+  if (int rc = checkSchema(lv, ObjectId::kKernelLaunch, path))
+    return rc;
+  if (lv.get(key::kKind)->string != value::kKernel)
+    return badManifest(path + ".kind: expected \"kernel\"");
+  l.kernel = lv.get(key::kKernel)->string;
+  if (!context.entryPoints.count(l.kernel))
+    return badManifest(path + ".kernel: " + l.kernel +
+                       " is not among the artifact's entry_points");
+  const JsonValue *grid = lv.get(key::kGrid);
+  const JsonValue *block = lv.get(key::kBlock);
+  constexpr int64_t kDimMax = std::numeric_limits<int32_t>::max();
+  for (const JsonValue *sizes : {grid, block}) {
+    bool ok = sizes->array.size() == 3;
+    for (size_t d = 0; ok && d < 3; ++d)
+      ok = sizes->array[d].integer >= 1 && sizes->array[d].integer <= kDimMax;
+    if (!ok)
+      return badManifest(path + "." +
+                         (sizes == grid ? key::kGrid : key::kBlock) +
+                         ": expected 3 sizes in [1, 2^31)");
+  }
+  for (int d = 0; d < 3; ++d) {
+    l.grid[d] = static_cast<unsigned>(grid->array[d].integer);
+    l.block[d] = static_cast<unsigned>(block->array[d].integer);
+  }
+  int64_t smem = lv.get(key::kSharedMemory)->integer;
+  if (smem > kDimMax)
+    return badManifest(path + ".shared_memory: " + std::to_string(smem) +
+                       " bytes is more than 2^31");
+  l.sharedMemory = static_cast<unsigned>(smem);
+  if (const JsonValue *persistent = lv.get(key::kPersistent)) {
+    const JsonValue *work = persistent->get(key::kWork);
+    const JsonValue *ctas = persistent->get(key::kCtasPerSm);
+    if (work->integer < 1 || ctas->integer < 1 || ctas->integer > 64)
+      return badManifest("\"persistent\" of " + l.kernel +
+                         " needs \"work\" >= 1 and \"ctas_per_sm\" in [1, "
+                         "64]");
+    l.persistentWork = static_cast<uint64_t>(work->integer);
+    l.ctasPerSM = static_cast<unsigned>(ctas->integer);
+  }
+  return parseLaunchArgs(*lv.get(key::kArgs), f, path, l);
+}
+
+/// A "cublas_gemm" library call at `path` and its "fallback" kernel launch
 /// (docs/Manifest.md). Everything cuBLASLt would be told is checked here,
 /// so that a bad manifest is an artifact error and never a wild access.
-static int parseGemm(const JsonValue &lv, const Function &f, Launch &l) {
+static int parseGemm(const JsonValue &lv, const Function &f,
+                     const Context &context, const std::string &path,
+                     Launch &l) {
   namespace lt = sinter::rt::lt;
+  if (int rc = checkSchema(lv, ObjectId::kCublasGemm, path))
+    return rc;
   auto g = std::make_unique<Gemm>();
-  const JsonValue *name = lv.get("name");
-  g->name = name && name->isString() ? name->string : "cublas_gemm";
+  g->name = lv.get(key::kName)->string;
   std::string where = "cublas_gemm " + g->name + " of " + f.name;
-  auto integer = [&](const char *key, int64_t &out, int64_t lo,
+  auto integer = [&](const char *k, int64_t &out, int64_t lo,
                      int64_t hi) -> bool {
-    const JsonValue *v = lv.get(key);
-    if (!v || !v->isNumber() || v->integer < lo || v->integer > hi)
-      return false;
-    out = v->integer;
-    return true;
+    out = lv.get(k)->integer;
+    return out >= lo && out <= hi;
   };
   constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
   lt::RowMajorGemm &s = g->shape;
-  if (!integer("m", s.m, 1, kInt32Max) || !integer("n", s.n, 1, kInt32Max) ||
-      !integer("k", s.k, 1, kInt32Max) ||
-      !integer("batch", s.batch, 1, kInt32Max))
+  if (!integer(key::kM, s.m, 1, kInt32Max) ||
+      !integer(key::kN, s.n, 1, kInt32Max) ||
+      !integer(key::kK, s.k, 1, kInt32Max) ||
+      !integer(key::kBatch, s.batch, 1, kInt32Max))
     return badManifest(where + ": m, n, k and batch must be in [1, 2^31)");
-  if (!integer("lda", s.lda, s.k, kInt32Max) ||
-      !integer("ldb", s.ldb, s.n, kInt32Max) ||
-      !integer("ldc", s.ldc, s.n, kInt32Max))
+  if (!integer(key::kLda, s.lda, s.k, kInt32Max) ||
+      !integer(key::kLdb, s.ldb, s.n, kInt32Max) ||
+      !integer(key::kLdc, s.ldc, s.n, kInt32Max))
     return badManifest(where + ": lda, ldb and ldc must be at least k, n "
                                "and n (row-major)");
-  if (!integer("stride_a", s.strideA, 0, kInt64Max) ||
-      !integer("stride_b", s.strideB, 0, kInt64Max) ||
-      !integer("stride_c", s.strideC, 0, kInt64Max))
+  if (!integer(key::kStrideA, s.strideA, 0, kInt64Max) ||
+      !integer(key::kStrideB, s.strideB, 0, kInt64Max) ||
+      !integer(key::kStrideC, s.strideC, 0, kInt64Max))
     return badManifest(where + ": stride_a, stride_b and stride_c must be "
                                "non-negative");
-  const JsonValue *layout = lv.get("layout");
-  if (layout && layout->string != "row-major")
-    return badManifest(where + ": layout '" + layout->string +
-                       "' is not row-major");
-  auto str = [&](const char *key) {
-    const JsonValue *v = lv.get(key);
-    return v && v->isString() ? v->string : std::string();
-  };
-  g->aType = str("a_dtype");
-  g->bType = str("b_dtype");
-  g->cType = str("c_dtype");
-  std::string compute = str("compute_dtype");
+  g->aType = lv.get(key::kADtype)->string;
+  g->bType = lv.get(key::kBDtype)->string;
+  g->cType = lv.get(key::kCDtype)->string;
   bool typesOk = g->aType == g->bType && lt::dataType(g->aType) >= 0 &&
-                 (g->cType == g->aType || g->cType == "float32") &&
-                 (g->aType != "float32" || g->cType == "float32") &&
-                 (compute.empty() || compute == "float32");
+                 (g->cType == g->aType || g->cType == value::kFloat32) &&
+                 (g->aType != value::kFloat32 || g->cType == value::kFloat32);
   if (!typesOk)
-    return badManifest(where + ": unsupported types a=" + g->aType + " b=" +
-                       g->bType + " c=" + g->cType + " compute=" + compute);
-  if (int rc = parseBufferRef(lv.get("a"), f, where + ": a", g->a))
+    return badManifest(where + ": unsupported types a=" + g->aType +
+                       " b=" + g->bType + " c=" + g->cType);
+  if (int rc = parseBufferRef(lv.get(key::kA), f, where + ": a", g->a))
     return rc;
-  if (int rc = parseBufferRef(lv.get("b"), f, where + ": b", g->b))
+  if (int rc = parseBufferRef(lv.get(key::kB), f, where + ": b", g->b))
     return rc;
-  if (int rc = parseBufferRef(lv.get("c"), f, where + ": c", g->c))
+  if (int rc = parseBufferRef(lv.get(key::kC), f, where + ": c", g->c))
     return rc;
-  const JsonValue *accumulate = lv.get("accumulate");
-  g->accumulate = accumulate && accumulate->boolean;
-  if (g->accumulate) {
-    if (int rc =
-            parseBufferRef(lv.get("c_init"), f, where + ": c_init", g->cInit))
+  g->accumulate = lv.get(key::kAccumulate)->boolean;
+  const JsonValue *cInit = lv.get(key::kCInit);
+  if (g->accumulate != (cInit != nullptr))
+    return badManifest(where + ": c_init is given exactly when accumulate "
+                               "is true");
+  if (g->accumulate)
+    if (int rc = parseBufferRef(cInit, f, where + ": c_init", g->cInit))
       return rc;
-  }
-  const JsonValue *alpha = lv.get("alpha");
-  const JsonValue *beta = lv.get("beta");
-  g->alpha =
-      alpha && alpha->isNumber() ? static_cast<float>(alpha->number) : 1.0f;
-  g->beta = beta && beta->isNumber() ? static_cast<float>(beta->number)
-                                     : (g->accumulate ? 1.0f : 0.0f);
+  g->alpha = static_cast<float>(lv.get(key::kAlpha)->number);
+  g->beta = static_cast<float>(lv.get(key::kBeta)->number);
   if (g->beta != 0.0f && !g->accumulate)
     return badManifest(where + ": beta is not 0 but there is no c_init");
   // Every matrix of the batch lies inside its buffer.
@@ -347,7 +428,7 @@ static int parseGemm(const JsonValue &lv, const Function &f, Launch &l) {
     long double need = ((static_cast<long double>(s.batch) - 1) * stride +
                         (static_cast<long double>(rows) - 1) * ld + cols) *
                        lt::elementBytes(dtype);
-    if (have && need > static_cast<long double>(have))
+    if (need > static_cast<long double>(have))
       return badManifest(where + ": " + what + " needs " +
                          std::to_string(static_cast<uint64_t>(need)) +
                          " bytes, its buffer has " + std::to_string(have));
@@ -362,89 +443,153 @@ static int parseGemm(const JsonValue &lv, const Function &f, Launch &l) {
   if (g->accumulate)
     if (int rc = fits(g->cInit, g->cType, s.m, s.n, s.ldc, s.strideC, "c_init"))
       return rc;
-  const JsonValue *fallback = lv.get("fallback");
-  if (!fallback || !fallback->isObject())
-    return badManifest(where + " has no fallback kernel launch");
-  const JsonValue *fk = fallback->get("kind");
-  if (fk && fk->string != "kernel")
-    return badManifest(where + ": its fallback is not a kernel launch");
-  if (int rc = parseKernelLaunch(*fallback, f, l))
+  if (int rc = parseKernelLaunch(*lv.get(key::kFallback), f, context,
+                                 path + "." + key::kFallback, l))
     return rc;
   l.gemm = std::move(g);
   return SINTER_RT_OK;
 }
 
-/// Manifest formats this runtime reads: 1 (kernel launches), 2 (launch
-/// kinds: kernels and cublas_gemm library calls) and 3 (kernel args may be
-/// tensor maps).
-constexpr int64_t kNewestManifestFormat = 3;
+/// A buffer (an argument or a temp) at `path`: its bytes are those of its
+/// dtype and shape (a scalar has shape []).
+static int checkBuffer(const JsonValue &b, const std::string &path) {
+  const sinter::manifest::DType *dt =
+      sinter::manifest::findDType(b.get(key::kDtype)->string);
+  const JsonValue *shape = b.get(key::kShape);
+  bool scalar = b.get(key::kKind)->string == value::kScalar;
+  if (scalar && !shape->array.empty())
+    return badManifest(path + ".shape: a scalar has shape []");
+  uint64_t bytes = 0;
+  if (!denseBytes(*shape, dt->bytes, bytes))
+    return badManifest(path + ".shape: more than 2^62 bytes");
+  int64_t recorded = b.get(key::kBytes)->integer;
+  if (static_cast<uint64_t>(recorded) != bytes)
+    return badManifest(path + ".bytes: " + std::to_string(recorded) +
+                       ", but its shape and dtype make " +
+                       std::to_string(bytes));
+  return SINTER_RT_OK;
+}
 
-/// Converts the manifest into functions; kernels are resolved later.
-int sinter::rt::parseManifest(const JsonValue &root, sinter_rt_program &p) {
-  auto bad = badManifest;
-  if (const JsonValue *version = root.get("format_version")) {
-    if (!version->isNumber() || version->integer < 1 ||
-        version->integer > kNewestManifestFormat)
-      return fail(SINTER_RT_ERROR_ARTIFACT,
-                  "manifest format " +
-                      (version->isNumber() ? std::to_string(version->integer)
-                                           : std::string("?")) +
-                      " is not supported (this runtime reads formats 1 to " +
-                      std::to_string(kNewestManifestFormat) + ")");
+/// The arguments of function `f` at `path`: in order (each "index" its
+/// position), inputs then outputs; an output written in place names an
+/// input of its dtype and shape in "alias_of".
+static int parseArguments(const JsonValue &args, const std::string &path,
+                          Function &f) {
+  bool outputs = false;
+  for (size_t i = 0; i < args.array.size(); ++i) {
+    const JsonValue &a = args.array[i];
+    std::string at = indexed(path, key::kArguments, i);
+    if (int rc = checkBuffer(a, at))
+      return rc;
+    if (a.get(key::kIndex)->integer != static_cast<int64_t>(i))
+      return badManifest(
+          at + ".index: " + std::to_string(a.get(key::kIndex)->integer) +
+          ", expected its position " + std::to_string(i));
+    bool output = a.get(key::kRole)->string == value::kOutput;
+    if (outputs && !output)
+      return badManifest(at + ".role: an input after an output");
+    outputs |= output;
+    if (const JsonValue *alias = a.get(key::kAliasOf)) {
+      auto input = std::find_if(
+          args.array.begin(), args.array.begin() + i, [&](const JsonValue &b) {
+            return b.get(key::kName)->string == alias->string &&
+                   b.get(key::kRole)->string == value::kInput;
+          });
+      if (!output || input == args.array.begin() + i ||
+          input->get(key::kKind)->string != value::kBuffer ||
+          input->get(key::kDtype)->string != a.get(key::kDtype)->string ||
+          input->get(key::kBytes)->integer != a.get(key::kBytes)->integer)
+        return badManifest(at + ".alias_of: '" + alias->string +
+                           "' is not an input buffer of the output's dtype "
+                           "and size");
+    }
+    f.argumentNames.push_back(a.get(key::kName)->string);
+    f.argumentIsScalar.push_back(a.get(key::kKind)->string == value::kScalar);
+    f.argumentBytes.push_back(static_cast<size_t>(a.get(key::kBytes)->integer));
   }
-  const JsonValue *target = root.get("target");
-  if (!target || !target->isString() ||
+  return SINTER_RT_OK;
+}
+
+/// A function at `path`: its arguments, temps and launches.
+static int parseFunction(const JsonValue &fv, const Context &context,
+                         const std::string &path, Function &f) {
+  f.name = fv.get(key::kName)->string;
+  if (int rc = parseArguments(*fv.get(key::kArguments), path, f))
+    return rc;
+  const JsonValue *temps = fv.get(key::kTemps);
+  for (size_t i = 0; i < temps->array.size(); ++i) {
+    const JsonValue &t = temps->array[i];
+    std::string at = indexed(path, key::kTemps, i);
+    if (int rc = checkBuffer(t, at))
+      return rc;
+    if (t.get(key::kKind)->string != value::kBuffer)
+      return badManifest(at + ".kind: a temp is a buffer");
+    f.tempBytes.push_back(static_cast<size_t>(t.get(key::kBytes)->integer));
+  }
+  const JsonValue *launches = fv.get(key::kLaunches);
+  for (size_t i = 0; i < launches->array.size(); ++i) {
+    const JsonValue &lv = launches->array[i];
+    std::string at = indexed(path, key::kLaunches, i);
+    Launch l;
+    const JsonValue *kind = lv.isObject() ? lv.get(key::kKind) : nullptr;
+    std::string k = kind && kind->isString() ? kind->string : "";
+    int rc = SINTER_RT_OK;
+    if (k == value::kKernel)
+      rc = parseKernelLaunch(lv, f, context, at, l);
+    else if (k == value::kCublasGemm)
+      rc = parseGemm(lv, f, context, at, l);
+    else
+      rc = badManifest(at + ": a launch of " + f.name + " has kind '" + k +
+                       "'; this runtime runs 'kernel' and 'cublas_gemm'");
+    if (rc)
+      return rc;
+    f.launches.push_back(std::move(l));
+  }
+  return SINTER_RT_OK;
+}
+
+int sinter::rt::checkFormat(const JsonValue &root) {
+  if (!root.isObject())
+    return badManifest("the manifest is not a JSON object");
+  const JsonValue *target = root.get(key::kTarget);
+  if (target && target->isString() &&
       target->string.compare(0, 5, "cuda:") != 0)
-    return bad("\"target\" is not a cuda target");
-  const JsonValue *functions = root.get("functions");
-  if (!functions || !functions->isArray())
-    return bad("no \"functions\" array");
-  for (const JsonValue &fv : functions->array) {
+    return badManifest("target: \"" + target->string +
+                       "\" is not a cuda target (this runtime runs CUDA "
+                       "artifacts; sinter.load runs CPU ones from Python)");
+  const JsonValue *version = root.get(key::kFormatVersion);
+  if (!version || !version->isInteger ||
+      version->integer != sinter::manifest::kCUDAFormatVersion)
+    return fail(SINTER_RT_ERROR_ARTIFACT,
+                "manifest format " +
+                    (version && version->isInteger
+                         ? std::to_string(version->integer)
+                         : std::string(version ? "?" : "(none)")) +
+                    " is not supported (this runtime reads format " +
+                    std::to_string(sinter::manifest::kCUDAFormatVersion) +
+                    "; recompile the artifact with this version of sinterc)");
+  return SINTER_RT_OK;
+}
+
+int sinter::rt::parseManifest(const JsonValue &root, sinter_rt_program &p) {
+  if (int rc = checkFormat(root))
+    return rc;
+  if (int rc = checkSchema(root, ObjectId::kCudaManifest, ""))
+    return rc;
+  Context context;
+  for (const JsonValue &e : root.get(key::kEntryPoints)->array)
+    if (!context.entryPoints.insert(e.string).second)
+      return badManifest("entry_points: " + e.string + " appears twice");
+  const JsonValue *functions = root.get(key::kFunctions);
+  for (size_t i = 0; i < functions->array.size(); ++i) {
+    std::string at = indexed("", key::kFunctions, i).substr(1);
     Function f;
-    const JsonValue *name = fv.get("name");
-    const JsonValue *args = fv.get("arguments");
-    const JsonValue *temps = fv.get("temps");
-    const JsonValue *launches = fv.get("launches");
-    if (!name || !name->isString() || !args || !args->isArray() || !temps ||
-        !temps->isArray() || !launches || !launches->isArray())
-      return bad("a function lacks name/arguments/temps/launches");
-    f.name = name->string;
-    for (size_t i = 0; i < args->array.size(); ++i) {
-      const JsonValue *n = args->array[i].get("name");
-      if (!n || !n->isString())
-        return bad("an argument of " + f.name + " has no name");
-      f.argumentNames.push_back(n->string);
-      const JsonValue *kind = args->array[i].get("kind");
-      f.argumentIsScalar.push_back(kind && kind->string == "scalar");
-      const JsonValue *bytes = args->array[i].get("bytes");
-      f.argumentBytes.push_back(bytes && bytes->isNumber() && bytes->integer > 0
-                                    ? static_cast<size_t>(bytes->integer)
-                                    : 0);
-    }
-    for (size_t i = 0; i < temps->array.size(); ++i) {
-      const JsonValue *n = temps->array[i].get("name");
-      const JsonValue *bytes = temps->array[i].get("bytes");
-      if (!n || !n->isString() || !bytes || !bytes->isNumber())
-        return bad("a temp of " + f.name + " lacks name/bytes");
-      f.tempBytes.push_back(static_cast<size_t>(bytes->integer));
-    }
-    for (const JsonValue &lv : launches->array) {
-      Launch l;
-      const JsonValue *kind = lv.get("kind");
-      std::string k = kind && kind->isString() ? kind->string : "kernel";
-      if (k == "kernel") {
-        if (int rc = parseKernelLaunch(lv, f, l))
-          return rc;
-      } else if (k == "cublas_gemm") {
-        if (int rc = parseGemm(lv, f, l))
-          return rc;
-      } else {
-        return bad("a launch of " + f.name + " has kind '" + k +
-                   "'; this runtime runs 'kernel' and 'cublas_gemm'");
-      }
-      f.launches.push_back(std::move(l));
-    }
-    p.functions[f.name] = std::move(f);
+    if (int rc = parseFunction(functions->array[i], context, at, f))
+      return rc;
+    if (p.functions.count(f.name))
+      return badManifest(at + ".name: a second function named " + f.name);
+    std::string name = f.name;
+    p.functions[name] = std::move(f);
   }
   return SINTER_RT_OK;
 }

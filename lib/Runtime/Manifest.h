@@ -17,8 +17,14 @@
 
 namespace sinter::rt {
 
+/// Whether `root` is a manifest of the format this runtime reads
+/// (manifest::kCUDAFormatVersion): SINTER_RT_OK, or
+/// SINTER_RT_ERROR_ARTIFACT saying which format it is.
+int checkFormat(const JsonValue &root);
+
 /// Converts the manifest `root` into the functions of `p`; returns
-/// SINTER_RT_OK or SINTER_RT_ERROR_ARTIFACT (with the last error set).
+/// SINTER_RT_OK or SINTER_RT_ERROR_ARTIFACT (with the last error set,
+/// naming the field).
 int parseManifest(const JsonValue &root, sinter_rt_program &p);
 
 } // namespace sinter::rt

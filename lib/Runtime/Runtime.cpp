@@ -12,28 +12,16 @@
 
 #include "sinter-c/Runtime.h"
 
-#include "Json.h"
+#include "Artifact.h"
 #include "LibraryCalls.h"
 #include "Manifest.h"
 #include "Program.h"
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 using namespace sinter::rt;
-
-static bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream os;
-  os << in.rdbuf();
-  out = os.str();
-  return true;
-}
 
 extern "C" const char *sinter_rt_last_error(void) {
   return lastError().c_str();
@@ -50,25 +38,17 @@ extern "C" int sinter_rt_cuda_available(void) {
 
 extern "C" int sinter_rt_load(const char *dir, int device,
                               sinter_rt_program **out) {
+  if (!out)
+    return fail(SINTER_RT_ERROR_ARGUMENT, "sinter_rt_load: `out` is NULL");
   *out = nullptr;
   std::string base = dir ? dir : ".";
-  std::string manifestText, cubin;
-  if (!readFile(base + "/manifest.json", manifestText))
-    return fail(SINTER_RT_ERROR_ARTIFACT,
-                "cannot read " + base + "/manifest.json");
-  JsonValue root;
-  std::string error;
-  if (!parseJson(manifestText, root, error))
-    return fail(SINTER_RT_ERROR_ARTIFACT, base + "/manifest.json: " + error);
-  const JsonValue *cubinName = root.get("cubin");
-  std::string cubinPath =
-      base + "/" + (cubinName ? cubinName->string : "kernels.cubin");
-  if (!readFile(cubinPath, cubin))
-    return fail(SINTER_RT_ERROR_ARTIFACT, "cannot read " + cubinPath);
-
-  auto program = std::make_unique<sinter_rt_program>();
-  if (int rc = parseManifest(root, *program))
+  ArtifactFiles files;
+  if (int rc = readArtifact(base, files))
     return rc;
+  auto program = std::make_unique<sinter_rt_program>();
+  if (int rc = parseManifest(files.manifest, *program))
+    return rc;
+  std::string error;
   Driver *d = driver(error);
   if (!d)
     return fail(SINTER_RT_ERROR_DRIVER, error);
@@ -104,8 +84,8 @@ extern "C" int sinter_rt_load(const char *dir, int device,
   SINTER_CU(d, cuDevicePrimaryCtxRetain(&program->context, program->device),
             "cuDevicePrimaryCtxRetain");
   SINTER_CU(d, cuCtxSetCurrent(program->context), "cuCtxSetCurrent");
-  SINTER_CU(d, cuModuleLoadData(&program->module, cubin.data()),
-            "cuModuleLoadData(" + cubinPath + ")");
+  SINTER_CU(d, cuModuleLoadData(&program->module, files.cubin.data()),
+            "cuModuleLoadData(" + files.cubinPath + ")");
   for (auto &[name, f] : program->functions) {
     for (Launch &l : f.launches) {
       SINTER_CU(

@@ -6,6 +6,7 @@
 
 #include "sinter/Target/Compiler.h"
 
+#include "sinter/Artifact/Manifest.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "sinter/InitAll.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
@@ -278,20 +279,27 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
     });
   codegen.done();
 
-  // Link, then the manifest (last, so that a directory with a manifest
-  // always holds a complete artifact).
+  // Link, then the manifest and the checksums (last, so that a directory
+  // whose files match its SHA256SUMS holds a complete artifact).
   if (outDir == "-")
     return emitError(fileLoc)
            << "an artifact is a directory: give -o <dir> (or --emit=mlir, "
               "--emit=llvm to write to stdout)";
   StageTimer link(options, "link");
+  // kernels.so records the SHA-256 of its manifest, so that a loader runs it
+  // with no other.
+  SmallVector<std::string> entryPoints = exportedEntryPoints(*llvmModule);
+  for (const FunctionInfo &function : *functions)
+    if (!llvm::is_contained(entryPoints, manifest::cpuSymbol(function.name)))
+      return emitError(fileLoc) << "kernels.so would not export "
+                                << manifest::cpuSymbol(function.name);
+  std::string manifestText = cpuManifest(*functions, entryPoints);
+  embedManifestDigest(*llvmModule, manifestText);
   std::string linkError;
   if (!linkHostSharedObject(*llvmModule, outDir, linkError))
     return emitError(fileLoc) << "linking kernels.so: " << linkError;
-  if (failed(
-          writeOutput(*module, outDir, "manifest.json",
-                      [&](raw_ostream &os) { writeManifest(*functions, os); })))
-    return failure();
+  if (!writeCPUArtifact(manifestText, outDir, linkError))
+    return emitError(fileLoc) << linkError;
   link.done();
   return success();
 }
