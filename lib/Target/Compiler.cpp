@@ -286,7 +286,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
     if (!llvm::is_contained(entryPoints, manifest::cpuSymbol(function.name)))
       return emitError(fileLoc) << "kernels.so would not export "
                                 << manifest::cpuSymbol(function.name);
-  std::string manifestText = cpuManifest(*functions, entryPoints);
+  std::string manifestText = cpuManifest(*functions, entryPoints, *llvmModule);
   embedManifestDigest(*llvmModule, manifestText);
   std::string linkError;
   if (!linkHostSharedObject(*llvmModule, outDir, linkError))

@@ -327,7 +327,10 @@ def _load_library(path, data):
     copy under a name never used before in this process: the file cannot
     change between its check and its load, and the dynamic loader, which
     hands back an already loaded library of the same name, never returns
-    the code of an earlier artifact at that path."""
+    the code of an earlier artifact at that path. Where the temporary
+    directory does not allow that (mounted noexec), `path` itself is
+    opened; the manifest digest that kernels.so records still refuses an
+    earlier artifact's library."""
     directory = tempfile.mkdtemp(prefix="sinter-load-")
     copy = os.path.join(directory, "kernels.%d.%d.so"
                         % (os.getpid(), next(_loads)))
@@ -336,9 +339,14 @@ def _load_library(path, data):
             f.write(data)
         return ctypes.CDLL(copy)
     except OSError as e:
-        raise LoadError("cannot load %s: %s" % (path, e)) from None
+        first = e
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+    try:
+        return ctypes.CDLL(path)
+    except OSError as e:
+        raise LoadError("cannot load %s: %s (and from a private copy: %s)"
+                        % (path, e, first)) from None
 
 
 def _check_entry_point(entry, manifest, manifest_path):

@@ -170,9 +170,15 @@ sinter::describeFunctions(ModuleOp module, const ArgumentNameMap &names) {
 }
 
 std::string sinter::cpuManifest(ArrayRef<FunctionInfo> functions,
-                                ArrayRef<std::string> entryPoints) {
+                                ArrayRef<std::string> entryPoints,
+                                llvm::Module &llvmModule) {
   namespace key = manifest::key;
   namespace value = manifest::value;
+  std::string code;
+  {
+    llvm::raw_string_ostream codeStream(code);
+    llvmModule.print(codeStream, nullptr);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os, /*IndentSize=*/2);
@@ -180,6 +186,7 @@ std::string sinter::cpuManifest(ArrayRef<FunctionInfo> functions,
     json.attribute(key::kFormatVersion, manifest::kCPUFormatVersion);
     json.attribute(key::kTarget, "cpu");
     json.attribute(key::kLibrary, kCPULibraryFile);
+    json.attribute(key::kCodeSha256, sha256Hex(code));
     json.attribute(key::kCallingConvention,
                    manifest::kCPUSymbolPrefix +
                        std::string("<name>(pointers to memref descriptors "

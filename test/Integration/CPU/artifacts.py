@@ -7,6 +7,7 @@
 # REQUIRES: numpy
 # RUN: %python %s %t | FileCheck %s
 
+import ctypes
 import hashlib
 import json
 import os
@@ -84,9 +85,9 @@ def write_manifest(d, manifest, resum=True):
             f.write("".join(lines))
 
 
-def expect(exc_type, fn, *args):
+def expect(exc_type, fn, *args, **kwargs):
     try:
-        fn(*args)
+        fn(*args, **kwargs)
     except exc_type as e:
         # Paths differ from run to run.
         print("%s: %s" % (type(e).__name__, str(e).replace(work, "<work>")))
@@ -240,6 +241,32 @@ refs.assert_close("second program", second.run("scale", x, 3.0),
                   refs.f64(x) + 3, atol=1e-5)
 # CHECK: first program: ok
 # CHECK: second program: ok
+
+# Where no private copy can be opened (a temporary directory mounted
+# noexec), the artifact's own kernels.so is, and the loader hands back the
+# library first loaded from that path: the manifest digest it records
+# refuses it for the second program instead of running its kernels.
+real_cdll = ctypes.CDLL
+
+
+def no_private_copies(name, *args, **kwargs):
+    if "sinter-load-" in str(name):
+        raise OSError("a noexec temporary directory")
+    return real_cdll(name, *args, **kwargs)
+
+
+ctypes.CDLL = no_private_copies
+try:
+    same = os.path.join(work, "same-noexec")
+    first = sinter.compile(SCALE, fusion=False, out_dir=same)
+    refs.assert_close("first program, no private copy",
+                      first.run("scale", x, 3.0), refs.f64(x) * 3, atol=1e-5)
+    expect(sinter.LoadError, sinter.compile, SHIFT, fusion=False,
+           out_dir=same)
+finally:
+    ctypes.CDLL = real_cdll
+# CHECK: first program, no private copy: ok
+# CHECK: LoadError: <work>/same-noexec: manifest.json is not the manifest kernels.so was compiled with
 
 # Scalars that do not fit their integer type are refused, not wrapped.
 prog = sinter.load(PRISTINE)

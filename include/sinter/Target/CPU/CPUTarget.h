@@ -69,9 +69,13 @@ mlir::FailureOr<llvm::SmallVector<FunctionInfo>>
 describeFunctions(mlir::ModuleOp module, const ArgumentNameMap &names);
 
 /// The manifest for `functions` (format manifest::kCPUFormatVersion,
-/// sinter/Artifact/Manifest.h), whose library exports `entryPoints`.
+/// sinter/Artifact/Manifest.h), whose library exports `entryPoints` and is
+/// compiled from `llvmModule` (whose SHA-256 it records as code_sha256, so
+/// that the manifests of programs with the same functions but other code
+/// differ, and so the digests kernels.so records).
 std::string cpuManifest(llvm::ArrayRef<FunctionInfo> functions,
-                        llvm::ArrayRef<std::string> entryPoints);
+                        llvm::ArrayRef<std::string> entryPoints,
+                        llvm::Module &llvmModule);
 
 /// The C entry points that `llvmModule` (from translateForHost) exports,
 /// sorted: what kernels.so may be asked for.
