@@ -20,6 +20,7 @@
 
 #include "sinter-c/Runtime.h"
 
+#include "ArtifactText.h"
 #include "fake/FakeCuda.h"
 
 #include <gtest/gtest.h>
@@ -52,6 +53,7 @@ struct Fakes {
   void (*setEncodeStatus)(int) = nullptr;
   void (*setSmCount)(int) = nullptr;
   unsigned (*lastGrid)() = nullptr;
+  int (*moduleLoads)() = nullptr;
   bool hasEncoder = false; // the fake driver has cuTensorMapEncodeTiled
   void (*resetLt)() = nullptr;
   void (*setMode)(int) = nullptr;
@@ -87,7 +89,8 @@ struct Fakes {
         !control(encode, "fake_cuda_encode") ||
         !control(setEncodeStatus, "fake_cuda_set_encode_status") ||
         !control(setSmCount, "fake_cuda_set_sm_count") ||
-        !control(lastGrid, "fake_cuda_last_grid"))
+        !control(lastGrid, "fake_cuda_last_grid") ||
+        !control(moduleLoads, "fake_cuda_module_loads"))
       return false;
     hasEncoder = dlsym(cuda, "cuTensorMapEncodeTiled") != nullptr;
     if (disabled)
@@ -127,44 +130,41 @@ struct Case {
   std::string inType = "float32", outType = "float32";
   bool accumulate = false;
 
-  size_t bytes(const std::string &t) const { return t == "float32" ? 4 : 2; }
   std::string manifest() const {
+    using sinter::test::argument;
     auto num = [](int64_t v) { return std::to_string(v); };
-    std::string args = R"({"name": "a", "kind": "buffer", "bytes": )" +
-                       num(batch * m * k * bytes(inType)) + R"(},
-        {"name": "b", "kind": "buffer", "bytes": )" +
-                       num(batch * k * n * bytes(inType)) + "},";
+    std::vector<std::string> args = {
+        argument(0, "a", "input", inType, {batch, m, k}),
+        argument(1, "b", "input", inType, {batch, k, n})};
     if (accumulate)
-      args += R"({"name": "c0", "kind": "buffer", "bytes": )" +
-              num(batch * m * n * bytes(outType)) + "},";
-    args += R"({"name": "c", "kind": "buffer", "bytes": )" +
-            num(batch * m * n * bytes(outType)) + "}";
+      args.push_back(argument(2, "c0", "input", outType, {batch, m, n}));
     int c = accumulate ? 3 : 2;
+    args.push_back(argument(c, "c", "output", outType, {batch, m, n}));
     std::string kernelArgs = R"({"arg": 0}, {"arg": 1}, {"arg": 2})";
     if (accumulate)
       kernelArgs += R"(, {"arg": 3})";
-    return R"({"format_version": 2, "target": "cuda:sm_90a", "functions": [
-      {"name": "main", "arguments": [)" +
-           args + R"(], "temps": [], "launches": [
-        {"kind": "cublas_gemm", "name": "matmul_0", "layout": "row-major",
+    std::string gemm =
+        R"({"kind": "cublas_gemm", "name": "matmul_0", "layout": "row-major",
          "m": )" +
-           num(m) + R"(, "n": )" + num(n) + R"(, "k": )" + num(k) +
-           R"(, "batch": )" + num(batch) +
-           R"(, "a": {"arg": 0}, "b": {"arg": 1}, "c": {"arg": )" + num(c) +
-           "}, " +
-           (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
-                       : R"("accumulate": false, )") +
-           R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
-           R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
-           R"(", "c_dtype": ")" + outType +
-           R"(", "compute_dtype": "float32", "lda": )" + num(k) +
-           R"(, "ldb": )" + num(n) + R"(, "ldc": )" + num(n) +
-           R"(, "stride_a": )" + num(m * k) + R"(, "stride_b": )" + num(k * n) +
-           R"(, "stride_c": )" + num(m * n) + R"(,
+        num(m) + R"(, "n": )" + num(n) + R"(, "k": )" + num(k) +
+        R"(, "batch": )" + num(batch) +
+        R"(, "a": {"arg": 0}, "b": {"arg": 1}, "c": {"arg": )" + num(c) +
+        "}, " +
+        (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
+                    : R"("accumulate": false, )") +
+        R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
+        R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
+        R"(", "c_dtype": ")" + outType +
+        R"(", "compute_dtype": "float32", "lda": )" + num(k) + R"(, "ldb": )" +
+        num(n) + R"(, "ldc": )" + num(n) + R"(, "stride_a": )" + num(m * k) +
+        R"(, "stride_b": )" + num(k * n) + R"(, "stride_c": )" + num(m * n) +
+        R"(,
          "fallback": {"kind": "kernel", "kernel": "matmul_0",
            "grid": [1, 1, 1], "block": [256, 1, 1], "shared_memory": 0,
            "args": [)" +
-           kernelArgs + "]}}]}]}";
+        kernelArgs + "]}}";
+    return sinter::test::cudaManifest(
+        {sinter::test::function("main", args, {}, {gemm})}, {"matmul_0"});
   }
 };
 
@@ -193,21 +193,21 @@ protected:
     char tmpl[] = "/tmp/sinter-rt-fake-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir = tmpl;
-    std::ofstream(dir + "/kernels.cubin") << "fake";
   }
   void TearDown() override {
     if (program)
       sinter_rt_unload(program);
-    std::remove((dir + "/manifest.json").c_str());
-    std::remove((dir + "/kernels.cubin").c_str());
+    for (const char *file : {"manifest.json", "kernels.cubin", "SHA256SUMS"})
+      std::remove((dir + "/" + file).c_str());
     rmdir(dir.c_str());
   }
 
-  /// Loads `manifest` unless a program is loaded.
+  /// Loads `manifest` (beside a fake cubin, with their checksums) unless a
+  /// program is loaded.
   int load(const std::string &manifest) {
     if (program)
       return SINTER_RT_OK;
-    std::ofstream(dir + "/manifest.json") << manifest;
+    sinter::test::writeArtifact(dir, manifest, "fake");
     return sinter_rt_load(dir.c_str(), 0, &program);
   }
 
@@ -399,6 +399,7 @@ TEST_F(LibraryCalls, AFailingMatmulIsAnError) {
 /// attn(q: 2x16x4096x128 bf16, o) with one temp (32x64 f32): its kernel
 /// attn_0 takes a tensor map of q, o, a tensor map of the temp and an i32.
 std::string tensorMapManifest(bool withTensorMaps = true) {
+  using sinter::test::argument;
   std::string args =
       withTensorMaps
           ? R"({"tensor_map": {"arg": 0}, "dtype": "bfloat16",
@@ -412,16 +413,17 @@ std::string tensorMapManifest(bool withTensorMaps = true) {
                "interleave": "none"},
               {"type": "i32", "value": 7})"
           : R"({"arg": 0}, {"arg": 1}, {"temp": 0}, {"type": "i32", "value": 7})";
-  return std::string(R"({"format_version": )") + (withTensorMaps ? "3" : "2") +
-         R"(, "target": "cuda:sm_90a", "functions": [
-      {"name": "attn", "arguments": [
-        {"name": "q", "kind": "buffer", "dtype": "bfloat16",
-         "shape": [2, 16, 4096, 128], "bytes": 33554432},
-        {"name": "o", "kind": "buffer", "bytes": 4096}],
-       "temps": [{"name": "t0", "bytes": 8192}], "launches": [
-        {"kind": "kernel", "kernel": "attn_0", "grid": [1, 1, 1],
-         "block": [128, 1, 1], "shared_memory": 0, "args": [)" +
-         args + "]}]}]}";
+  std::string launch = R"({"kind": "kernel", "kernel": "attn_0",
+      "grid": [1, 1, 1], "block": [128, 1, 1], "shared_memory": 0,
+      "args": [)" + args +
+                       "]}";
+  return sinter::test::cudaManifest(
+      {sinter::test::function(
+          "attn",
+          {argument(0, "q", "input", "bfloat16", {2, 16, 4096, 128}),
+           argument(1, "o", "output", "float32", {1024})},
+          {sinter::test::temp("t0", "float32", {32, 64})}, {launch})},
+      {"attn_0"});
 }
 
 /// Device pointers (never dereferenced: the fake driver runs nothing).
@@ -496,6 +498,43 @@ TEST_F(FakeDriver, PersistentGridsFollowTheDeviceSMCount) {
   ASSERT_EQ(load(plain), SINTER_RT_OK) << sinter_rt_last_error();
   ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
   EXPECT_EQ(fakes().lastGrid(), 1u);
+}
+
+// A corrupt, truncated or modified artifact is refused before anything
+// reaches the driver (issue #17, items 8 and 11): no module is loaded, no
+// buffer allocated, nothing launched.
+TEST_F(FakeDriver, ACorruptArtifactNeverReachesTheDriver) {
+  std::string manifest = tensorMapManifest(false);
+  sinter::test::writeArtifact(dir, manifest, "fake cubin");
+  sinter::test::writeFile(dir + "/kernels.cubin", "fake cu"); // truncated
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &program), SINTER_RT_ERROR_ARTIFACT);
+  EXPECT_NE(std::string(sinter_rt_last_error())
+                .find("kernels.cubin does not match its SHA-256"),
+            std::string::npos)
+      << sinter_rt_last_error();
+  // The output made smaller than what the kernel writes.
+  sinter::test::writeArtifact(dir, manifest, "fake cubin");
+  sinter::test::writeFile(
+      dir + "/manifest.json",
+      sinter::test::edit(manifest, R"("shape": [1024], "bytes": 4096)",
+                         R"("shape": [16], "bytes": 64)"));
+  EXPECT_EQ(sinter_rt_load(dir.c_str(), 0, &program), SINTER_RT_ERROR_ARTIFACT);
+  EXPECT_NE(std::string(sinter_rt_last_error())
+                .find("manifest.json does not match its SHA-256"),
+            std::string::npos)
+      << sinter_rt_last_error();
+  EXPECT_EQ(program, nullptr);
+  EXPECT_EQ(fakes().moduleLoads(), 0);
+  EXPECT_EQ(fakes().allocations(8192), 0);
+  EXPECT_STREQ(fakes().launches(), "");
+  // The artifact as written loads and runs.
+  ASSERT_EQ(load(manifest), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().moduleLoads(), 1);
+  void *args[] = {kQ, kO};
+  EXPECT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
+  EXPECT_EQ(sinter_rt_run(program, "attn", nullptr, 2, nullptr),
+            SINTER_RT_ERROR_ARGUMENT);
+  EXPECT_STREQ(fakes().launches(), "attn_0");
 }
 
 TEST_F(TensorMaps, OnlyManifestsWithTensorMapsNeedTheEncoder) {

@@ -45,9 +45,13 @@ SINTER_RT_EXPORT const char *sinter_rt_last_error(void);
 /// Whether the CUDA driver can be loaded and reports at least one device.
 SINTER_RT_EXPORT int sinter_rt_cuda_available(void);
 
-/// Parses `<dir>/manifest.json` and loads `<dir>/kernels.cubin` into the
-/// current context of `device` (the device's primary context is retained
-/// and made current).
+/// Reads `<dir>/manifest.json` and `<dir>/kernels.cubin`, verifies both
+/// against the SHA-256 digests of `<dir>/SHA256SUMS` and every field of the
+/// manifest (docs/Manifest.md), and only then loads the verified cubin into
+/// the current context of `device` (the device's primary context is
+/// retained and made current). A missing, corrupt, truncated or edited
+/// artifact, or one of another format, is SINTER_RT_ERROR_ARTIFACT with a
+/// message naming the file or the field; nothing of it reaches the driver.
 SINTER_RT_EXPORT int sinter_rt_load(const char *dir, int device,
                                     sinter_rt_program **out);
 

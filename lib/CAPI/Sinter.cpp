@@ -12,6 +12,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,23 +33,29 @@ static char *copyString(const std::string &text) {
   return copy;
 }
 
-int sinter_compile_to_dir_with_options(const char *ir, size_t len,
-                                       const char *source_name,
-                                       const char *target, const char *out_dir,
-                                       int fusion, int allow_rng_change,
-                                       const char *attention_config,
-                                       char **error_out) {
-  if (error_out)
-    *error_out = nullptr;
-  auto fail = [&](const std::string &message) {
-    if (error_out)
-      *error_out = copyString(message);
-    return 1;
+namespace {
+/// Sets the options of a call; false with the message naming the option.
+using Configure =
+    llvm::function_ref<bool(sinter::CompileOptions &, std::string &)>;
+
+int compile(const char *ir, size_t len, const char *sourceName,
+            const char *outDir, Configure configure, char **errorOut) {
+  if (errorOut)
+    *errorOut = nullptr;
+  auto fail = [&](int code, const std::string &message) {
+    if (errorOut)
+      *errorOut = copyString(message);
+    return code;
   };
   if (!ir)
-    return fail("sinter_compile_to_dir: `ir` is NULL");
-  if (!out_dir || !*out_dir)
-    return fail("sinter_compile_to_dir: `out_dir` is NULL or empty");
+    return fail(SINTER_ERROR_OPTIONS, "sinter_compile: `ir` is NULL");
+  if (!outDir || !*outDir)
+    return fail(SINTER_ERROR_OPTIONS,
+                "sinter_compile: `out_dir` is NULL or empty");
+  sinter::CompileOptions options;
+  std::string optionError;
+  if (!configure(options, optionError))
+    return fail(SINTER_ERROR_OPTIONS, "sinter_compile: " + optionError);
 
   mlir::DialectRegistry registry;
   sinter::registerCompilerDialects(registry);
@@ -63,7 +70,7 @@ int sinter_compile_to_dir_with_options(const char *ir, size_t len,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(ir, len),
-          source_name && *source_name ? source_name : "<input>"),
+          sourceName && *sourceName ? sourceName : "<input>"),
       llvm::SMLoc());
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -73,20 +80,44 @@ int sinter_compile_to_dir_with_options(const char *ir, size_t len,
   context.getDiagEngine().registerHandler([](mlir::Diagnostic &d) {
     return mlir::success(d.getSeverity() == mlir::DiagnosticSeverity::Remark);
   });
-
-  sinter::CompileOptions options;
-  options.target = target && *target ? target : "cpu";
-  options.fusion = fusion != 0;
-  options.allowRngChange = allow_rng_change != 0;
-  if (attention_config)
-    options.attentionConfig = attention_config;
   if (mlir::failed(
-          sinter::compileSource(sourceMgr, context, out_dir, options))) {
+          sinter::compileSource(sourceMgr, context, outDir, options))) {
     if (diagnostics.empty())
       diagnostics = "compilation failed without a diagnostic";
-    return fail(diagnostics);
+    return fail(SINTER_ERROR_COMPILE, diagnostics);
   }
-  return 0;
+  return SINTER_OK;
+}
+} // namespace
+
+int sinter_compile(const char *ir, size_t len, const char *source_name,
+                   const char *out_dir, const char *options, char **error_out) {
+  return compile(
+      ir, len, source_name, out_dir,
+      [&](sinter::CompileOptions &o, std::string &error) {
+        return o.parse(options ? options : "", error);
+      },
+      error_out);
+}
+
+int sinter_compile_to_dir_with_options(const char *ir, size_t len,
+                                       const char *source_name,
+                                       const char *target, const char *out_dir,
+                                       int fusion, int allow_rng_change,
+                                       const char *attention_config,
+                                       char **error_out) {
+  int rc = compile(
+      ir, len, source_name, out_dir,
+      [&](sinter::CompileOptions &o, std::string &error) {
+        return o.set("target", target && *target ? target : "cpu", error) &&
+               o.set("no-fusion", fusion ? "false" : "true", error) &&
+               o.set("allow-rng-change", allow_rng_change ? "true" : "false",
+                     error) &&
+               (!attention_config || !*attention_config ||
+                o.set("attention-config", attention_config, error));
+      },
+      error_out);
+  return rc == SINTER_OK ? 0 : 1;
 }
 
 int sinter_compile_to_dir_named(const char *ir, size_t len,

@@ -13,6 +13,9 @@
 
 #include "sinter/GPU/CUDAArtifact.h"
 
+#include "sinter/Artifact/Checksums.h"
+#include "sinter/Artifact/Manifest.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,22 +37,25 @@
 #include <optional>
 
 using namespace mlir;
+namespace manifest = sinter::manifest;
+namespace key = manifest::key;
+namespace value = manifest::value;
 
 static std::string dtypeName(Type t) {
   if (t.isF32())
-    return "float32";
+    return value::kFloat32;
   if (t.isF16())
-    return "float16";
+    return value::kFloat16;
   if (t.isBF16())
-    return "bfloat16";
+    return value::kBfloat16;
   if (t.isF64())
-    return "float64";
+    return value::kFloat64;
   if (t.isInteger(64) || t.isIndex())
-    return "int64";
+    return value::kInt64;
   if (t.isInteger(32))
-    return "int32";
+    return value::kInt32;
   if (t.isInteger(1))
-    return "bool";
+    return value::kBool;
   return "";
 }
 
@@ -145,14 +151,18 @@ describeTensorMap(nvgpu::TmaCreateDescriptorOp desc) {
   // The manifest's names of the modes, by enum value (the values are the
   // driver's: none, then 32/64/128-byte swizzles, 64/128/256-byte L2
   // promotion, 16/32-byte interleave).
-  static const char *const swizzles[] = {"none", "32B", "64B", "128B"};
-  static const char *const promotions[] = {"none", "64B", "128B", "256B"};
-  static const char *const interleaves[] = {"none", "16B", "32B"};
+  static const char *const swizzles[] = {value::kNone, value::k32B, value::k64B,
+                                         value::k128B};
+  static const char *const promotions[] = {value::kNone, value::k64B,
+                                           value::k128B, value::k256B};
+  static const char *const interleaves[] = {value::kNone, value::k16B,
+                                            value::k32B};
   auto descType = desc.getTensorMap().getType();
   tm.swizzle = swizzles[static_cast<uint32_t>(descType.getSwizzle())];
   tm.l2Promotion = promotions[static_cast<uint32_t>(descType.getL2promo())];
-  tm.oobFill =
-      descType.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO ? "zero" : "nan";
+  tm.oobFill = descType.getOob() == nvgpu::TensorMapOOBKind::OOB_ZERO
+                   ? value::kZero
+                   : value::kNan;
   tm.interleave = interleaves[static_cast<uint32_t>(descType.getInterleave())];
   return tm;
 }
@@ -237,7 +247,7 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
     if (auto tt = dyn_cast<RankedTensorType>(t); tt && !tt.hasStaticShape())
       return func.emitError("the CUDA target needs static shapes, argument #")
              << i << " is " << t;
-    BufferInfo info = describe("arg" + std::to_string(i), "input", t);
+    BufferInfo info = describe("arg" + std::to_string(i), value::kInput, t);
     if (info.dtype.empty())
       return func.emitError("argument #")
              << i << " has an element type the runtime cannot pass: " << t;
@@ -272,8 +282,8 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
     auto arg = toBuffer ? dyn_cast<BlockArgument>(toBuffer.getTensor())
                         : BlockArgument();
     if (arg && arg.getOwner() == &func.getBody().front()) {
-      outputs[i] =
-          describe("result" + std::to_string(i), "output", result.getType());
+      outputs[i] = describe("result" + std::to_string(i), value::kOutput,
+                            result.getType());
       outputs[i].aliasOf = plan.arguments[arg.getArgNumber()].name;
       continue;
     }
@@ -288,7 +298,7 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
   }
   for (auto [alloc, i] : returnedAlloc) {
     // The output has the returned (possibly reshaped) tensor's shape.
-    outputs[i] = describe("result" + std::to_string(i), "output",
+    outputs[i] = describe("result" + std::to_string(i), value::kOutput,
                           ret.getOperand(i).getType());
     names[alloc] = outputs[i].id;
   }
@@ -299,7 +309,7 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
       if (names.count(alloc))
         continue;
       BufferInfo info = describe("tmp" + std::to_string(plan.temps.size()),
-                                 "temp", alloc.getType());
+                                 value::kTemp, alloc.getType());
       names[alloc] = info.id;
       plan.temps.push_back(info);
       continue;
@@ -417,10 +427,10 @@ static std::pair<StringRef, int64_t> refOf(const FunctionPlan &plan,
                                            StringRef id) {
   for (auto [i, b] : llvm::enumerate(plan.arguments))
     if (b.id == id)
-      return {"arg", static_cast<int64_t>(i)};
+      return {key::kArg, static_cast<int64_t>(i)};
   for (auto [i, b] : llvm::enumerate(plan.temps))
     if (b.id == id)
-      return {"temp", static_cast<int64_t>(i)};
+      return {key::kTemp, static_cast<int64_t>(i)};
   llvm_unreachable("launch argument without a buffer");
 }
 
@@ -445,15 +455,15 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
                         int64_t index) {
   json.object([&] {
     if (index >= 0)
-      json.attribute("index", index);
-    json.attribute("name", b.name);
-    json.attribute("role", b.role);
+      json.attribute(key::kIndex, index);
+    json.attribute(key::kName, b.name);
+    json.attribute(key::kRole, b.role);
     if (!b.aliasOf.empty())
-      json.attribute("alias_of", b.aliasOf);
-    json.attribute("kind", b.scalar ? "scalar" : "buffer");
-    json.attribute("dtype", b.dtype);
-    intArray(json, "shape", b.shape);
-    json.attribute("bytes", b.bytes);
+      json.attribute(key::kAliasOf, b.aliasOf);
+    json.attribute(key::kKind, b.scalar ? value::kScalar : value::kBuffer);
+    json.attribute(key::kDtype, b.dtype);
+    intArray(json, key::kShape, b.shape);
+    json.attribute(key::kBytes, b.bytes);
   });
 }
 
@@ -462,45 +472,45 @@ static void writeBuffer(llvm::json::OStream &json, const BufferInfo &b,
 static void writeKernelLaunch(llvm::json::OStream &json,
                               const FunctionPlan &plan, const LaunchInfo &l) {
   json.object([&] {
-    json.attribute("kind", "kernel");
-    json.attribute("kernel", l.kernel);
-    intArray(json, "grid", l.grid);
-    intArray(json, "block", l.block);
-    json.attribute("shared_memory", l.sharedMemory);
+    json.attribute(key::kKind, value::kKernel);
+    json.attribute(key::kKernel, l.kernel);
+    intArray(json, key::kGrid, l.grid);
+    intArray(json, key::kBlock, l.block);
+    json.attribute(key::kSharedMemory, l.sharedMemory);
     if (l.persistentWork > 0)
-      json.attributeObject("persistent", [&] {
-        json.attribute("work", l.persistentWork);
-        json.attribute("ctas_per_sm", l.persistentCtasPerSM);
+      json.attributeObject(key::kPersistent, [&] {
+        json.attribute(key::kWork, l.persistentWork);
+        json.attribute(key::kCtasPerSm, l.persistentCtasPerSM);
       });
-    json.attributeArray("args", [&] {
+    json.attributeArray(key::kArgs, [&] {
       for (const LaunchArg &a : l.args) {
         json.object([&] {
           if (a.tensorMap) {
             const TensorMapArg &tm = *a.tensorMap;
             auto [kind, index] = refOf(plan, a.buffer);
-            json.attributeObject("tensor_map",
+            json.attributeObject(key::kTensorMap,
                                  [&] { json.attribute(kind, index); });
-            json.attribute("dtype", tm.dtype);
-            intArray(json, "shape", tm.shape);
-            intArray(json, "box", tm.box);
-            json.attribute("swizzle", tm.swizzle);
-            json.attribute("l2_promotion", tm.l2Promotion);
-            json.attribute("oob_fill", tm.oobFill);
-            json.attribute("interleave", tm.interleave);
+            json.attribute(key::kDtype, tm.dtype);
+            intArray(json, key::kShape, tm.shape);
+            intArray(json, key::kBox, tm.box);
+            json.attribute(key::kSwizzle, tm.swizzle);
+            json.attribute(key::kL2Promotion, tm.l2Promotion);
+            json.attribute(key::kOobFill, tm.oobFill);
+            json.attribute(key::kInterleave, tm.interleave);
           } else if (!a.buffer.empty()) {
             auto [kind, index] = refOf(plan, a.buffer);
             json.attribute(kind, index);
           } else {
-            json.attribute("type", a.constantType);
+            json.attribute(key::kType, a.constantType);
             if (a.constantType[0] != 'f') {
-              json.attribute("value", a.intValue);
+              json.attribute(key::kValue, a.intValue);
             } else {
               // The IEEE bits are exact and cover inf/nan, which JSON
               // numbers cannot; the value is there for readers when it is
               // finite.
               if (std::isfinite(a.floatValue))
-                json.attribute("value", a.floatValue);
-              json.attribute("bits", floatBits(a));
+                json.attribute(key::kValue, a.floatValue);
+              json.attribute(key::kBits, floatBits(a));
             }
           }
         });
@@ -523,33 +533,33 @@ static void writeLibraryCall(llvm::json::OStream &json,
     });
   };
   json.object([&] {
-    json.attribute("kind", call.kind);
-    json.attribute("name", l.kernel);
-    json.attribute("layout", "row-major");
-    json.attribute("m", call.m);
-    json.attribute("n", call.n);
-    json.attribute("k", call.k);
-    json.attribute("batch", call.batch);
-    buffer("a", call.a);
-    buffer("b", call.b);
-    buffer("c", call.c);
-    json.attribute("accumulate", call.cInit.has_value());
+    json.attribute(key::kKind, value::kCublasGemm);
+    json.attribute(key::kName, l.kernel);
+    json.attribute(key::kLayout, value::kRowMajor);
+    json.attribute(key::kM, call.m);
+    json.attribute(key::kN, call.n);
+    json.attribute(key::kK, call.k);
+    json.attribute(key::kBatch, call.batch);
+    buffer(key::kA, call.a);
+    buffer(key::kB, call.b);
+    buffer(key::kC, call.c);
+    json.attribute(key::kAccumulate, call.cInit.has_value());
     if (call.cInit)
-      buffer("c_init", *call.cInit);
-    json.attribute("alpha", 1.0);
-    json.attribute("beta", call.cInit ? 1.0 : 0.0);
-    json.attribute("a_dtype", call.aType);
-    json.attribute("b_dtype", call.bType);
-    json.attribute("c_dtype", call.cType);
-    json.attribute("compute_dtype", "float32");
+      buffer(key::kCInit, *call.cInit);
+    json.attribute(key::kAlpha, 1.0);
+    json.attribute(key::kBeta, call.cInit ? 1.0 : 0.0);
+    json.attribute(key::kADtype, call.aType);
+    json.attribute(key::kBDtype, call.bType);
+    json.attribute(key::kCDtype, call.cType);
+    json.attribute(key::kComputeDtype, value::kFloat32);
     // Row-major leading dimensions and batch strides, in elements.
-    json.attribute("lda", call.k);
-    json.attribute("ldb", call.n);
-    json.attribute("ldc", call.n);
-    json.attribute("stride_a", call.m * call.k);
-    json.attribute("stride_b", call.k * call.n);
-    json.attribute("stride_c", call.m * call.n);
-    json.attributeBegin("fallback");
+    json.attribute(key::kLda, call.k);
+    json.attribute(key::kLdb, call.n);
+    json.attribute(key::kLdc, call.n);
+    json.attribute(key::kStrideA, call.m * call.k);
+    json.attribute(key::kStrideB, call.k * call.n);
+    json.attribute(key::kStrideC, call.m * call.n);
+    json.attributeBegin(key::kFallback);
     writeKernelLaunch(json, plan, l);
     json.attributeEnd();
   });
@@ -590,6 +600,78 @@ sinter::compileCUDAToPTX(ModuleOp module, const NVVMPipelineOptions &options) {
   return lower(module, options, "isa");
 }
 
+/// The kernels a PTX module defines (its `.entry` directives): the entry
+/// points of the artifact, sorted.
+static std::vector<std::string> ptxEntryPoints(StringRef ptx) {
+  std::vector<std::string> names;
+  llvm::SmallVector<StringRef> lines;
+  ptx.split(lines, '\n');
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (line.consume_front(".visible "))
+      line = line.ltrim();
+    if (!line.consume_front(".entry "))
+      continue;
+    StringRef name = line.ltrim().take_until(
+        [](char c) { return c == '(' || llvm::isSpace(c); });
+    if (!name.empty())
+      names.push_back(name.str());
+  }
+  llvm::sort(names);
+  return names;
+}
+
+/// manifest.json (docs/Manifest.md) of `plans`, compiled for `chip` into a
+/// cubin with `entryPoints`.
+static std::string writeManifest(ArrayRef<FunctionPlan> plans, StringRef chip,
+                                 ArrayRef<std::string> entryPoints) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  {
+    llvm::json::OStream json(os, /*IndentSize=*/2);
+    json.object([&] {
+      json.attribute(key::kFormatVersion, manifest::kCUDAFormatVersion);
+      json.attribute(key::kTarget, ("cuda:" + chip).str());
+      json.attribute(key::kCubin, sinter::kCUDACubinFile);
+      json.attribute(key::kPtx, sinter::kCUDAPTXFile);
+      json.attribute(key::kCallingConvention,
+                     "kernel parameters: one device pointer per buffer, "
+                     "scalars and tensor maps by value, in the launch's "
+                     "argument order");
+      json.attributeArray(key::kEntryPoints, [&] {
+        for (const std::string &name : entryPoints)
+          json.value(name);
+      });
+      json.attributeArray(key::kFunctions, [&] {
+        for (const FunctionPlan &plan : plans) {
+          json.object([&] {
+            json.attribute(key::kName, plan.name);
+            json.attributeArray(key::kArguments, [&] {
+              for (auto [i, b] : llvm::enumerate(plan.arguments))
+                writeBuffer(json, b, static_cast<int64_t>(i));
+            });
+            json.attributeArray(key::kTemps, [&] {
+              for (const BufferInfo &b : plan.temps)
+                writeBuffer(json, b, -1);
+            });
+            json.attributeArray(key::kLaunches, [&] {
+              for (const LaunchInfo &l : plan.launches) {
+                if (l.libraryCall) {
+                  writeLibraryCall(json, plan, l);
+                  continue;
+                }
+                writeKernelLaunch(json, plan, l);
+              }
+            });
+          });
+        }
+      });
+    });
+  }
+  os << "\n";
+  return text;
+}
+
 LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                                           const NVVMPipelineOptions &options,
                                           StringRef outDir,
@@ -615,60 +697,25 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
   if (plans.empty())
     return module.emitError("the module has no public function to compile");
 
-  std::string manifest;
-  llvm::raw_string_ostream os(manifest);
-  {
-    llvm::json::OStream json(os, /*IndentSize=*/2);
-    json.object([&] {
-      // The oldest format that describes the artifact: readers of format 2
-      // run everything that has no tensor map.
-      bool tensorMaps = llvm::any_of(plans, [](const FunctionPlan &p) {
-        return llvm::any_of(p.launches, [](const LaunchInfo &l) {
-          return llvm::any_of(l.args, [](const LaunchArg &a) {
-            return a.tensorMap.has_value();
-          });
-        });
-      });
-      json.attribute("format_version", tensorMaps
-                                           ? kCUDAManifestFormatVersion
-                                           : kCUDAManifestFormatVersion - 1);
-      json.attribute("target", "cuda:" + chip);
-      json.attribute("cubin", "kernels.cubin");
-      json.attribute("ptx", "kernels.ptx");
-      json.attribute("calling_convention",
-                     "kernel parameters: one device pointer per buffer, "
-                     "scalars and tensor maps by value, in the launch's "
-                     "argument order");
-      json.attributeArray("functions", [&] {
-        for (const FunctionPlan &plan : plans) {
-          json.object([&] {
-            json.attribute("name", plan.name);
-            json.attributeArray("arguments", [&] {
-              for (auto [i, b] : llvm::enumerate(plan.arguments))
-                writeBuffer(json, b, static_cast<int64_t>(i));
-            });
-            json.attributeArray("temps", [&] {
-              for (const BufferInfo &b : plan.temps)
-                writeBuffer(json, b, -1);
-            });
-            json.attributeArray("launches", [&] {
-              for (const LaunchInfo &l : plan.launches) {
-                if (l.libraryCall) {
-                  writeLibraryCall(json, plan, l);
-                  continue;
-                }
-                writeKernelLaunch(json, plan, l);
-              }
-            });
-          });
-        }
-      });
-    });
-  }
-  os << "\n";
-  if (failed(writeFile(module, outDir, "kernels.cubin", *cubin)) ||
-      failed(writeFile(module, outDir, "kernels.ptx", *ptx)) ||
-      failed(writeFile(module, outDir, "manifest.json", manifest)))
+  // Every launched kernel is one the cubin defines (the PTX and the cubin
+  // come from the same kernels).
+  std::vector<std::string> entryPoints = ptxEntryPoints(*ptx);
+  for (const FunctionPlan &plan : plans)
+    for (const LaunchInfo &l : plan.launches)
+      if (!llvm::is_contained(entryPoints, l.kernel))
+        return module.emitError("kernel ")
+               << l.kernel << " of " << plan.name
+               << " is not an entry of the compiled PTX";
+  std::string manifestText = writeManifest(plans, chip, entryPoints);
+  // SHA256SUMS last: a directory whose files all match it is complete.
+  std::string sums = formatChecksums({{manifest::kManifestFile, manifestText},
+                                      {kCUDACubinFile, *cubin},
+                                      {kCUDAPTXFile, *ptx}});
+  if (failed(writeFile(module, outDir, kCUDACubinFile, *cubin)) ||
+      failed(writeFile(module, outDir, kCUDAPTXFile, *ptx)) ||
+      failed(
+          writeFile(module, outDir, manifest::kManifestFile, manifestText)) ||
+      failed(writeFile(module, outDir, manifest::kChecksumFile, sums)))
     return failure();
   return success();
 }

@@ -7,6 +7,7 @@
 #include "Json.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 using namespace sinter::rt;
@@ -94,6 +95,8 @@ private:
         return fail("expected a member name");
       if (!stringValue(key))
         return false;
+      if (v.object.count(key))
+        return fail("duplicate member name");
       skip();
       if (pos >= s.size() || s[pos] != ':')
         return fail("expected ':'");
@@ -221,8 +224,17 @@ private:
     v.number = std::strtod(text.c_str(), &end);
     if (end != text.c_str() + text.size())
       return fail("malformed number");
-    v.integer = isInteger ? std::strtoll(text.c_str(), nullptr, 10)
-                          : static_cast<int64_t>(v.number);
+    errno = 0;
+    if (isInteger) {
+      v.integer = std::strtoll(text.c_str(), nullptr, 10);
+      v.isInteger = errno != ERANGE;
+    } else {
+      // Truncated toward zero where int64 holds it (no undefined cast of
+      // 1e300 or nan); readers that need an integer check isInteger.
+      v.integer = v.number > -9.2e18 && v.number < 9.2e18
+                      ? static_cast<int64_t>(v.number)
+                      : 0;
+    }
     return true;
   }
 };

@@ -25,7 +25,9 @@ public:
   Kind kind = Kind::Null;
   bool boolean = false;
   double number = 0;
-  int64_t integer = 0; // exact when the literal was an integer
+  int64_t integer = 0; // exact when isInteger
+  /// The literal was an integer (no fraction, no exponent) within int64.
+  bool isInteger = false;
   std::string string;
   std::vector<JsonValue> array;
   std::map<std::string, JsonValue> object;
@@ -39,7 +41,7 @@ public:
 };
 
 /// Parses `text`; on failure returns false and sets `error` to a message
-/// with the byte offset.
+/// with the byte offset. An object that names a member twice is an error.
 bool parseJson(const std::string &text, JsonValue &out, std::string &error);
 
 } // namespace sinter::rt

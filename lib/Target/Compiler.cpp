@@ -6,6 +6,7 @@
 
 #include "sinter/Target/Compiler.h"
 
+#include "sinter/Artifact/Manifest.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "sinter/InitAll.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
@@ -146,8 +147,8 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
                                     const sinter::CompileOptions &options,
                                     Location fileLoc,
                                     const sinter::ArgumentNameMap *argNames) {
-  if (options.emit == sinter::EmitKind::MLIR ||
-      options.emit == sinter::EmitKind::LLVMIR)
+  if (options.driver.emit == sinter::EmitKind::MLIR ||
+      options.driver.emit == sinter::EmitKind::LLVMIR)
     return emitError(fileLoc) << "--emit=mlir and --emit=llvm are CPU "
                                  "outputs; use --emit=ptx for CUDA targets";
   if (outDir != "-") {
@@ -155,18 +156,12 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
       return emitError(fileLoc) << "cannot create the output directory '"
                                 << outDir << "': " << ec.message();
   }
+  // The CUDA options as given, for the target's chip.
   sinter::NVVMPipelineOptions nvvm;
+  nvvm.copyOptionValuesFrom(options.cuda);
   nvvm.chip = chip.str();
-  nvvm.attentionConfig = options.attentionConfig;
-  nvvm.cacheHints = options.cudaCacheHints;
-  nvvm.rowPersistent = options.cudaRowPersistent;
-  nvvm.rowVectors = options.cudaRowVectors;
-  nvvm.adamwPersistent = options.cudaAdamWPersistent;
-  nvvm.persistentCtas = options.cudaPersistentCtas;
-  nvvm.smCount = options.cudaSmCount;
-  nvvm.matmul = options.cudaMatmul;
   StageTimer codegen(options, "codegen");
-  if (options.emit == sinter::EmitKind::PTX) {
+  if (options.driver.emit == sinter::EmitKind::PTX) {
     FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);
     if (failed(ptx))
       return failure();
@@ -192,7 +187,8 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
     fileLoc =
         FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 0, 0);
   std::string targetError;
-  if (!checkTarget(options.target, targetError))
+  std::string target = options.driver.target;
+  if (!checkTarget(target, targetError))
     return emitError(fileLoc) << targetError;
 
   // Parsing.
@@ -214,7 +210,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
 
   // Fusion.
   StageTimer fusion(options, "fusion");
-  if (!options.fusion) {
+  if (options.driver.noFusion) {
     // TOSA input still becomes linalg: there is no other way to compile it.
     PassManager pm(&context);
     sinter::buildTosaLoweringPipeline(pm);
@@ -223,18 +219,16 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
     fusion.done("skipped: --no-fusion");
   } else {
     PassManager pm(&context);
-    sinter::FusionOptions fusionOptions;
-    fusionOptions.allowRngChange = options.allowRngChange;
-    sinter::buildFusionPipeline(pm, fusionOptions);
+    sinter::buildFusionPipeline(pm, options.fusion);
     if (failed(pm.run(*module)))
       return failure();
     fusion.done();
   }
 
-  if (!getCUDAChip(options.target).empty())
-    return compileForCUDA(*module, getCUDAChip(options.target), outDir, options,
+  if (!getCUDAChip(target).empty())
+    return compileForCUDA(*module, getCUDAChip(target), outDir, options,
                           fileLoc, &names);
-  if (options.emit == EmitKind::PTX)
+  if (options.driver.emit == EmitKind::PTX)
     return emitError(fileLoc)
            << "--emit=ptx needs a CUDA target (--target=cuda:sm_<arch>)";
 
@@ -266,7 +260,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
       return emitError(fileLoc) << "cannot create the output directory '"
                                 << outDir << "': " << ec.message();
   }
-  if (options.emit == EmitKind::MLIR)
+  if (options.driver.emit == EmitKind::MLIR)
     return writeOutput(*module, outDir, "kernels.mlir",
                        [&](raw_ostream &os) { module->print(os); });
 
@@ -277,26 +271,33 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
       translateForHost(*module, llvmContext);
   if (!llvmModule)
     return failure();
-  if (options.emit == EmitKind::LLVMIR)
+  if (options.driver.emit == EmitKind::LLVMIR)
     return writeOutput(*module, outDir, "kernels.ll", [&](raw_ostream &os) {
       llvmModule->print(os, nullptr);
     });
   codegen.done();
 
-  // Link, then the manifest (last, so that a directory with a manifest
-  // always holds a complete artifact).
+  // Link, then the manifest and the checksums (last, so that a directory
+  // whose files match its SHA256SUMS holds a complete artifact).
   if (outDir == "-")
     return emitError(fileLoc)
            << "an artifact is a directory: give -o <dir> (or --emit=mlir, "
               "--emit=llvm to write to stdout)";
   StageTimer link(options, "link");
+  // kernels.so records the SHA-256 of its manifest, so that a loader runs it
+  // with no other.
+  SmallVector<std::string> entryPoints = exportedEntryPoints(*llvmModule);
+  for (const FunctionInfo &function : *functions)
+    if (!llvm::is_contained(entryPoints, manifest::cpuSymbol(function.name)))
+      return emitError(fileLoc) << "kernels.so would not export "
+                                << manifest::cpuSymbol(function.name);
+  std::string manifestText = cpuManifest(*functions, entryPoints, *llvmModule);
+  embedManifestDigest(*llvmModule, manifestText);
   std::string linkError;
   if (!linkHostSharedObject(*llvmModule, outDir, linkError))
     return emitError(fileLoc) << "linking kernels.so: " << linkError;
-  if (failed(
-          writeOutput(*module, outDir, "manifest.json",
-                      [&](raw_ostream &os) { writeManifest(*functions, os); })))
-    return failure();
+  if (!writeCPUArtifact(manifestText, outDir, linkError))
+    return emitError(fileLoc) << linkError;
   link.done();
   return success();
 }

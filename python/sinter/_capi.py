@@ -8,7 +8,10 @@ import ctypes
 import os
 import threading
 
-from .errors import CompileError, SinterError
+from .errors import CompileError, OptionError, SinterError
+
+# sinter_compile's status codes (include/sinter-c/Sinter.h).
+_ERROR_OPTIONS = 2
 
 _LIB_NAME = "libSinterCAPI.so"
 _lock = threading.Lock()
@@ -50,15 +53,10 @@ def capi():
         except OSError as e:
             raise SinterError("cannot load %s: %s" % (path, e)) from None
         char_pp = ctypes.POINTER(ctypes.c_void_p)
-        lib.sinter_compile_to_dir_named.argtypes = [
+        lib.sinter_compile.argtypes = [
             ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, char_pp]
-        lib.sinter_compile_to_dir_named.restype = ctypes.c_int
-        lib.sinter_compile_to_dir_with_options.argtypes = [
-            ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
-            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
-            ctypes.c_char_p, char_pp]
-        lib.sinter_compile_to_dir_with_options.restype = ctypes.c_int
+            ctypes.c_char_p, ctypes.c_char_p, char_pp]
+        lib.sinter_compile.restype = ctypes.c_int
         lib.sinter_free_string.argtypes = [ctypes.c_void_p]
         lib.sinter_free_string.restype = None
         lib.sinter_version.argtypes = []
@@ -67,9 +65,35 @@ def capi():
         return lib
 
 
-def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>",
-                   allow_rng_change=False, attention_config=None):
-    """Compiles MLIR text into the artifact directory `out_dir`."""
+def option_string(options):
+    """sinter_compile's option string for keyword options: `name_like_this`
+    is the option name-like-this of `sinterc --help`; a bool, an int or a
+    str value (None: the default)."""
+    parts = []
+    for key, value in options.items():
+        name = key.replace("_", "-")
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, int):
+            text = str(value)
+        elif isinstance(value, str):
+            if '"' in value or not value:
+                raise OptionError("option %s: %r cannot be passed (an empty "
+                                  "string or one with '\"')" % (key, value))
+            text = '"%s"' % value if any(c.isspace() for c in value) \
+                else value
+        else:
+            raise OptionError("option %s: expected a bool, an int or a str, "
+                              "got %s" % (key, type(value).__name__))
+        parts.append("%s=%s" % (name, text))
+    return " ".join(parts)
+
+
+def compile_to_dir(ir_text, out_dir, source_name="<input>", options=""):
+    """Compiles MLIR text into the artifact directory `out_dir` with the
+    option string `options` (sinter_compile's)."""
     if isinstance(ir_text, str):
         ir = ir_text.encode("utf-8")
     elif isinstance(ir_text, (bytes, bytearray)):
@@ -79,16 +103,16 @@ def compile_to_dir(ir_text, target, out_dir, fusion, source_name="<input>",
                         % type(ir_text).__name__)
     lib = capi()
     error = ctypes.c_void_p()
-    rc = lib.sinter_compile_to_dir_with_options(
-        ir, len(ir), source_name.encode("utf-8"), target.encode("utf-8"),
-        os.fsencode(out_dir), 1 if fusion else 0,
-        1 if allow_rng_change else 0,
-        (attention_config or "").encode("utf-8"), ctypes.byref(error))
+    rc = lib.sinter_compile(ir, len(ir), source_name.encode("utf-8"),
+                            os.fsencode(out_dir), options.encode("utf-8"),
+                            ctypes.byref(error))
     if rc != 0:
         message = "compilation failed"
         if error.value:
             message = ctypes.string_at(error.value).decode("utf-8", "replace")
             lib.sinter_free_string(error)
+        if rc == _ERROR_OPTIONS:
+            raise OptionError(message)
         raise CompileError(message)
 
 

@@ -13,10 +13,11 @@ cublaslt_status() say which.
 """
 
 import ctypes
-import json
 import os
 
+from . import _manifest
 from .errors import ArgumentError, FunctionNotFoundError, LoadError, SinterError
+from .runtime import check_scalar_range
 
 _TORCH_DTYPES = ("float32", "float16", "bfloat16", "float64", "int32",
                  "int64", "bool")
@@ -170,6 +171,26 @@ class CudaFunction:
             raise ArgumentError("%s: data must be %d-byte aligned"
                                 % (where, _ALIGNMENT))
 
+    def _scalar(self, index, spec, value):
+        """The ctypes value of scalar input `index`, checked (ctypes would
+        silently wrap an integer that does not fit)."""
+        where = "%s: argument %d (%r)" % (self.name, index, spec["name"])
+        ctype = _SCALAR_CTYPES.get(spec["dtype"])
+        if ctype is None:
+            raise ArgumentError("%s: scalars of dtype %s are not supported"
+                                % (where, spec["dtype"]))
+        out_of_range = check_scalar_range(spec["dtype"], value)
+        if out_of_range:
+            raise ArgumentError("%s: %s" % (where, out_of_range))
+        if spec["dtype"] != "bool" and isinstance(value, bool):
+            value = int(value)
+        try:
+            return ctype(value)
+        except TypeError:
+            raise ArgumentError("%s: expected a scalar of dtype %s, got %s"
+                                % (where, spec["dtype"],
+                                   type(value).__name__)) from None
+
     def _prepare(self, args, out):
         """Validates the arguments; returns (pointer list, kept objects,
         output tensors, device, scalar slots)."""
@@ -184,7 +205,7 @@ class CudaFunction:
         device = None
         for i, (spec, value) in enumerate(zip(self.inputs, args)):
             if spec["kind"] == "scalar":
-                c = _SCALAR_CTYPES[spec["dtype"]](value)
+                c = self._scalar(i, spec, value)
                 keep.append(c)
                 scalars.append(c)
                 pointers.append(ctypes.cast(ctypes.pointer(c), ctypes.c_void_p))
@@ -264,8 +285,10 @@ class BoundCall:
             if len(scalars) != len(self._scalars):
                 raise ArgumentError("%s has %d scalar inputs, got %d" % (
                     self._function.name, len(self._scalars), len(scalars)))
-            for slot, value in zip(self._scalars, scalars):
-                slot.value = value
+            specs = [(i, spec) for i, spec in enumerate(
+                self._function.inputs) if spec["kind"] == "scalar"]
+            for slot, (i, spec), value in zip(self._scalars, specs, scalars):
+                slot.value = self._function._scalar(i, spec, value).value
         self._function._launch(self._array, self._device, stream)
         return self.outputs
 
@@ -275,13 +298,13 @@ class CudaProgram:
 
     def __init__(self, directory, device=0):
         self.directory = directory
-        path = os.path.join(directory, "manifest.json")
-        try:
-            with open(path) as f:
-                self.manifest = json.load(f)
-        except (OSError, ValueError) as e:
-            raise LoadError("cannot read %s: %s" % (path, e)) from None
-        self.target = self.manifest.get("target", "")
+        # Checked here too (the runtime checks everything again, the
+        # launches and the cubin included), so that what this class reads
+        # of the functions is well formed.
+        self.manifest, _ = _manifest.read_manifest(directory)
+        _manifest.check(self.manifest, "cuda_manifest",
+                        os.path.join(directory, _manifest.MANIFEST_FILE))
+        self.target = self.manifest["target"]
         handle = ctypes.c_void_p()
         _check(runtime_library().sinter_rt_load(directory.encode(), device,
                                                 ctypes.byref(handle)),

@@ -18,6 +18,11 @@ class CompileError(SinterError):
         self.diagnostics = diagnostics
 
 
+class OptionError(SinterError, ValueError):
+    """A compile option is unknown or has an invalid value (the message
+    names it), or compile() got an argument of the wrong type."""
+
+
 class LoadError(SinterError):
     """An artifact directory is missing, incomplete or of another format."""
 

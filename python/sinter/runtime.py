@@ -14,14 +14,17 @@ and a scalar parameter is passed by value.
 """
 
 import ctypes
-import json
+import itertools
 import os
+import shutil
+import tempfile
 
 import numpy as np
 
+from . import _manifest
 from .errors import ArgumentError, FunctionNotFoundError, LoadError
 
-MANIFEST_FORMAT_VERSION = 1
+MANIFEST_FORMAT_VERSION = _manifest.CPU_FORMAT_VERSION
 
 try:  # bfloat16 arrays come from ml_dtypes when it is installed.
     import ml_dtypes as _ml_dtypes
@@ -115,18 +118,13 @@ class Argument:
     """One parameter of a compiled function (see the manifest)."""
 
     def __init__(self, entry):
-        self.index = int(entry["index"])
-        self.name = str(entry["name"])
+        # The manifest was checked against the schema (sinter._manifest).
+        self.index = entry["index"]
+        self.name = entry["name"]
         self.role = entry["role"]
-        self.kind = entry.get("kind", "memref")
+        self.kind = entry["kind"]
         self.dtype_name = entry["dtype"]
-        self.shape = tuple(int(s) for s in entry["shape"])
-        if self.role not in ("input", "output"):
-            raise LoadError("argument %r: unknown role %r"
-                            % (self.name, self.role))
-        if self.kind not in ("memref", "scalar"):
-            raise LoadError("argument %r: unknown kind %r"
-                            % (self.name, self.kind))
+        self.shape = tuple(entry["shape"])
         if self.kind == "scalar" and self.dtype_name not in _SCALAR_CTYPES:
             raise LoadError("argument %r: unsupported scalar dtype %r"
                             % (self.name, self.dtype_name))
@@ -135,6 +133,20 @@ class Argument:
         return "Argument(%d, %r, %s, %s%s)" % (
             self.index, self.name, self.role, self.dtype_name,
             "" if self.kind == "scalar" else ", shape=%s" % (self.shape,))
+
+
+def check_scalar_range(dtype_name, value):
+    """An error message when the Python integer `value` does not fit the
+    integer dtype `dtype_name` (ctypes would silently wrap it), else None."""
+    bits = {"int32": 32, "int64": 64}.get(dtype_name)
+    if bits is None or isinstance(value, bool) or not isinstance(
+            value, (int, np.integer)):
+        return None
+    value = int(value)
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if low <= value <= high:
+        return None
+    return "%d does not fit %s (%d to %d)" % (value, dtype_name, low, high)
 
 
 def _as_array(value):
@@ -161,11 +173,12 @@ class Function:
 
     def __init__(self, program, entry):
         self.program = program
-        self.name = str(entry["name"])
-        self.symbol = entry.get("symbol", "_mlir_ciface_" + self.name)
+        self.name = entry["name"]
+        self.symbol = entry["symbol"]
         self.arguments = [Argument(a) for a in entry["arguments"]]
         self.inputs = [a for a in self.arguments if a.role == "input"]
         self.outputs = [a for a in self.arguments if a.role == "output"]
+        _check_entry_point(entry, program.manifest, program.manifest_path)
         try:
             self._entry = getattr(program._library, self.symbol)
         except AttributeError:
@@ -188,6 +201,9 @@ class Function:
 
     def _check_input(self, arg, value):
         if arg.kind == "scalar":
+            out_of_range = check_scalar_range(arg.dtype_name, value)
+            if out_of_range:
+                raise self._error(arg, out_of_range)
             if isinstance(value, np.ndarray) and value.shape != ():
                 raise self._error(arg, "expected a scalar, got an array of "
                                   "shape %s" % (value.shape,))
@@ -262,34 +278,24 @@ class Program:
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
-        manifest_path = os.path.join(self.path, "manifest.json")
-        try:
-            with open(manifest_path) as f:
-                self.manifest = json.load(f)
-        except FileNotFoundError:
-            raise LoadError("%s has no manifest.json: not a Sinter artifact "
-                            "directory" % self.path) from None
-        except json.JSONDecodeError as e:
-            raise LoadError("%s: %s" % (manifest_path, e)) from None
-        version = self.manifest.get("format_version")
-        if version != MANIFEST_FORMAT_VERSION:
-            raise LoadError("%s: manifest format %r is not supported (this "
-                            "package reads format %d)"
-                            % (manifest_path, version,
-                               MANIFEST_FORMAT_VERSION))
+        self.manifest_path = os.path.join(self.path, _manifest.MANIFEST_FILE)
+        self.manifest, digests = _manifest.read_manifest(self.path)
         target = self.manifest.get("target")
         if target != "cpu":
             raise LoadError("%s: an artifact for target %r cannot run on the "
-                            "host CPU" % (manifest_path, target))
-        self.library_path = os.path.join(
-            self.path, self.manifest.get("library", "kernels.so"))
-        try:
-            self._library = ctypes.CDLL(self.library_path)
-        except OSError as e:
-            raise LoadError("cannot load %s: %s"
-                            % (self.library_path, e)) from None
+                            "host CPU" % (self.manifest_path, target))
+        _manifest.check(self.manifest, "cpu_manifest", self.manifest_path)
+        for entry in self.manifest["functions"]:
+            _check_entry_point(entry, self.manifest, self.manifest_path)
+        self.library_path = os.path.join(self.path,
+                                         self.manifest["library"])
+        library = _manifest.read_verified(self.path, digests,
+                                          self.manifest["library"])
+        self._library = _load_library(self.library_path, library)
+        _check_manifest_digest(self._library, self.library_path,
+                               digests[_manifest.MANIFEST_FILE])
         self.functions = {}
-        for entry in self.manifest.get("functions", []):
+        for entry in self.manifest["functions"]:
             function = Function(self, entry)
             self.functions[function.name] = function
 
@@ -313,15 +319,86 @@ class Program:
         return self[name](*args)
 
 
+_loads = itertools.count()
+
+
+def _load_library(path, data):
+    """dlopen of exactly the verified bytes `data` of `path`, from a private
+    copy under a name never used before in this process: the file cannot
+    change between its check and its load, and the dynamic loader, which
+    hands back an already loaded library of the same name, never returns
+    the code of an earlier artifact at that path. Where the temporary
+    directory does not allow that (mounted noexec), `path` itself is
+    opened; the manifest digest that kernels.so records still refuses an
+    earlier artifact's library."""
+    directory = tempfile.mkdtemp(prefix="sinter-load-")
+    copy = os.path.join(directory, "kernels.%d.%d.so"
+                        % (os.getpid(), next(_loads)))
+    try:
+        with open(copy, "wb") as f:
+            f.write(data)
+        return ctypes.CDLL(copy)
+    except OSError as e:
+        first = e
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    try:
+        return ctypes.CDLL(path)
+    except OSError as e:
+        raise LoadError("cannot load %s: %s (and from a private copy: %s)"
+                        % (path, e, first)) from None
+
+
+def _check_entry_point(entry, manifest, manifest_path):
+    """Only an entry point the compiler exported, under its one name, is
+    ever looked up: never an arbitrary symbol of the library or of what it
+    links (libc's abort)."""
+    expected = _manifest.CPU_SYMBOL_PREFIX + entry["name"]
+    if (entry["symbol"] != expected
+            or entry["symbol"] not in manifest["entry_points"]):
+        raise LoadError("%s: function %r: symbol %r is not the entry point "
+                        "%r among the artifact's entry_points"
+                        % (manifest_path, entry["name"], entry["symbol"],
+                           expected))
+
+
+def _check_manifest_digest(library, path, manifest_digest):
+    """kernels.so says which manifest it was compiled with (the SHA-256 the
+    compiler embedded as CPU_MANIFEST_DIGEST_SYMBOL): a manifest edited
+    after compilation, even with its SHA256SUMS entry redone, or one from
+    another artifact, is refused -- its shapes could make a kernel write
+    past a buffer."""
+    try:
+        recorded = (ctypes.c_char * 65).in_dll(
+            library, _manifest.CPU_MANIFEST_DIGEST_SYMBOL).value
+    except ValueError:
+        raise LoadError("%s does not say which manifest it was compiled "
+                        "with (no %s)" % (
+                            path, _manifest.CPU_MANIFEST_DIGEST_SYMBOL)) \
+            from None
+    if recorded.decode("ascii", "replace") != manifest_digest:
+        raise LoadError("%s: %s is not the manifest %s was compiled with "
+                        "(SHA-256 %s, kernels.so records %s): refusing to "
+                        "run kernels with buffers described by another "
+                        "manifest" % (os.path.dirname(path),
+                                      _manifest.MANIFEST_FILE,
+                                      os.path.basename(path),
+                                      manifest_digest,
+                                      recorded.decode("ascii", "replace")))
+
+
 def load(path):
     """Loads the artifact directory `path`: a CPU artifact (manifest.json +
     kernels.so) as a Program, a CUDA artifact (manifest.json +
-    kernels.cubin) as a sinter.cuda.CudaProgram."""
-    try:
-        with open(os.path.join(path, "manifest.json")) as f:
-            target = json.load(f).get("target")
-    except (OSError, ValueError, AttributeError):
-        target = None  # Program reports what is wrong
+    kernels.cubin) as a sinter.cuda.CudaProgram. Every file is verified
+    against the artifact's SHA256SUMS first; a missing, corrupt or
+    mismatched artifact raises LoadError."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise LoadError("sinter.load expects the path of an artifact "
+                        "directory, not %s" % type(path).__name__)
+    path = os.fsdecode(path)
+    manifest, _ = _manifest.read_manifest(os.path.abspath(path))
+    target = manifest.get("target")
     if isinstance(target, str) and target.startswith("cuda"):
         from . import cuda
         return cuda.CudaProgram(os.path.abspath(path))

@@ -171,9 +171,9 @@
 // WIDE: bad attention-config 'warps=4,mtiles=1,bn=176'
 // TMANOWS: bad attention-config 'wgmma,pipe,mbar,pp,tmastore,warps=8,mtiles=1,bn=128': tmastore needs ws
 
-// The manifest (format 3) passes each tensor map with its buffer, shape
+// The manifest (format 4) passes each tensor map with its buffer, shape
 // and box, outermost first.
-// MANIFEST: "format_version": 3,
+// MANIFEST: "format_version": 4,
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 384,
 // MANIFEST-NOT: format_version

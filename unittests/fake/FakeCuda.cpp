@@ -43,6 +43,7 @@ std::vector<FakeTensorMapEncode> encodes;
 int encodeStatus = 0;  // what cuTensorMapEncodeTiled returns
 int smCount = 132;     // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 unsigned lastGrid = 0; // gridDimX of the last launch
+int moduleLoads = 0;   // cuModuleLoadData calls
 } // namespace
 
 extern "C" {
@@ -67,6 +68,7 @@ int cuDevicePrimaryCtxRelease_v2(int) { return 0; }
 int cuCtxSetCurrent(void *) { return 0; }
 int cuModuleLoadData(void **m, const void *) {
   *m = &module;
+  ++moduleLoads;
   return 0;
 }
 int cuModuleUnload(void *) { return 0; }
@@ -161,6 +163,7 @@ int cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
 const char *fake_cuda_launches() { return launches.c_str(); }
 void fake_cuda_set_sm_count(int count) { smCount = count; }
 unsigned fake_cuda_last_grid() { return lastGrid; }
+int fake_cuda_module_loads() { return moduleLoads; }
 int fake_cuda_allocations(size_t bytes) { return allocations[bytes]; }
 int fake_cuda_frees() { return freed; }
 void fake_cuda_set_param_sizes(const char *kernel, const unsigned *sizes,
@@ -186,5 +189,6 @@ void fake_cuda_reset() {
   encodeStatus = 0;
   smCount = 132;
   lastGrid = 0;
+  moduleLoads = 0;
 }
 }

@@ -12,6 +12,7 @@
 //                   docs/Manifest.md describes every field
 //   kernels.cubin   the kernels for the chosen chip (through ptxas)
 //   kernels.ptx     the same kernels as PTX, for inspection and JIT
+//   SHA256SUMS      the SHA-256 of the three, checked by the runtime
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +26,10 @@
 
 namespace sinter {
 
-/// Version of manifest.json's layout for CUDA artifacts (docs/Manifest.md).
-/// 2: launches carry a "kind": "kernel", or "cublas_gemm" (a cuBLASLt GEMM
-/// with its fallback kernel launch). 3: kernel arguments may be tensor maps
-/// (written only by artifacts that have one; others stay format 2).
-constexpr int64_t kCUDAManifestFormatVersion = 3;
+/// The kernels of a CUDA artifact, for the chip and as PTX. The manifest's
+/// format and keys are sinter/Artifact/Manifest.h's.
+constexpr char kCUDACubinFile[] = "kernels.cubin";
+constexpr char kCUDAPTXFile[] = "kernels.ptx";
 
 /// The discardable attribute of a gpu.launch_func whose kernel is the
 /// fallback of a library call: a dictionary with `kind` ("cublas_gemm"),

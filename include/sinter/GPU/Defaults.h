@@ -4,9 +4,10 @@
 //
 // One place for the defaults of the memory-bound kernels' tile options: the
 // pass options (Passes.td), the sinter-lower-to-nvvm pipeline options
-// (Passes.h), the compiler driver's options (sinter/Target/Compiler.h),
-// sinterc's flags and the kernels' Tuning all read them from here. Each value
-// is what bench/NOTES.md measured best on the H200.
+// (Passes.h, which sinterc's flags, the C API's option string and
+// sinter.compile(**options) also set: sinter/Target/CompileOptions.h) and
+// the kernels' Tuning all read them from here. Each value is what
+// bench/NOTES.md measured best on the H200.
 //
 //===----------------------------------------------------------------------===//
 

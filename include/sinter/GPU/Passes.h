@@ -39,7 +39,9 @@ struct NVVMPipelineOptions
                             llvm::cl::init(3)};
   Option<int64_t> rowVectors{
       *this, "row-vectors",
-      llvm::cl::desc("16-byte vectors per thread in softmax/norm kernels"),
+      llvm::cl::desc("16-byte vectors each thread of a softmax/norm kernel "
+                     "holds (sets the lanes per row; default 2)"),
+      llvm::cl::value_desc("n"),
       llvm::cl::init(::sinter::cuda_defaults::kRowVectors)};
   Option<int64_t> rowBlock{
       *this, "row-block",
@@ -51,44 +53,74 @@ struct NVVMPipelineOptions
       llvm::cl::init(::sinter::cuda_defaults::kFusedVectors)};
   Option<std::string> attentionConfig{
       *this, "attention-config",
-      llvm::cl::desc("Attention tile configuration overriding the shipped "
-                     "table: 'warps=4,mtiles=1,bn=64' or 'cuda-cores'"),
-      llvm::cl::init("")};
+      llvm::cl::desc(
+          "Tile configuration of every attention kernel, overriding the "
+          "table shipped with the compiler: "
+          "'[wgmma,][pipe,[mbar,[pp,][ws,[persist,][tmastore,]]]]warps=W,"
+          "mtiles=M,bn=N[,maxregs=R]' (tensor cores; W warps of 16*M query "
+          "rows each, N keys per K/V tile: 16, 32, 64, 128, with wgmma also "
+          "160, 176, 192; sm_90a: wgmma = warpgroup MMA, pipe = two K/V "
+          "stages with S of tile t overlapping P V of tile t-1, mbar = "
+          "mbarriers instead of a barrier per tile, pp = warpgroups take "
+          "turns at the tensor cores, ws = warp specialization: a producer "
+          "warpgroup loads Q, K and V with TMA and gives its registers to "
+          "the W = 8 or 12 consumer warps, persist = one block per SM "
+          "(sm-count) looping over the work items, tmastore = O written "
+          "through shared memory and stored with TMA; R caps registers per "
+          "thread, not with ws) or 'cuda-cores'; a rejected configuration "
+          "is reported with the rule it breaks"),
+      llvm::cl::value_desc("config"), llvm::cl::init("")};
   Option<std::string> cacheHints{
       *this, "cache-hints",
       llvm::cl::desc("Cache policy of the 16-byte loads/stores of data "
-                     "touched once (norm/softmax rows, AdamW state): none, "
-                     "evict-first, no-allocate, l2-256b or streaming; any "
+                     "touched once (norm/softmax rows, AdamW state): 'none' "
+                     "(default), 'evict-first' (L1::no_allocate + L2 "
+                     "evict_first policy), 'no-allocate' (loads "
+                     "L1::no_allocate), 'l2-256b' (loads with the L2::256B "
+                     "prefetch size) or 'streaming' (ld/st.global.cs); any "
                      "hint raises sm_8x's PTX version to 7.4"),
-      llvm::cl::init("none")};
+      llvm::cl::value_desc("hint"), llvm::cl::init("none")};
   Option<int64_t> rowPersistent{
       *this, "row-persistent",
-      llvm::cl::desc("Softmax/norm kernels: 0 = one block per row group, 1 = "
-                     "persistent grid sized to the chip, weight and bias "
-                     "loaded once, 2 = as 1 with the next row prefetched, "
-                     "3 = as 2 with the weight and bias loaded per row"),
+      llvm::cl::desc("Softmax/norm kernels: 0 (default) = one block per row "
+                     "group, 1 = persistent grid sized to the chip whose "
+                     "blocks loop over the rows, weight and bias loaded "
+                     "once, 2 = as 1 with the next row loaded before the "
+                     "current one is reduced and stored, 3 = as 2 with the "
+                     "weight and bias loaded per row"),
+      llvm::cl::value_desc("0|1|2|3"),
       llvm::cl::init(::sinter::cuda_defaults::kRowPersistent)};
   Option<int64_t> adamwPersistent{
       *this, "adamw-persistent",
       llvm::cl::desc("AdamW: 0 = up to 1024 blocks, 1 = persistent grid sized "
-                     "to the chip, 2 (default) = as 1 with the next chunk "
-                     "prefetched"),
+                     "to the chip with equal chunks per block, 2 (default) = "
+                     "as 1 with the next chunk loaded before the current one "
+                     "is updated"),
+      llvm::cl::value_desc("0|1|2"),
       llvm::cl::init(::sinter::cuda_defaults::kAdamWPersistent)};
   Option<int64_t> persistentCtas{
       *this, "persistent-ctas",
-      llvm::cl::desc("Blocks per SM the persistent grids count on (0: 1024 "
-                     "threads' worth)"),
+      llvm::cl::desc("Blocks per SM that the persistent grids of "
+                     "row-persistent/adamw-persistent count on (the kernels' "
+                     ".minnctapersm, which caps their registers); 0 "
+                     "(default): 1024 threads' worth"),
+      llvm::cl::value_desc("n"),
       llvm::cl::init(::sinter::cuda_defaults::kPersistentCtas)};
   Option<int64_t> smCount{
       *this, "sm-count",
-      llvm::cl::desc("SMs of the chip, for the persistent grids (0: by chip)"),
+      llvm::cl::desc("SMs the persistent grids are sized for (0, the "
+                     "default: 132 for sm_90, 108 for sm_80, 148 for sm_100, "
+                     "and the runtime sizes them again for the device it "
+                     "runs on; N pins the grids to N SMs)"),
+      llvm::cl::value_desc("n"),
       llvm::cl::init(::sinter::cuda_defaults::kSmCount)};
   Option<std::string> matmul{
       *this, "matmul",
-      llvm::cl::desc("How unfused matmuls run: 'cublas' (a cuBLASLt library "
-                     "call with the CUDA-core kernel as its fallback) or "
-                     "'kernel' (the CUDA-core kernel alone)"),
-      llvm::cl::init("cublas")};
+      llvm::cl::desc("How unfused matmuls run: 'cublas' (default: a "
+                     "cuBLASLt library call when the runtime finds "
+                     "libcublasLt, with the CUDA-core kernel as its "
+                     "fallback) or 'kernel' (the CUDA-core kernel alone)"),
+      llvm::cl::value_desc("cublas|kernel"), llvm::cl::init("cublas")};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

@@ -6,6 +6,9 @@
 
 #include "sinter/Target/CPU/CPUTarget.h"
 
+#include "sinter/Artifact/Checksums.h"
+#include "sinter/Artifact/Manifest.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -14,6 +17,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -41,23 +46,26 @@ using namespace mlir;
 /// The numpy name of a storable element type, or "" when the CPU calling
 /// convention has no numpy equivalent for it.
 static std::string getDTypeName(Type type) {
+  namespace value = sinter::manifest::value;
   if (type.isF16())
-    return "float16";
+    return value::kFloat16;
   if (type.isBF16())
-    return "bfloat16";
+    return value::kBfloat16;
   if (type.isF32())
-    return "float32";
+    return value::kFloat32;
   if (type.isF64())
-    return "float64";
+    return value::kFloat64;
   if (type.isIndex())
-    return "int64";
+    return value::kInt64;
   if (auto intType = dyn_cast<IntegerType>(type)) {
     if (intType.getWidth() == 1)
-      return "bool";
+      return value::kBool;
     if (!llvm::is_contained({8u, 16u, 32u, 64u}, intType.getWidth()))
       return "";
-    return (intType.isUnsigned() ? "uint" : "int") +
-           std::to_string(intType.getWidth());
+    // int8 ... uint64: a dtype of the manifest schema.
+    std::string name = (intType.isUnsigned() ? "uint" : "int") +
+                       std::to_string(intType.getWidth());
+    return sinter::manifest::findDType(name) ? name : "";
   }
   return "";
 }
@@ -81,7 +89,8 @@ static FailureOr<sinter::ArgumentInfo> describeValue(func::FuncOp func,
                           << "): " << reason;
   };
   sinter::ArgumentInfo info;
-  info.role = isResult ? "output" : "input";
+  info.role = isResult ? sinter::manifest::value::kOutput
+                       : sinter::manifest::value::kInput;
   Type elementType = type;
   if (auto tensorType = dyn_cast<RankedTensorType>(type)) {
     if (!tensorType.hasStaticShape())
@@ -160,39 +169,61 @@ sinter::describeFunctions(ModuleOp module, const ArgumentNameMap &names) {
   return functions;
 }
 
-void sinter::writeManifest(ArrayRef<FunctionInfo> functions,
-                           llvm::raw_ostream &os) {
+std::string sinter::cpuManifest(ArrayRef<FunctionInfo> functions,
+                                ArrayRef<std::string> entryPoints,
+                                llvm::Module &llvmModule) {
+  namespace key = manifest::key;
+  namespace value = manifest::value;
+  std::string code;
+  {
+    llvm::raw_string_ostream codeStream(code);
+    llvmModule.print(codeStream, nullptr);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
-    json.attribute("format_version", kManifestFormatVersion);
-    json.attribute("target", "cpu");
-    json.attribute("library", "kernels.so");
-    json.attribute("calling_convention",
-                   "_mlir_ciface_<name>(pointers to memref descriptors "
-                   "{allocated, aligned, offset, sizes[rank], strides[rank]}"
-                   ", scalars by value): inputs, then outputs");
-    json.attributeArray("functions", [&] {
+    json.attribute(key::kFormatVersion, manifest::kCPUFormatVersion);
+    json.attribute(key::kTarget, "cpu");
+    json.attribute(key::kLibrary, kCPULibraryFile);
+    json.attribute(key::kCodeSha256, sha256Hex(code));
+    json.attribute(key::kCallingConvention,
+                   manifest::kCPUSymbolPrefix +
+                       std::string("<name>(pointers to memref descriptors "
+                                   "{allocated, aligned, offset, sizes[rank], "
+                                   "strides[rank]}, scalars by value): "
+                                   "inputs, then outputs"));
+    json.attributeArray(key::kEntryPoints, [&] {
+      for (const std::string &symbol : entryPoints)
+        json.value(symbol);
+    });
+    json.attributeArray(key::kFunctions, [&] {
       for (const FunctionInfo &function : functions) {
         json.object([&] {
-          json.attribute("name", function.name);
-          json.attribute("symbol", "_mlir_ciface_" + function.name);
-          json.attributeArray("arguments", [&] {
+          json.attribute(key::kName, function.name);
+          json.attribute(key::kSymbol, manifest::cpuSymbol(function.name));
+          json.attributeArray(key::kArguments, [&] {
             for (auto [index, arg] : llvm::enumerate(function.arguments)) {
               json.object([&] {
-                json.attribute("index", static_cast<int64_t>(index));
-                json.attribute("name", arg.name);
-                json.attribute("role", arg.role);
-                json.attribute("kind", arg.scalar ? "scalar" : "memref");
-                json.attribute("dtype", arg.dtype);
+                json.attribute(key::kIndex, static_cast<int64_t>(index));
+                json.attribute(key::kName, arg.name);
+                json.attribute(key::kRole, arg.role);
+                json.attribute(key::kKind,
+                               arg.scalar ? value::kScalar : value::kBuffer);
+                json.attribute(key::kDtype, arg.dtype);
                 // One line per shape keeps the manifest readable.
                 std::string shape;
                 llvm::raw_string_ostream shapeStream(shape);
                 shapeStream << "[";
                 llvm::interleaveComma(arg.shape, shapeStream);
                 shapeStream << "]";
-                json.attributeBegin("shape");
+                json.attributeBegin(key::kShape);
                 json.rawValue(shape);
                 json.attributeEnd();
+                int64_t bytes = manifest::findDType(arg.dtype)->bytes;
+                for (int64_t d : arg.shape)
+                  bytes *= d;
+                json.attribute(key::kBytes, bytes);
               });
             }
           });
@@ -201,6 +232,66 @@ void sinter::writeManifest(ArrayRef<FunctionInfo> functions,
     });
   });
   os << "\n";
+  return text;
+}
+
+SmallVector<std::string> sinter::exportedEntryPoints(llvm::Module &llvmModule) {
+  SmallVector<std::string> symbols;
+  for (llvm::Function &function : llvmModule)
+    if (!function.isDeclaration() && function.hasExternalLinkage() &&
+        function.getName().starts_with(manifest::kCPUSymbolPrefix))
+      symbols.push_back(function.getName().str());
+  llvm::sort(symbols);
+  return symbols;
+}
+
+void sinter::embedManifestDigest(llvm::Module &llvmModule,
+                                 StringRef manifestText) {
+  llvm::Constant *digest = llvm::ConstantDataArray::getString(
+      llvmModule.getContext(), sha256Hex(manifestText.str()),
+      /*AddNull=*/true);
+  auto *global = new llvm::GlobalVariable(
+      llvmModule, digest->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, digest,
+      manifest::kCPUManifestDigestSymbol);
+  global->setVisibility(llvm::GlobalValue::DefaultVisibility);
+}
+
+bool sinter::writeCPUArtifact(StringRef manifestText, StringRef outDir,
+                              std::string &error) {
+  auto path = [&](StringRef name) {
+    SmallString<128> p(outDir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  auto library = llvm::MemoryBuffer::getFile(path(kCPULibraryFile),
+                                             /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+  if (!library) {
+    error = "cannot read " + path(kCPULibraryFile) + ": " +
+            library.getError().message();
+    return false;
+  }
+  // SHA256SUMS last: a directory whose files all match it is complete.
+  std::string sums =
+      formatChecksums({{manifest::kManifestFile, manifestText.str()},
+                       {kCPULibraryFile, (*library)->getBuffer().str()}});
+  for (auto [name, text] :
+       {std::pair<StringRef, StringRef>(manifest::kManifestFile, manifestText),
+        {manifest::kChecksumFile, sums}}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream file(path(name), ec, llvm::sys::fs::OF_None);
+    if (!ec) {
+      file << text;
+      file.close();
+      ec = file.error();
+    }
+    if (ec) {
+      error = "cannot write " + path(name) + ": " + ec.message();
+      return false;
+    }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -255,7 +346,7 @@ sinter::translateForHost(ModuleOp module, llvm::LLVMContext &llvmContext) {
   // interposed by same-named symbols of the host process (`main`).
   for (llvm::Function &function : *llvmModule)
     if (!function.isDeclaration() &&
-        !function.getName().starts_with("_mlir_ciface_"))
+        !function.getName().starts_with(manifest::kCPUSymbolPrefix))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
 
   llvm::LoopAnalysisManager loopAM;
@@ -415,7 +506,7 @@ bool sinter::linkHostSharedObject(llvm::Module &llvmModule, StringRef outDir,
   }
 
   SmallString<128> soPath(outDir);
-  llvm::sys::path::append(soPath, "kernels.so");
+  llvm::sys::path::append(soPath, kCPULibraryFile);
   std::vector<std::string> args = {"-shared", "-o", soPath.str().str(),
                                    objectPath.str().str()};
   if (llvm::Function *copy = llvmModule.getFunction("memrefCopy");

@@ -6,7 +6,8 @@
 //
 //   <dir>/kernels.so      one `_mlir_ciface_<name>` entry point per function
 //   <dir>/manifest.json   the functions and their arguments (see
-//                         describeFunctions and writeManifest)
+//                         describeFunctions and cpuManifest)
+//   <dir>/SHA256SUMS      the SHA-256 of both (writeCPUArtifact)
 //
 // Running an artifact needs neither MLIR nor LLVM: only the C ABI of the
 // entry points, described by the manifest.
@@ -35,8 +36,8 @@ class ModuleOp;
 
 namespace sinter {
 
-/// Version of the manifest.json layout written by writeManifest.
-constexpr int kManifestFormatVersion = 1;
+/// The shared object of a CPU artifact.
+constexpr char kCPULibraryFile[] = "kernels.so";
 
 /// One argument of a compiled function in calling-convention order.
 struct ArgumentInfo {
@@ -67,9 +68,30 @@ using ArgumentNameMap = llvm::StringMap<llvm::SmallVector<std::string>>;
 mlir::FailureOr<llvm::SmallVector<FunctionInfo>>
 describeFunctions(mlir::ModuleOp module, const ArgumentNameMap &names);
 
-/// Writes the manifest for `functions` (format kManifestFormatVersion).
-void writeManifest(llvm::ArrayRef<FunctionInfo> functions,
-                   llvm::raw_ostream &os);
+/// The manifest for `functions` (format manifest::kCPUFormatVersion,
+/// sinter/Artifact/Manifest.h), whose library exports `entryPoints` and is
+/// compiled from `llvmModule` (whose SHA-256 it records as code_sha256, so
+/// that the manifests of programs with the same functions but other code
+/// differ, and so the digests kernels.so records).
+std::string cpuManifest(llvm::ArrayRef<FunctionInfo> functions,
+                        llvm::ArrayRef<std::string> entryPoints,
+                        llvm::Module &llvmModule);
+
+/// The C entry points that `llvmModule` (from translateForHost) exports,
+/// sorted: what kernels.so may be asked for.
+llvm::SmallVector<std::string> exportedEntryPoints(llvm::Module &llvmModule);
+
+/// Records the SHA-256 of `manifestText` in `llvmModule` as the exported
+/// constant string manifest::kCPUManifestDigestSymbol, so that kernels.so
+/// says which manifest it was compiled with: a loader refuses any other.
+void embedManifestDigest(llvm::Module &llvmModule,
+                         llvm::StringRef manifestText);
+
+/// Completes the artifact in `outDir` once kernels.so is linked there:
+/// writes `manifestText` as manifest.json, then SHA256SUMS with the SHA-256
+/// of both. On failure returns false and sets `error`.
+bool writeCPUArtifact(llvm::StringRef manifestText, llvm::StringRef outDir,
+                      std::string &error);
 
 /// Translates an LLVM-dialect module to LLVM IR for the host, with internal
 /// linkage for everything but the C-interface entry points, and optimizes it

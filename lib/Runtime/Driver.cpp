@@ -1,0 +1,75 @@
+//===- Driver.cpp - The CUDA driver, opened with dlopen ------------------===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include <mutex>
+#include <sstream>
+
+using namespace sinter::rt;
+
+bool Driver::load() {
+  handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *e = dlerror();
+    loadError = std::string("cannot load the CUDA driver (libcuda.so.1): ") +
+                (e ? e : "unknown error");
+    return false;
+  }
+  cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
+      dlsym(handle, "cuTensorMapEncodeTiled"));
+  return resolve(cuInit, "cuInit") &&
+         resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
+         resolve(cuDeviceGet, "cuDeviceGet") &&
+         resolve(cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
+         resolve(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
+         resolve(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") &&
+         resolve(cuCtxSetCurrent, "cuCtxSetCurrent") &&
+         resolve(cuModuleLoadData, "cuModuleLoadData") &&
+         resolve(cuModuleUnload, "cuModuleUnload") &&
+         resolve(cuModuleGetFunction, "cuModuleGetFunction") &&
+         resolve(cuFuncSetAttribute, "cuFuncSetAttribute") &&
+         resolve(cuLaunchKernel, "cuLaunchKernel") &&
+         resolve(cuMemAlloc, "cuMemAlloc_v2") &&
+         resolve(cuMemFree, "cuMemFree_v2") &&
+         resolve(cuStreamSynchronize, "cuStreamSynchronize") &&
+         resolve(cuGetErrorName, "cuGetErrorName") &&
+         resolve(cuGetErrorString, "cuGetErrorString");
+}
+
+std::string Driver::describe(CUresult r) const {
+  const char *name = nullptr, *text = nullptr;
+  if (cuGetErrorName)
+    cuGetErrorName(r, &name);
+  if (cuGetErrorString)
+    cuGetErrorString(r, &text);
+  std::ostringstream os;
+  os << (name ? name : "CUDA_ERROR") << " (" << r << ")";
+  if (text)
+    os << ": " << text;
+  return os.str();
+}
+
+Driver *sinter::rt::driver(std::string &error) {
+  static Driver d;
+  static bool ok = false;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    ok = d.load();
+    if (ok) {
+      CUresult r = d.cuInit(0);
+      if (r != 0) {
+        d.loadError = "cuInit failed: " + d.describe(r);
+        ok = false;
+      }
+    }
+  });
+  if (!ok) {
+    error = d.loadError;
+    return nullptr;
+  }
+  return &d;
+}

@@ -1,0 +1,102 @@
+//===- Driver.h - The CUDA driver, opened with dlopen -----------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// No CUDA header: the few driver entry points the runtime uses are declared
+// here with their documented C ABI and resolved from libcuda.so.1 with
+// dlopen on first use, so that the runtime builds, links and loads on
+// machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_RUNTIME_DRIVER_H
+#define SINTER_LIB_RUNTIME_DRIVER_H
+
+#include "Error.h"
+
+#include "sinter-c/Runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <dlfcn.h>
+#include <string>
+
+namespace sinter::rt {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+constexpr int kMaxDynamicSharedSizeAttr =
+    8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kMultiprocessorCountAttr =
+    16; // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+constexpr int kPreferredCarveoutAttr =
+    9; // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT (percent)
+
+/// The CUDA driver entry points, resolved once.
+struct Driver {
+  void *handle = nullptr;
+  std::string loadError;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDeviceGetCount)(int *) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
+                                  const char *) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  /// Optional (CUDA 12+): only manifests with tensor maps need it.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
+
+  template <typename F> bool resolve(F &fn, const char *name) {
+    fn = reinterpret_cast<F>(dlsym(handle, name));
+    if (!fn)
+      loadError = std::string("libcuda.so.1 has no symbol ") + name;
+    return fn != nullptr;
+  }
+
+  /// Opens libcuda.so.1 and resolves every entry point; false with
+  /// `loadError` set when it cannot.
+  bool load();
+
+  /// "CUDA_ERROR_X (n): text" for a driver status.
+  std::string describe(CUresult r) const;
+};
+
+/// The process's driver, opened and initialized (cuInit) on the first call;
+/// null with `error` set when it cannot be.
+Driver *driver(std::string &error);
+
+} // namespace sinter::rt
+
+/// Returns SINTER_RT_ERROR_DRIVER from the calling function, naming `what`
+/// and the status, when the driver call `call` of `drv` fails.
+#define SINTER_CU(drv, call, what)                                             \
+  do {                                                                         \
+    ::sinter::rt::CUresult status_ = (drv)->call;                              \
+    if (status_ != 0)                                                          \
+      return ::sinter::rt::fail(SINTER_RT_ERROR_DRIVER,                        \
+                                std::string(what) + ": " +                     \
+                                    (drv)->describe(status_));                 \
+  } while (0)
+
+#endif // SINTER_LIB_RUNTIME_DRIVER_H

@@ -1,0 +1,289 @@
+//===- LibraryCalls.cpp - cuBLASLt GEMMs of a program ---------------------===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCalls.h"
+
+#include "sinter-c/Runtime.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace sinter::rt;
+
+namespace {
+std::mutex ltMutex;
+std::map<CUcontext, LtContext> ltContexts;
+} // namespace
+
+/// SINTER_LOG=1: one line on stderr whenever a library call picks its path.
+static bool logPaths() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("SINTER_LOG");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
+/// The context's cuBLASLt handle, created on first use (the program's
+/// context is current).
+static LtContext *acquireLt(sinter_rt_program &p, const lt::Api &api,
+                            std::string &why) {
+  std::lock_guard<std::mutex> lock(ltMutex);
+  LtContext &c = ltContexts[p.context];
+  if (!c.handle) {
+    lt::Status st = api.create(&c.handle);
+    if (st != lt::kStatusSuccess) {
+      ltContexts.erase(p.context);
+      why = "cublasLtCreate: " + api.describe(st);
+      return nullptr;
+    }
+  }
+  ++c.users;
+  return &c;
+}
+
+/// Frees the context's cuBLASLt state when its last program goes (the
+/// context is current).
+static void releaseLt(sinter_rt_program &p) {
+  if (!p.lt)
+    return;
+  std::lock_guard<std::mutex> lock(ltMutex);
+  if (--p.lt->users == 0) {
+    for (auto &[stream, ptr] : p.lt->workspaces)
+      p.drv->cuMemFree(ptr);
+    if (const lt::Api *api = lt::api())
+      api->destroy(p.lt->handle);
+    ltContexts.erase(p.context);
+  }
+  p.lt = nullptr;
+}
+
+/// The workspace of `stream` in the program's context; 0 with `why` set
+/// when it cannot be allocated.
+static CUdeviceptr workspaceFor(sinter_rt_program &p, CUstream stream,
+                                std::string &why) {
+  std::lock_guard<std::mutex> lock(ltMutex);
+  auto it = p.lt->workspaces.find(stream);
+  if (it != p.lt->workspaces.end())
+    return it->second;
+  CUdeviceptr ptr = 0;
+  CUresult r = p.drv->cuMemAlloc(&ptr, kWorkspaceBytes);
+  if (r != 0) {
+    why = "cuMemAlloc(" + std::to_string(kWorkspaceBytes) +
+          " bytes) for the cuBLASLt workspace: " + p.drv->describe(r);
+    return 0;
+  }
+  p.lt->workspaces[stream] = ptr;
+  return ptr;
+}
+
+static void destroyDescriptors(const lt::Api &api, Gemm &g) {
+  if (g.op)
+    api.matmulDescDestroy(g.op);
+  for (lt::MatrixLayout layout : {g.first, g.second, g.cLayout})
+    if (layout)
+      api.matrixLayoutDestroy(layout);
+  g.op = g.first = g.second = g.cLayout = nullptr;
+  g.described = false;
+}
+
+/// The cuBLASLt descriptors of `g`: f32 compute and scaling, the row-major
+/// GEMM as the column-major C^T = B^T x A^T (lt::toColumnMajor).
+/// Whether a cuBLASLt call succeeded; when it did not, `why` (if still
+/// empty) names the call and its status.
+static bool ltOk(const lt::Api &api, lt::Status st, const char *call,
+                 std::string &why) {
+  if (st != lt::kStatusSuccess && why.empty())
+    why = std::string(call) + ": " + api.describe(st);
+  return st == lt::kStatusSuccess;
+}
+
+static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
+  if (g.described)
+    return true;
+  lt::ColumnMajorGemm cm = lt::toColumnMajor(g.shape);
+  auto check = [&](lt::Status st, const char *call) {
+    return ltOk(api, st, call, why);
+  };
+  auto layout = [&](lt::MatrixLayout &out, const std::string &dtype,
+                    const lt::ColumnMajorOperand &o) {
+    if (!check(api.matrixLayoutCreate(&out, lt::dataType(dtype), o.rows, o.cols,
+                                      o.ld),
+               "cublasLtMatrixLayoutCreate"))
+      return false;
+    if (cm.batch <= 1)
+      return true;
+    return check(api.matrixLayoutSetAttribute(out, lt::kLayoutBatchCount,
+                                              &cm.batch, sizeof(cm.batch)),
+                 "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)") &&
+           check(api.matrixLayoutSetAttribute(out, lt::kLayoutBatchStride,
+                                              &o.batchStride,
+                                              sizeof(o.batchStride)),
+                 "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  };
+  bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
+                  "cublasLtMatmulDescCreate") &&
+            layout(g.first, g.bType, cm.first) &&
+            layout(g.second, g.aType, cm.second) &&
+            layout(g.cLayout, g.cType, cm.c);
+  if (!ok) {
+    destroyDescriptors(api, g);
+    return false;
+  }
+  g.described = true;
+  return true;
+}
+
+/// Asks the heuristic for the best algorithm under the pointer alignments
+/// of this call; false with `why` when it has none.
+static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
+                            const uint32_t aligned[4], std::string &why) {
+  lt::MatmulPreference pref = nullptr;
+  if (!ltOk(api, api.preferenceCreate(&pref), "cublasLtMatmulPreferenceCreate",
+            why))
+    return false;
+  uint64_t workspace = kWorkspaceBytes;
+  lt::Status st = api.preferenceSetAttribute(pref, lt::kPrefMaxWorkspace,
+                                             &workspace, sizeof(workspace));
+  for (int i = 0; i < 4 && st == lt::kStatusSuccess; ++i)
+    st = api.preferenceSetAttribute(pref, lt::kPrefMinAlignmentA + i,
+                                    &aligned[i], sizeof(aligned[i]));
+  if (!ltOk(api, st, "cublasLtMatmulPreferenceSetAttribute", why)) {
+    api.preferenceDestroy(pref);
+    return false;
+  }
+  lt::HeuristicResult result{};
+  int returned = 0;
+  st = api.algoGetHeuristic(c.handle, g.op, g.first, g.second, g.cLayout,
+                            g.cLayout, pref, 1, &result, &returned);
+  api.preferenceDestroy(pref);
+  if (!ltOk(api, st, "cublasLtMatmulAlgoGetHeuristic", why))
+    return false;
+  if (returned < 1 || result.state != lt::kStatusSuccess) {
+    why = "cublasLtMatmulAlgoGetHeuristic found no algorithm";
+    return false;
+  }
+  g.algo = result.algo;
+  return true;
+}
+
+/// Runs the library call of `l` through cuBLASLt when it can: `ran` says
+/// whether it did; when it did not, the caller launches the fallback kernel.
+/// A failing cublasLtMatmul is an error, as a failing kernel launch is.
+int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
+                        void *const *args, CUstream stream, bool &ran) {
+  Gemm &g = *l.gemm;
+  ran = false;
+  auto pointer = [&](const Param &b) -> uint64_t {
+    return b.kind == Param::Argument ? reinterpret_cast<uint64_t>(args[b.index])
+                                     : static_cast<uint64_t>(f.temps[b.index]);
+  };
+  std::string why;
+  const lt::Api *api = lt::api();
+  CUdeviceptr workspace = 0;
+  if (!api) {
+    why = lt::status();
+  } else if (!p.lt && !p.ltFailure.empty()) {
+    why = p.ltFailure;
+  } else if (!p.lt && !(p.lt = acquireLt(p, *api, p.ltFailure))) {
+    why = p.ltFailure;
+  } else {
+    workspace = workspaceFor(p, stream, why);
+  }
+  uint64_t a = pointer(g.a), b = pointer(g.b), d = pointer(g.c);
+  uint64_t c = g.accumulate ? pointer(g.cInit) : d;
+  if (workspace) {
+    // What the heuristic may assume: cuBLASLt's first operand is B, its
+    // second A (C^T = B^T x A^T).
+    const lt::RowMajorGemm &s = g.shape;
+    size_t cBytes = lt::elementBytes(g.cType);
+    uint32_t aligned[4] = {
+        lt::alignment(b, s.strideB * lt::elementBytes(g.bType), s.batch),
+        lt::alignment(a, s.strideA * lt::elementBytes(g.aType), s.batch),
+        lt::alignment(c, s.strideC * cBytes, s.batch),
+        lt::alignment(d, s.strideC * cBytes, s.batch)};
+    if (g.path == Gemm::Path::Undecided ||
+        !std::equal(aligned, aligned + 4, g.aligned)) {
+      std::copy(aligned, aligned + 4, g.aligned);
+      std::string reason;
+      bool ok = describeGemm(*api, g, reason) &&
+                chooseAlgorithm(*api, *p.lt, g, aligned, reason);
+      g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
+      g.fallbackReason = reason;
+    }
+    if (g.path == Gemm::Path::Library) {
+      lt::Status st = api->matmul(
+          p.lt->handle, g.op, &g.alpha, reinterpret_cast<void *>(b), g.first,
+          reinterpret_cast<void *>(a), g.second, &g.beta,
+          reinterpret_cast<void *>(c), g.cLayout, reinterpret_cast<void *>(d),
+          g.cLayout, &g.algo, reinterpret_cast<void *>(workspace),
+          kWorkspaceBytes, stream);
+      if (st != lt::kStatusSuccess)
+        return fail(SINTER_RT_ERROR_DRIVER, "cublasLtMatmul(" + g.name +
+                                                ") in " + f.name + ": " +
+                                                api->describe(st));
+      ran = true;
+    } else {
+      why = g.fallbackReason;
+    }
+  }
+  Gemm::Path now = ran ? Gemm::Path::Library : Gemm::Path::Fallback;
+  if (ran) {
+    ++p.libraryCalls;
+  } else {
+    ++p.fallbackLaunches;
+    p.lastFallback = g.name + " in " + f.name + ": " + why;
+  }
+  if (logPaths() && now != g.logged) {
+    g.logged = now;
+    const lt::RowMajorGemm &s = g.shape;
+    std::fprintf(stderr,
+                 "sinter: %s in %s: %s (m=%lld n=%lld k=%lld batch=%lld "
+                 "%s x %s -> %s)%s%s\n",
+                 g.name.c_str(), f.name.c_str(),
+                 ran ? "cuBLASLt GEMM" : "fallback kernel",
+                 static_cast<long long>(s.m), static_cast<long long>(s.n),
+                 static_cast<long long>(s.k), static_cast<long long>(s.batch),
+                 g.aType.c_str(), g.bType.c_str(), g.cType.c_str(),
+                 ran ? ", " : ": ", ran ? lt::status().c_str() : why.c_str());
+  }
+  return SINTER_RT_OK;
+}
+
+extern "C" int sinter_rt_cublaslt_available(void) {
+  return lt::api() != nullptr;
+}
+
+extern "C" const char *sinter_rt_cublaslt_status(void) {
+  return lt::status().c_str();
+}
+
+extern "C" int sinter_rt_library_counts(sinter_rt_program *program,
+                                        uint64_t *library_calls,
+                                        uint64_t *fallback_launches,
+                                        const char **last_fallback) {
+  if (!program)
+    return fail(SINTER_RT_ERROR_ARGUMENT, "no program");
+  std::lock_guard<std::mutex> lock(program->mutex);
+  if (library_calls)
+    *library_calls = program->libraryCalls;
+  if (fallback_launches)
+    *fallback_launches = program->fallbackLaunches;
+  if (last_fallback)
+    *last_fallback = program->lastFallback.c_str();
+  return SINTER_RT_OK;
+}
+
+void sinter::rt::releaseLibraryCalls(sinter_rt_program &p) {
+  if (const lt::Api *api = lt::api())
+    for (auto &[name, f] : p.functions)
+      for (Launch &l : f.launches)
+        if (l.gemm)
+          destroyDescriptors(*api, *l.gemm);
+  releaseLt(p);
+}
