@@ -112,6 +112,28 @@ reshapeIndices(ArrayRef<AffineExpr> fromIdx, ArrayRef<int64_t> fromShape,
   return out;
 }
 
+bool match::hasValidReassociation(Operation *op) {
+  SmallVector<ReassociationIndices> re;
+  int64_t wide = 0;
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    re = e.getReassociationIndices();
+    wide = e.getResultType().getRank();
+  } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    re = c.getReassociationIndices();
+    wide = c.getSrcType().getRank();
+  } else {
+    return false;
+  }
+  // The groups list 0, 1, ..., wide - 1 in order (the upstream verifier
+  // lets out-of-range indices through, which would index past the shape).
+  int64_t next = 0;
+  for (const ReassociationIndices &g : re)
+    for (int64_t d : g)
+      if (d != next++)
+        return false;
+  return next == wide;
+}
+
 void ViewBuilder::expand(Node *n) {
   n->expanded = true;
   Value v = n->value;
@@ -134,6 +156,9 @@ void ViewBuilder::expand(Node *n) {
     n->defOp = def;
     return;
   }
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) &&
+      !hasValidReassociation(def))
+    return; // Opaque.
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
     auto idx = reshapeIndices(n->indices.getResults(),
                               expand.getResultType().getShape(),

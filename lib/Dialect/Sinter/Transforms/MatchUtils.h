@@ -166,6 +166,10 @@ void eraseWithDeadProducers(
 int64_t eraseMatched(llvm::ArrayRef<mlir::Operation *> ops,
                      llvm::DenseSet<mlir::Operation *> &erased);
 
+/// A `tensor.expand_shape`/`collapse_shape` whose reassociation lists every
+/// dim of the wider side once, in order (matchers look through no other).
+bool hasValidReassociation(mlir::Operation *op);
+
 /// `op`'s ancestor in `block` (or null).
 mlir::Operation *ancestorIn(mlir::Block *block, mlir::Operation *op);
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatchUtils.h"
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
 #include "sinter/Dialect/Sinter/Transforms/Patterns.h"
 
@@ -221,6 +222,20 @@ struct NormalizeFrontendPass
     : public sinter::impl::NormalizeFrontendBase<NormalizeFrontendPass> {
   using Base::Base;
   void runOnOperation() override {
+    // Reshapes the upstream verifier lets through with out-of-range
+    // reassociation indices (they wrap) are refused here, located, rather
+    // than read past a shape later.
+    WalkResult bad = getOperation()->walk([](Operation *op) {
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) &&
+          !sinter::match::hasValidReassociation(op)) {
+        op->emitError("malformed reassociation: the groups must list every "
+                      "dimension of the expanded type once, in order");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet set(&getContext());
     sinter::populateNormalizeFrontendPatterns(set);
     FrozenRewritePatternSet patterns(std::move(set));

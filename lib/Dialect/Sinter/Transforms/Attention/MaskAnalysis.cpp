@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MaskAnalysis.h"
+#include "../MatchUtils.h"
 
 #include "sinter/Dialect/TMTensor/IR/TMTensorOps.h"
 
@@ -757,7 +758,9 @@ SymRef Evaluator::at(Value tensor, ArrayRef<Affine> idx) {
     return unknown("a fill with a non-constant value");
   }
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
-    return reshapeAt(def, idx);
+    return sinter::match::hasValidReassociation(def)
+               ? reshapeAt(def, idx)
+               : unknown("a reshape with a malformed reassociation");
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(def)) {
     if (!slice.hasUnitStride() && slice.getStaticStrides().empty())
       return unknown("a strided slice");

@@ -6,6 +6,7 @@
 
 #include "Operands.h"
 #include "Products.h"
+#include "../MatchUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -69,6 +70,8 @@ bool isTrailingSwap(ArrayRef<int64_t> perm) {
 
 /// One step back through a head merge; updates `rank`.
 Value stepCollapse(tensor::CollapseShapeOp c, int64_t &rank) {
+  if (!match::hasValidReassociation(c))
+    return {};
   int64_t srcRank = c.getSrcType().getRank();
   Reassoc re = c.getReassociationIndices();
   if ((rank == 3 && srcRank == 4 && re == Reassoc{{0, 1}, {2}, {3}}) ||

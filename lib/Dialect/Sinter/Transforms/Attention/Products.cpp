@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Products.h"
+#include "../MatchUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -136,6 +137,8 @@ Value matchPermutation(Value v, SmallVector<int64_t> &perm) {
 }
 
 bool keepsTrailingDims(Operation *op) {
+  if (!match::hasValidReassociation(op))
+    return false;
   SmallVector<ReassociationIndices> re;
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
     re = e.getReassociationIndices();
