@@ -14,6 +14,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <map>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -99,7 +101,9 @@ void SinterFusionReportPass::runOnOperation() {
     int64_t count = 0;
     int64_t bytes = 0;
   };
-  llvm::MapVector<StringRef, PatternStats> stats;
+  // Sorted by pattern, so that summaries read the same however the IR is
+  // ordered.
+  std::map<std::string, PatternStats> stats;
   llvm::json::Array fusions;
   int64_t total = 0;
   bool malformed = false;
@@ -118,7 +122,7 @@ void SinterFusionReportPass::runOnOperation() {
         records = nullptr;
         break;
       }
-      PatternStats &s = stats[pattern.getValue()];
+      PatternStats &s = stats[pattern.getValue().str()];
       ++s.count;
       s.bytes += bytes.getInt();
       total += bytes.getInt();

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -235,6 +236,9 @@ bool ScoreWalker::peelBody(linalg::GenericOp g, BlockArgument chainArg,
         return false;
       continue;
     }
+    if (isa<math::TanhOp>(op))
+      return fail("the scores are soft-capped (cap * tanh(s / cap), Gemma "
+                  "2), which sinter.attention does not express");
     return fail("the scores go through '" + op->getName().getStringRef() +
                 "', which attention cannot express");
   }
