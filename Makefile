@@ -58,6 +58,7 @@ test: build
 docs: configure
 	cmake --build $(BUILD_DIR) --target mlir-doc
 	cp $(BUILD_DIR)/docs/Sinter/SinterDialect.md docs/Dialect/SinterDialect.md
+	cp $(BUILD_DIR)/docs/Sinter/TMTensorDialect.md docs/Dialect/TMTensorDialect.md
 	mkdir -p docs/Passes
 	cp $(BUILD_DIR)/docs/Sinter/SinterTransformsPasses.md \
 	   $(BUILD_DIR)/docs/Sinter/SinterConversionPasses.md \

@@ -90,31 +90,41 @@ def RaiseAttention : Pass<"sinter-raise-attention"> {
   let summary = "Raise scaled dot-product attention subgraphs to sinter.attention";
   let description = [{
     Finds `softmax(scale * Q K^T + mask) V` as frontends emit it in
-    linalg-on-tensors and replaces the whole chain with one
-    `sinter.attention`. Recognised forms:
+    linalg-on-tensors (checked on torch-mlir 20261001's output of HF GPT-2,
+    Llama, BERT, Mistral, T5, GPT-NeoX, ViT and of `F.scaled_dot_product_
+    attention`, test/Frontends/) and replaces the whole chain with one
+    `sinter.attention`. Run `sinter-normalize-frontend` first (the fusion
+    pipeline does). Recognised forms, in any combination:
 
-    * the two products as `linalg.batch_matmul`, `linalg.matmul`,
-      `linalg.batch_matmul` with a transposed-B indexing map, or a
-      contraction `linalg.generic`; K^T as `linalg.transpose`, a permuting
-      `linalg.generic` or folded into the first product's map;
-    * heads merged or split with `tensor.collapse_shape`/`expand_shape`
-      (`[B,H,S,D] <-> [B*H,S,D]`);
-    * the scale as a uniform scalar multiply or divide on Q or on the scores
-      (several factors are multiplied together);
+    * the two products as `linalg.batch_matmul`, `linalg.matmul`, a
+      transposed-B indexing map, or a contraction `linalg.generic`; narrow
+      (f16/bf16) inputs accumulated into f32, the result rounded back after
+      any head reshapes;
+    * Q, K and V traced back to `[B, H, S, D]` through head merges, K^T's
+      transpose (or any permutation of K), uniform scales (several factors
+      multiply: SDPA's `sqrt(scale)` on Q and on K^T), upcasts of f16/bf16
+      operands, and GQA's head repeats (`repeat_kv`'s broadcast with its
+      collapse, also merged into one `[[0, 1, 2], [3], [4]]` collapse): the
+      op reads the unrepeated K/V heads;
+    * scales, rounding, masks and selects between the product and the
+      softmax, grouped into generics in any way;
+    * masks classified by a symbolic evaluation of their computation
+      (Attention/MaskAnalysis.h): arange, gathers of position ids, HF's
+      packed-sequence check (`tm_tensor.scan`), index compares, constant
+      `triu` literals. A mask proven to hide exactly `j > i + (Skv - Sq)`
+      becomes `causal`; one proven all-zero disappears; a causal mask AND'ed
+      with a data-dependent condition (padding) gives `causal` and stays as
+      the `mask` operand; any other (padding, relative position bias, a
+      sliding window) stays the `mask` operand, with a remark saying what it
+      is. A finite hiding value (the dtype's lowest) counts as -inf only
+      when no query row is fully hidden;
     * the softmax as the decomposed max/sub/exp/sum/div chain (divide or
-      reciprocal-multiply), as `linalg.softmax` or as an already raised
-      `sinter.softmax` over the trailing axis with no scale or mask;
-    * a causal mask as an additive constant (`-inf` or a large negative
-      value above the bottom-right aligned diagonal, zero elsewhere) or as an
-      `arith.select` over a `linalg.index` comparison `j > i + (Skv - Sq)`:
-      it becomes the `causal` attribute; any other additive tensor becomes
-      the `mask` operand;
-    * GQA: K/V heads repeated in place (HF's `repeat_kv`: `expand_shape`
-      to `[B, Hkv, 1, S, D]`, a broadcasting copy generic to
-      `[B, Hkv, R, S, D]`, `collapse_shape`) become `Hkv < Hq` operands
-      read without the copy;
-    * an f32 softmax between f16/bf16 products (`arith.extf`/`truncf`
-      around it); a TOSA splat-tensor scale counts as a uniform scalar;
+      reciprocal-multiply), `linalg.softmax` or an already raised
+      `sinter.softmax`; an f32 softmax between narrow products;
+    * SDPA's guard `select(all(row == -inf), 0, P)`, which is the op's own
+      definition of rows without a visible key;
+    * torch-mlir's `tm_tensor.attention` (its i1 mask through the same
+      analysis);
     * dropout on the probabilities as torch-mlir emits it (a random tensor
       from the frontend's generator compared with `1 - p`, the mask times
       P divided by `1 - p`, or `select(keep, P / (1 - p), 0)`; see
@@ -126,13 +136,14 @@ def RaiseAttention : Pass<"sinter-raise-attention"> {
       without its dropout. A dropout whose keep-mask is an input tensor
       cannot be expressed by the op either (near miss).
 
-    Not recognised yet (the chain stays upstream linalg): 4-D contraction
-    generics, dynamic shapes. (A tiled `repeat` of K/V heads stays a copy.)
+    Not recognised (the chain stays upstream linalg, with a remark): logit
+    softcapping (Gemma 2's `cap * tanh(s / cap)`), 4-D contraction generics,
+    dynamic shapes.
 
     The rewritten operands are reshaped to `[B, H, S, D]` (`B = 1` when the
-    products are not split into heads); a causal fill that is finite
-    (`<= -1e9`) is only treated as `causal` when no query row is fully
-    masked. Every fusion reports the bytes of S and P (and the other
+    products are not split into heads); the scale attribute is left out when
+    the frontend's factors multiply to `1/sqrt(D)` (up to their f32
+    rounding). Every fusion reports the bytes of S and P (and the other
     intermediates between them) no longer written; a raised dropout adds a
     `dropout` record with the bytes of its random tensor and masks.
 
