@@ -29,6 +29,11 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
+/// Bytes an element takes in memory (an i1 takes a byte).
+static int64_t storageBytes(Type t) {
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+}
+
 KernelLaunch sinter::gpu_kernels::launchFor(Operation *op, int64_t grid,
                                             int64_t block) {
   KernelLaunch launch;
@@ -101,7 +106,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   auto considerType = [&](Type t) {
     if (auto rt = dyn_cast<RankedTensorType>(t))
       minBytes = std::min<int64_t>(
-          minBytes, rt.getElementType().getIntOrFloatBitWidth() / 8);
+          minBytes, storageBytes(rt.getElementType()));
   };
   for (Value v : inputs)
     considerType(v.getType());
@@ -200,7 +205,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
                                            flat, index);
         load.setAlignment(
-            std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+            std::min<int64_t>(16, width * storageBytes(elt)));
         for (int64_t j = 0; j < width; ++j)
           vals.push_back(
               vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
@@ -302,7 +307,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
             ob, loc, VectorType::get({width}, elt), vals);
         auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);
         store.setAlignment(
-            std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+            std::min<int64_t>(16, width * storageBytes(elt)));
       }
     };
     if (!slot.valid) {

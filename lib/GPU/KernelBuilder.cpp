@@ -60,6 +60,9 @@ Value KernelBuilder::flatten(Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getRank() == 1)
     return memref;
+  if (type.getRank() == 0) // A scalar: one element.
+    return memref::ExpandShapeOp::create(
+        b, ArrayRef<int64_t>{1}, memref, ArrayRef<ReassociationIndices>{});
   SmallVector<ReassociationIndices> reassoc(1);
   for (int64_t i = 0; i < type.getRank(); ++i)
     reassoc[0].push_back(i);

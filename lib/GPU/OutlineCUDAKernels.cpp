@@ -22,7 +22,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "sinter/Conversion/SinterToLoops.h"
 #include "sinter/GPU/CUDAArtifact.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -61,6 +63,19 @@ static bool isElementwiseGeneric(linalg::GenericOp op) {
       return false;
     skippedInit |= !read;
   }
+  // Its vectors are of floats and 8/16/32/64-bit integers (booleans and
+  // indices go element by element through the serial kernel), and its
+  // region computes with arith and math only; gathers, asserts and
+  // linalg.index go to the serial kernel (the general path).
+  for (Type t : op->getOperandTypes()) {
+    Type elt = getElementTypeOrSelf(t);
+    if (elt.isInteger(1) || elt.isIndex())
+      return false;
+  }
+  for (Operation &bodyOp : op.getBlock()->without_terminator())
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            bodyOp.getDialect()))
+      return false;
   return true;
 }
 
@@ -262,6 +277,13 @@ struct OutlineCUDAKernelsPass
     }
     tuning.matmulLibraryCall = matmulPath == "cublas";
     ModuleOp module = getOperation();
+    // torch-mlir's tm_tensor ops left by fusion become linalg first.
+    {
+      RewritePatternSet tm(module.getContext());
+      populateTMTensorToLinalgPatterns(tm);
+      if (failed(applyPatternsGreedily(module, std::move(tm))))
+        return signalPassFailure();
+    }
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions
     // (linalg.reduce, transposed matmuls, matvec...) on the serial kernel.

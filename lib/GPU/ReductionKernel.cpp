@@ -2,16 +2,20 @@
 //
 // Part of the Sinter project.
 //
-// The simple, correct path for linalg ops that no fusion pattern absorbed
-// and that neither the elementwise kernel nor the matmul kernel runs:
-// reductions (row and column sums, max-reduces, argmax-style multi-result
-// generics), contractions with transposed or broadcast operands, and
-// parallel generics that write through a permuted output map. One thread
-// computes one output element: it starts from the init (a folded constant
-// fill, or the init tensor's element), runs the reduction loops serially in
-// iteration order, evaluates the generic's region once per point, and
-// stores the result once. Operands are read through arbitrary projected
-// permutations (transposes, broadcasts, constant 0 on size-1 dimensions).
+// The general path for linalg ops that no fusion pattern absorbed and that
+// neither the elementwise kernel nor the matmul kernel runs: reductions
+// (row and column sums, max-reduces, argmax-style multi-result generics, the
+// boolean reductions of masks), contractions with transposed or broadcast
+// operands, convolutions (patch embeddings), generics that write through a
+// permuted output map, and any generic whose region gathers (`tensor.extract`
+// of an embedding table), asserts (`cf.assert`: a failed assertion traps the
+// kernel through CUDA's __assertfail, the upstream lowering) or reads
+// `linalg.index`. One thread computes one output element: it starts from
+// the init (a folded constant fill, or the init tensor's element), runs the
+// reduction loops serially in iteration order, evaluates the generic's
+// region once per point, and stores the result once. Operands are read
+// through any affine map (expanded with the upstream affine utilities);
+// tensors the region reads from above become kernel arguments.
 //
 // Precision: f16/bf16 arithmetic in the region runs in f32 and each result
 // is rounded to its storage type once, after the last reduction step -- the
@@ -24,11 +28,14 @@
 
 #include "Kernels.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -50,7 +57,9 @@ static bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
 /// Element types the serial kernel loads and stores.
 static bool isSupportedElementType(Type t) {
   return t.isF16() || t.isBF16() || t.isF32() || t.isF64() ||
-         t.isSignlessInteger(32) || t.isSignlessInteger(64);
+         t.isSignlessInteger(1) || t.isSignlessInteger(8) ||
+         t.isSignlessInteger(16) || t.isSignlessInteger(32) ||
+         t.isSignlessInteger(64) || t.isIndex();
 }
 
 TypedAttr sinter::gpu_kernels::foldableFillValue(linalg::FillOp fill) {
@@ -75,19 +84,41 @@ TypedAttr sinter::gpu_kernels::foldableFillValue(linalg::FillOp fill) {
 }
 
 /// Row-major linear index of the element of a static `shape` that `map`
-/// reads at the iteration point `iv` (constant results are 0).
+/// reads at the iteration point `iv` (any affine map: a convolution reads
+/// `d2 * 16 + d5`; constant results add their offset).
 static Value linearIndex(KernelBuilder &kb, AffineMap map,
                          ArrayRef<int64_t> shape, ArrayRef<Value> iv) {
   ImplicitLocOpBuilder &b = kb.builder();
   Value index;
   int64_t stride = 1;
   for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
-    if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(k))) {
-      Value term = iv[dim.getPosition()];
+    AffineExpr e = map.getResult(k);
+    Value term;
+    if (auto dim = dyn_cast<AffineDimExpr>(e))
+      term = iv[dim.getPosition()];
+    else if (auto c = dyn_cast<AffineConstantExpr>(e); !c || c.getValue())
+      term = affine::expandAffineExpr(b, b.getLoc(), e, iv, ValueRange{});
+    if (term) {
       if (stride != 1)
         term = arith::MulIOp::create(b, term, kb.idx(stride));
       index = index ? arith::AddIOp::create(b, index, term) : term;
     }
+    stride *= shape[k];
+  }
+  return index ? index : kb.idx(0);
+}
+
+/// Row-major linear index of element `indices` of a static `shape`.
+static Value linearIndexOf(KernelBuilder &kb, ArrayRef<int64_t> shape,
+                           ValueRange indices) {
+  ImplicitLocOpBuilder &b = kb.builder();
+  Value index;
+  int64_t stride = 1;
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    Value term = indices[k];
+    if (stride != 1)
+      term = arith::MulIOp::create(b, term, kb.idx(stride));
+    index = index ? arith::AddIOp::create(b, index, term) : term;
     stride *= shape[k];
   }
   return index ? index : kb.idx(0);
@@ -112,15 +143,14 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
     if (!shaped.hasStaticShape())
       return op->emitOpError("the CUDA backend needs static shapes, got ") << t;
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return op->emitOpError("reads operand #")
-             << operand.getOperandNumber() << " through "
-             << AffineMapAttr::get(map)
-             << ", which is not a projected permutation; the CUDA backend "
-                "runs leftover linalg ops whose operands are transposes or "
-                "broadcasts of the iteration space only";
     if (!op.isDpsInit(&operand))
-      continue;
+      continue; // Inputs are read through any affine map.
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return op->emitOpError("writes init #")
+             << operand.getOperandNumber() - op.getNumDpsInputs()
+             << " through " << AffineMapAttr::get(map)
+             << ", which is not a projected permutation of the loops; the "
+                "CUDA backend cannot run that";
     // Every output element is written by exactly one thread: the output
     // map names every parallel loop and no reduction loop.
     llvm::SmallBitVector seen(op.getNumLoops());
@@ -136,13 +166,20 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
                   "CUDA backend cannot run that";
   }
   for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
-    if (isa<linalg::IndexOp>(bodyOp))
+    if (isa<linalg::IndexOp, cf::AssertOp>(bodyOp))
       continue;
+    if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp)) {
+      auto t = extract.getTensor().getType();
+      if (!t.hasStaticShape() || !isSupportedElementType(t.getElementType()))
+        return bodyOp.emitOpError("gathers from ")
+               << t << ", which a CUDA kernel cannot take";
+      continue;
+    }
     if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
             bodyOp.getDialect()))
       return bodyOp.emitOpError(
-          "cannot run inside a CUDA kernel (only arith, math and "
-          "linalg.index can)");
+          "cannot run inside a CUDA kernel (only arith, math, linalg.index, "
+          "tensor.extract and cf.assert can)");
     // f16/bf16 values are carried in f32: a bit-level view of one cannot.
     if (isa<arith::BitcastOp>(bodyOp) &&
         llvm::any_of(llvm::concat<Type>(bodyOp.getOperandTypes(),
@@ -198,9 +235,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   SmallVector<Value> capturedArgs;
   for (Value v : captured) {
-    if (matchPattern(v, m_Constant()))
+    // Scalar constants are rematerialized; tensors (gathered from) and
+    // scalars are passed.
+    if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
       continue;
-    if (isa<ShapedType>(v.getType()) || !isSupportedElementType(v.getType()))
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if ((t && (!t.hasStaticShape() ||
+               !isSupportedElementType(t.getElementType()))) ||
+        (!t && (isa<ShapedType>(v.getType()) ||
+                !isSupportedElementType(v.getType()))))
       return op.emitOpError("uses a value of type ")
              << v.getType()
              << " from above its region, which a CUDA kernel cannot take";
@@ -290,7 +333,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   for (auto [k, v] : llvm::enumerate(capturedArgs))
     captures.map(v, func.getArgument(firstCaptured + k));
   for (Value v : captured)
-    captures.map(v, promoted(captures.lookup(v)));
+    if (!isa<ShapedType>(v.getType()))
+      captures.map(v, promoted(captures.lookup(v)));
 
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
@@ -380,6 +424,17 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
       }
       if (auto cst = dyn_cast<arith::ConstantOp>(bodyOp)) {
         mapping.map(cst.getResult(), promotedConstant(cst.getValue()));
+        continue;
+      }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp)) {
+        // A gather: the tensor is a kernel argument (a memref).
+        Value mem = mapping.lookup(extract.getTensor());
+        auto shape = extract.getTensor().getType().getShape();
+        SmallVector<Value> indices;
+        for (Value i : extract.getIndices())
+          indices.push_back(mapping.lookup(i));
+        Value v = load(view(mem), linearIndexOf(kb, shape, indices));
+        mapping.map(extract.getResult(), promoted(v));
         continue;
       }
       Operation *clone = b.clone(bodyOp, mapping);

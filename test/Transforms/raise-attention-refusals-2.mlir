@@ -426,7 +426,7 @@ func.func @mask_select_on_integer(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8x
   %o_e = tensor.empty() : tensor<8x16x8xf32>
   %o_z = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   // expected-remark @below {{fused attention}}
-  // expected-remark @below {{attention mask: a select on a non-boolean condition}}
+  // expected-remark @below {{attention mask: an integer cast that may wrap}}
   %o3 = linalg.batch_matmul ins(%p3, %v3 : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%o_z : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [2, 4, 16, 8] : tensor<8x16x8xf32> into tensor<2x4x16x8xf32>
   return %o : tensor<2x4x16x8xf32>
@@ -3284,7 +3284,7 @@ func.func @select_integer_condition(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x
   %v3 = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x16x8xf32> into tensor<8x16x8xf32>
   %o_e = tensor.empty() : tensor<8x16x8xf32>
   %o_z = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
-  // expected-remark @below {{not fused as attention: the scores are selected by a condition that is not a causal comparison of the query and key indices: the mask is not a condition}}
+  // expected-remark @below {{not fused as attention: the scores are selected by a condition that is not a causal comparison of the query and key indices: an integer cast that may wrap}}
   %o3 = linalg.batch_matmul ins(%p3, %v3 : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%o_z : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [2, 4, 16, 8] : tensor<8x16x8xf32> into tensor<2x4x16x8xf32>
   return %o : tensor<2x4x16x8xf32>
@@ -3506,7 +3506,7 @@ func.func @select_padding_and_causal(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16
   %v3 = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x16x8xf32> into tensor<8x16x8xf32>
   %o_e = tensor.empty() : tensor<8x16x8xf32>
   %o_z = linalg.fill ins(%zero : f32) outs(%o_e : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
-  // expected-remark @below {{not fused as attention: the scores are selected by a condition that is not a causal comparison of the query and key indices: causal (the attribute) and a data-dependent part}}
+  // expected-remark @below {{not fused as attention: the scores are selected by a condition that is not a causal comparison of the query and key indices: causal and data-dependent}}
   %o3 = linalg.batch_matmul ins(%p3, %v3 : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%o_z : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   %o = tensor.expand_shape %o3 [[0, 1], [2], [3]] output_shape [2, 4, 16, 8] : tensor<8x16x8xf32> into tensor<2x4x16x8xf32>
   return %o : tensor<2x4x16x8xf32>
@@ -3524,7 +3524,7 @@ func.func @tm_mask_hides_everything(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf3
   %m = arith.constant dense<false> : tensor<8x16x16xi1>
   %o_e = tensor.empty() : tensor<8x16x8xf32>
   // expected-remark @below {{fused attention}}
-  // expected-remark @below {{attention mask kept as a tensor: the mask hides every key}}
+  // expected-remark @below {{attention mask: the mask hides every key}}
   %o = tm_tensor.attention ins(%q, %k, %v, %m : tensor<8x16x8xf32>, tensor<8x16x8xf32>, tensor<8x16x8xf32>, tensor<8x16x16xi1>) outs(%o_e : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   return %o : tensor<8x16x8xf32>
 }

@@ -194,7 +194,7 @@ LogicalResult raiseTMTensorAttention(tm_tensor::AttentionOp op,
     rewriter.replaceOp(op, out);
     reportFusion(attn, "attention", 0);
     if (!note.empty() && mask)
-      attn->emitRemark("attention mask kept as a tensor: ") << note;
+      attn->emitRemark("attention mask: ") << note;
     return success();
 }
 

@@ -24,6 +24,7 @@ namespace attention {
 
 bool AttentionMatcher::matchSoftmaxOf(Value p) {
   if (auto sm = p.getDefiningOp<SoftmaxOp>()) {
+    significant = true;
     if (sm.getMask())
       return fail("the sinter.softmax already carries a mask");
     softmaxOp = sm;
@@ -62,6 +63,9 @@ bool AttentionMatcher::matchSoftmaxOf(Value p) {
   }
   significant = true;
   softmaxRank = cast<RankedTensorType>(p.getType()).getRank();
+  if (softmaxRank > 4)
+    return fail("the probabilities have rank " + Twine(softmaxRank) +
+                "; attention has at most batch, heads, queries and keys");
   if (softmax.dim != softmaxRank - 1)
     return fail("the softmax is over axis " + Twine(softmax.dim) +
                 ", not the trailing (key) axis");
@@ -189,6 +193,8 @@ bool AttentionMatcher::checkShapes() {
   if (ks[1] != vs[1])
     return fail("K and V repeat their heads differently");
   kvHeads = ks[1];
+  if (heads <= 0 || kvHeads <= 0 || batch <= 0)
+    return fail("an operand has no heads or no batch (a zero dimension)");
   if (heads % kvHeads != 0)
     return fail("the query heads are not a multiple of the key/value heads");
   auto elem = [](Value x) {
@@ -209,7 +215,7 @@ bool AttentionMatcher::checkMask() {
   if (!isa<Float16Type, BFloat16Type, Float32Type>(mType.getElementType()))
     return fail("the mask has an unsupported element type");
   unsigned pr = softmaxRank;
-  if (chain.maskRank != 4 && chain.maskRank != pr)
+  if (chain.maskRank > 4 || (chain.maskRank != 4 && chain.maskRank != pr))
     return fail("the mask is applied at an unsupported rank");
   // Each mask dim reads a loop in order, or is a unit dim read at 0 in its
   // trailing-aligned position (a broadcast).

@@ -246,6 +246,8 @@ SymRef andSym(const SymRef &x, const SymRef &y) {
 }
 
 SymRef notSym(const SymRef &x) {
+  if (x->kind == Sym::Kind::Unknown)
+    return x; // Keep the reason.
   if (x->kind != Sym::Kind::Bool || x->opaque)
     return unknown("the negation of a data-dependent condition");
   if (x->falsy)
@@ -350,13 +352,28 @@ SymRef Evaluator::op(Operation *o, ArrayRef<SymRef> args) {
         return intSym(scaled(b, a.c));
       return unknown("a product of two indices");
     });
+  // Integer casts keep the value only where it fits: a narrowing cast (or
+  // an unsigned one of a possibly negative value) wraps, which the affine
+  // form cannot follow.
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::TruncIOp>(o))
-    return args[0];
-  if (isa<arith::ExtUIOp>(o)) {
-    if (args[0]->kind == Sym::Kind::Bool)
-      return selectSym(args[0], intSym(constant(1)), intSym(constant(0)));
-    return args[0];
+          arith::TruncIOp, arith::ExtUIOp>(o)) {
+    const SymRef &a = args[0];
+    if (isa<arith::ExtUIOp>(o) && a->kind == Sym::Kind::Bool)
+      return selectSym(a, intSym(constant(1)), intSym(constant(0)));
+    if (a->kind != Sym::Kind::Int)
+      return a; // Unknowns (and data) stay what they are.
+    auto [lo, hi] = range(a->aff);
+    Type to = o->getResult(0).getType(), from = o->getOperand(0).getType();
+    auto bits = [](Type t) -> unsigned {
+      return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+    };
+    unsigned w = std::min(bits(to), bits(from));
+    bool isUnsigned = isa<arith::IndexCastUIOp, arith::ExtUIOp>(o);
+    int64_t max = w >= 64 ? INT64_MAX : (int64_t(1) << (w - 1)) - 1;
+    int64_t min = w >= 64 ? INT64_MIN : -(int64_t(1) << (w - 1));
+    if (hi > max || lo < (isUnsigned ? 0 : min))
+      return unknown("an integer cast that may wrap");
+    return a;
   }
   auto isData = [](const SymRef &x) {
     return x->kind == Sym::Kind::Unknown && x->data;
@@ -611,6 +628,8 @@ SymRef Evaluator::concatAt(tensor::ConcatOp concat, ArrayRef<Affine> idx) {
     pieces.push_back({start, in});
     start += cast<RankedTensorType>(in.getType()).getDimSize(dim);
   }
+  // From the last piece: result = (x < offset + size) ? piece : (later),
+  // so that each piece is read exactly where x falls inside it.
   for (auto [offset, in] : llvm::reverse(pieces)) {
     int64_t size = cast<RankedTensorType>(in.getType()).getDimSize(dim);
     if (hi < offset || lo >= offset + size)
@@ -618,8 +637,9 @@ SymRef Evaluator::concatAt(tensor::ConcatOp concat, ArrayRef<Affine> idx) {
     SmallVector<Affine> local(idx.begin(), idx.end());
     local[dim] = combine(idx[dim], constant(offset), -1);
     SymRef piece = at(in, local);
-    // x >= offset
-    SymRef inside = constraint(combine(idx[dim], constant(offset), -1));
+    // x < offset + size  <=>  offset + size - 1 - x >= 0
+    SymRef inside = constraint(
+        combine(constant(offset + size - 1), idx[dim], -1));
     result = result ? selectSym(inside, piece, result) : piece;
   }
   return result ? result : unknown("a concat read out of range");

@@ -93,10 +93,8 @@ std::optional<Operand> resolveOperand(Value v, bool transposed,
   int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
   for (int step = 0; step < 16; ++step) {
     Operation *def = cur.getDefiningOp();
-    if (!def)
-      break;
     if (rank == 5) {
-      Value src = matchHeadRepeat(cur, op.ops);
+      Value src = def ? matchHeadRepeat(cur, op.ops) : Value();
       if (!src) {
         why = "a 5-D operand that is not a head repeat (repeat_kv)";
         return std::nullopt;
@@ -106,6 +104,8 @@ std::optional<Operand> resolveOperand(Value v, bool transposed,
       rank = 4;
       continue;
     }
+    if (!def)
+      break;
     if (auto c = dyn_cast<tensor::CollapseShapeOp>(def)) {
       if (Value src = stepCollapse(c, rank)) {
         op.ops.insert(c);
@@ -154,7 +154,13 @@ std::optional<Operand> resolveOperand(Value v, bool transposed,
     break;
   }
   if (swapped) {
-    why = "the second operand of Q K^T is not a transposed K";
+    why = transposed ? "the second operand of Q K^T is not a transposed K"
+                     : "an operand of the products is read transposed";
+    return std::nullopt;
+  }
+  if (rank > 4) {
+    why = "an operand of rank " + std::to_string(rank) +
+          " that is not a head repeat";
     return std::nullopt;
   }
   op.source = cur;
