@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -48,6 +49,9 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   // The CUDA toolkit provides ptxas and libdevice (math functions); find it
   // here rather than rely on the environment of whoever runs the compiler.
   std::string toolkit = findCUDAToolkit();
+  // Tensor ops left between kernels become generics the kernels run.
+  pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
+  pm.addPass(createCanonicalizerPass());
   // One kernel per sinter op, launched from the host functions.
   OutlineCUDAKernelsOptions outline;
   outline.rowVectors = options.rowVectors;

@@ -14,6 +14,10 @@
 #include <memory>
 #include <string>
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace sinter {
 
 #define GEN_PASS_DECL
@@ -129,6 +133,10 @@ std::string findCUDAToolkit();
 
 /// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).
 std::string ptxFeaturesForChip(llvm::StringRef chip);
+
+/// The rewrites of `sinter-tensor-ops-to-linalg` (concat, insert_slice, pad
+/// and host scalar extracts as gathering generics).
+void populateTensorOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
 /// into a kernel, lower the kernels to NVVM and serialize them.

@@ -9,6 +9,49 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
+  let summary = "Turn tensor ops left between kernels into gathering "
+                "linalg.generic ops the CUDA kernels run";
+  let description = [{
+    A CUDA artifact's host code only sequences kernel launches and views
+    buffers. The tensor ops real models leave between fused kernels become
+    `linalg.generic` ops that gather from their sources (each source read at
+    a clamped, in-bounds index, the right one selected), which
+    `sinter-outline-cuda-kernels` runs on its general path:
+
+    * `tensor.concat` (rotary embeddings' halves, HF's position checks);
+    * `tensor.insert_slice` with static offsets and unit strides (TOSA's
+      rotate_half);
+    * `tensor.pad` with a constant padding value;
+    * a scalar `tensor.extract`ed on the host with constant indices and used
+      by a generic's region (torch-mlir's 0-d step arithmetic) is moved into
+      that region, so the kernel reads it.
+
+    Before:
+
+    ```mlir
+    %c = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>)
+        -> tensor<4x16xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x16xf32>) {
+    ^bb0(%out: f32):
+      %i = linalg.index 0 : index
+      %j = linalg.index 1 : index
+      // %x = %a[%i, min(%j, 7)], %y = %b[%i, max(%j - 8, 0)]
+      // yield select(%j - 8 in [0, 8), %y, %x)
+    } -> tensor<4x16xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
   let summary = "Turn every sinter op into a CUDA kernel and a gpu.launch_func";
   let description = [{

@@ -1,0 +1,241 @@
+//===- TensorOpsToLinalg.cpp - Leftover tensor ops as device generics -----===//
+//
+// Part of the Sinter project.
+//
+// A CUDA artifact runs kernels; the host only sequences launches and views
+// buffers. Tensor ops that real models leave between the fused kernels --
+// `tensor.concat` (rotary embeddings' halves, HF's position checks),
+// `tensor.insert_slice` (TOSA's rotate_half), `tensor.pad`, and scalars
+// `tensor.extract`ed on the host and captured by a generic (torch-mlir's 0-d
+// AdamW step math) -- become `linalg.generic`s that gather from their
+// sources, which the general (serial) kernel runs:
+//
+//   %c = tensor.concat dim(2) %a, %b : (tensor<1x32x16xf32>,
+//        tensor<1x32x16xf32>) -> tensor<1x32x32xf32>
+//   ->
+//   %c = linalg.generic ... outs(%e : tensor<1x32x32xf32>) {
+//     %k = linalg.index 2 ; in_a = %k < 16
+//     %x = tensor.extract %a[.., min(%k, 15)]
+//     %y = tensor.extract %b[.., max(%k - 16, 0)]
+//     linalg.yield (select in_a, %x, %y)
+//   }
+//
+// Gathers read every source at a clamped, in-bounds index and select the
+// right one: no branch, no out-of-bounds read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sinter/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace sinter {
+#define GEN_PASS_DEF_TENSOROPSTOLINALG
+#include "sinter/GPU/Passes.h.inc"
+} // namespace sinter
+
+using namespace mlir;
+
+namespace {
+
+/// A parallel generic over `type` (no inputs) whose body `fn` computes the
+/// element from the loop indices.
+Value gatherGeneric(
+    PatternRewriter &rewriter, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
+  Value init =
+      tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                              type.getElementType());
+  int64_t rank = type.getRank();
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto g = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t d = 0; d < rank; ++d)
+          idx.push_back(linalg::IndexOp::create(b, l, d));
+        linalg::YieldOp::create(b, l, fn(b, l, idx));
+      });
+  return g.getResult(0);
+}
+
+Value cIdx(OpBuilder &b, Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(b, l, v);
+}
+
+/// `x` clamped into [lo, hi].
+Value clampIdx(OpBuilder &b, Location l, Value x, int64_t lo, int64_t hi) {
+  Value y = arith::MaxSIOp::create(b, l, x, cIdx(b, l, lo));
+  return arith::MinSIOp::create(b, l, y, cIdx(b, l, hi));
+}
+
+/// `lo <= x < hi` as an i1.
+Value inRange(OpBuilder &b, Location l, Value x, int64_t lo, int64_t hi) {
+  Value a = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, x,
+                                  cIdx(b, l, lo));
+  Value c = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x,
+                                  cIdx(b, l, hi));
+  return arith::AndIOp::create(b, l, a, c);
+}
+
+struct ConcatToGather : OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    int64_t dim = op.getDim();
+    Value out = gatherGeneric(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          Value result;
+          int64_t offset = 0;
+          for (Value in : op.getInputs()) {
+            int64_t size = cast<RankedTensorType>(in.getType()).getDimSize(dim);
+            SmallVector<Value> at(idx.begin(), idx.end());
+            Value local = arith::SubIOp::create(b, l, idx[dim],
+                                                cIdx(b, l, offset));
+            at[dim] = clampIdx(b, l, local, 0, size - 1);
+            Value v = tensor::ExtractOp::create(b, l, in, at);
+            result = result ? arith::SelectOp::create(
+                                  b, l, inRange(b, l, local, 0, size), v,
+                                  result)
+                            : v;
+            offset += size;
+          }
+          return result;
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct InsertSliceToGather : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getDestType();
+    auto srcType = op.getSourceType();
+    if (!type.hasStaticShape() || !srcType.hasStaticShape() ||
+        !op.hasUnitStride() ||
+        ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+        srcType.getRank() != type.getRank())
+      return rewriter.notifyMatchFailure(
+          op, "static, unit-stride, rank-preserving slices only");
+    Value out = gatherGeneric(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          SmallVector<Value> at;
+          Value inside;
+          for (auto [d, off] : llvm::enumerate(op.getStaticOffsets())) {
+            Value local = arith::SubIOp::create(b, l, idx[d], cIdx(b, l, off));
+            int64_t size = srcType.getDimSize(d);
+            at.push_back(clampIdx(b, l, local, 0, size - 1));
+            Value in = inRange(b, l, local, 0, size);
+            inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
+          }
+          Value fromSrc = tensor::ExtractOp::create(b, l, op.getSource(), at);
+          Value fromDest = tensor::ExtractOp::create(b, l, op.getDest(), idx);
+          return inside ? arith::SelectOp::create(b, l, inside, fromSrc,
+                                                  fromDest)
+                        : fromSrc;
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct PadToGather : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getResultType();
+    auto srcType = op.getSourceType();
+    Value pad = op.getConstantPaddingValue();
+    if (!type.hasStaticShape() || !srcType.hasStaticShape() || !pad ||
+        ShapedType::isDynamicShape(op.getStaticLow()))
+      return rewriter.notifyMatchFailure(op, "static constant pads only");
+    Value out = gatherGeneric(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          SmallVector<Value> at;
+          Value inside;
+          for (auto [d, low] : llvm::enumerate(op.getStaticLow())) {
+            Value local = arith::SubIOp::create(b, l, idx[d], cIdx(b, l, low));
+            int64_t size = srcType.getDimSize(d);
+            at.push_back(clampIdx(b, l, local, 0, size - 1));
+            Value in = inRange(b, l, local, 0, size);
+            inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
+          }
+          Value v = tensor::ExtractOp::create(b, l, op.getSource(), at);
+          return inside ? arith::SelectOp::create(b, l, inside, v, pad) : v;
+        });
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+// A scalar read on the host from a tensor a kernel computes, and used by a
+// generic's region (torch-mlir's 0-d step math), is read by the kernel:
+//
+//   %s = tensor.extract %t[] : tensor<f32>
+//   linalg.generic ... { arith.mulf %in, %s }
+//   ->
+//   linalg.generic ... { %s' = tensor.extract %t[] ; arith.mulf %in, %s' }
+struct SinkExtractIntoRegion : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getParentOfType<linalg::LinalgOp>())
+      return failure();
+    bool changed = false;
+    for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+      auto owner = use.getOwner()->getParentOfType<linalg::GenericOp>();
+      if (!owner || use.getOwner() == owner.getOperation())
+        continue;
+      Block *body = owner.getBlock();
+      for (Value i : op.getIndices())
+        if (!matchPattern(i, m_Constant()))
+          return failure(); // Indices from the host stay there.
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(body);
+      IRMapping map;
+      for (Value i : op.getIndices())
+        map.map(i, rewriter.clone(*i.getDefiningOp())->getResult(0));
+      Operation *clone = rewriter.clone(*op, map);
+      rewriter.modifyOpInPlace(use.getOwner(),
+                               [&] { use.set(clone->getResult(0)); });
+      changed = true;
+    }
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+    return success(changed);
+  }
+};
+
+struct TensorOpsToLinalgPass
+    : public sinter::impl::TensorOpsToLinalgBase<TensorOpsToLinalgPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    sinter::populateTensorOpsToLinalgPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
+               SinkExtractIntoRegion>(patterns.getContext());
+}
