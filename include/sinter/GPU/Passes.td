@@ -37,7 +37,7 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     per key-sequence bucket where a shorter tuned length chose other
     tiles), shipped
     with the compiler
-    (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
+    (lib/GPU/Attention/AttentionConfigs.inc, written by bench/autotune_attention.py)
     unless `attention-config` overrides it. f32 attention, and shapes the
     tensor-core kernel does not take, run a CUDA-core FlashAttention loop.
 
