@@ -155,8 +155,9 @@ static cl::opt<int64_t> cudaPersistentCtas(
 static cl::opt<int64_t> cudaSmCount(
     "cuda-sm-count",
     cl::desc("CUDA targets: SMs the persistent grids are sized for (0, the "
-             "default: 132 for sm_90, 108 for sm_80, 148 for sm_100, and the "
-             "runtime sizes them again for the device it runs on; N pins "
+             "default: the chip's usual count, e.g. 132 for sm_90, 108 for "
+             "sm_80, 148 for sm_100, and the runtime sizes them again for the "
+             "device it runs on; N pins "
              "the grids to N SMs)"),
     cl::value_desc("n"), cl::init(::sinter::cuda_defaults::kSmCount),
     cl::cat(category));

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -85,7 +86,7 @@ static const char *brokenRule(const AttentionConfig &cfg) {
   if (!llvm::is_contained({16, 32, 64, 128, 160, 176, 192}, cfg.blockN) ||
       (cfg.blockN > 128 && !cfg.wgmma))
     return "bn must be 16, 32, 64 or 128 (160, 176, 192 with wgmma)";
-  if (cfg.maxRegs && (cfg.maxRegs < 64 || cfg.maxRegs > 255))
+  if (cfg.maxRegs && (cfg.maxRegs < 64 || cfg.maxRegs > kMaxRegistersPerThread))
     return "maxregs must be 64 to 255";
   // wgmma: whole warpgroups of 64 rows (one m-tile per warp).
   if (cfg.wgmma && (cfg.warps % 4 != 0 || cfg.mTiles != 1))
@@ -144,13 +145,31 @@ sinter::gpu_kernels::parseAttentionConfig(StringRef text, std::string *why) {
 }
 
 RegisterSplit attention::registerSplit(const AttentionConfig &cfg) {
-  // Two consumer warpgroups and a producer (384 threads) launch at 168 and
-  // rise to 240; three (512 threads) at 128 and rise to 160. Other forms
-  // keep the 240 the tile budget assumes.
   if (!cfg.warpSpecialized || (cfg.warps != 8 && cfg.warps != 12))
-    return {0, 0, 240};
-  return cfg.warps == 12 ? RegisterSplit{128, 24, 160}
-                         : RegisterSplit{168, 24, 240};
+    return {0, 0, kTileRegisterBudget};
+  // One block per SM: the launch takes the register file (every sm_90 part
+  // has 64K registers per SM), in setmaxnreg's steps; setmaxnreg then moves
+  // what the producer gives up to the consumers.
+  int64_t consumers = kWarpSize * cfg.warps;
+  int64_t threads = consumers + kWarpgroupSize;
+  int64_t launch = llvm::alignDown(
+      std::min(chipInfo(90).registersPerSM / threads, kMaxRegistersPerThread),
+      kSetMaxNRegStep);
+  int64_t consumer = llvm::alignDown(
+      (launch * threads - kProducerRegisters * kWarpgroupSize) / consumers,
+      kSetMaxNRegStep);
+  return {launch, kProducerRegisters,
+          std::min({consumer, kTileRegisterBudget, kSetMaxNRegMax})};
+}
+
+/// Shared memory the tiles of a block may take on sm_`smVersion`: the
+/// chip's, but at least sm_90's. The shipped table's sm_80 entries were
+/// tuned on an H200 and are run on sm_90 parts; one of them (D256, bn=128:
+/// 198 KB) exceeds the 163 KB that sm_80 itself gives a block, so checking
+/// sm_80 targets against sm_80's figure would reject it (a change of the
+/// table and its tuner, not of this check).
+static int64_t sharedMemoryBudget(int64_t smVersion) {
+  return chipInfo(std::max<int64_t>(smVersion, 90)).maxSharedMemoryPerBlock;
 }
 
 LogicalResult sinter::gpu_kernels::checkMMAAttentionOp(AttentionOp op,
@@ -223,7 +242,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
   }
   if (failed(checkCopies(cfg, D, why)))
     return failure();
-  // O accumulators + S + P fragments must fit the 255-register budget.
+  // O accumulators + S + P fragments must fit the fragments' budget.
   // (Two stages keep the previous tile's P beside this tile's S.)
   int64_t regs = cfg.mTiles * (D / 2 + cfg.blockN / 2 + cfg.blockN / 4) +
                  (cfg.pipelined ? cfg.blockN / 4 : 0);
@@ -234,7 +253,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
     return failure();
   }
   SharedLayout layout(cfg, D, elt.getIntOrFloatBitWidth() / 8);
-  if (layout.totalBytes() > 227 * 1024) {
+  if (layout.totalBytes() > sharedMemoryBudget(smVersion)) {
     why = "the tile shape needs more shared memory than a block may have";
     return failure();
   }

@@ -12,6 +12,7 @@
 #define SINTER_LIB_GPU_ATTENTION_CONFIG_H
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 namespace sinter::gpu_kernels::attention {
 
@@ -22,6 +23,14 @@ inline constexpr int64_t kWarpgroupSize = 128;
 inline constexpr int64_t kMTileRows = 16;
 /// Query rows of one warpgroup's wgmma (m64nNk16).
 inline constexpr int64_t kWarpgroupRows = 64;
+
+/// Registers per thread the fragments (O, S and P) may take in forms
+/// without `ws`'s split, of the 255 a thread has: the rest hold addresses,
+/// row statistics and the loop.
+inline constexpr int64_t kTileRegisterBudget = 240;
+/// The producer warpgroup of `ws` only issues TMA copies: it keeps the
+/// fewest registers setmaxnreg allows.
+inline constexpr int64_t kProducerRegisters = kSetMaxNRegMin;
 
 /// How far (log2 units) a row's max may exceed its reference before the
 /// accumulators are rescaled (docs/Rationale.md, "Lazy rescaling").
@@ -45,8 +54,10 @@ struct Tiles {
 /// How `ws` splits the register file: the kernel launches at `launch`
 /// registers per thread (ptxas .maxnreg), then the producer warpgroup
 /// drops to `producer` and the consumers rise to `consumer` (setmaxnreg).
-/// Forms without the split keep the tile budget's `consumer` and no
-/// launch cap (launch = 0).
+/// Two consumer warpgroups and a producer (384 threads) launch at 168 and
+/// rise to 240; three (512 threads) at 128 and rise to 160. Forms without
+/// the split keep the tile budget as `consumer` and no launch cap (launch
+/// = 0).
 struct RegisterSplit {
   int64_t launch = 0, producer = 0, consumer = 0;
 };

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -426,7 +427,7 @@ static LogicalResult checkCudaCoreAttention(AttentionOp op) {
                           "of ")
            << vecElems << " for " << elt << ", got " << D << " and " << Dv;
   int64_t smemBytes = kBlockN * (D + Dv) * eltBytes + kBlockM * kBlockN * 4;
-  if (smemBytes > 48 * 1024)
+  if (smemBytes > kMaxStaticSharedMemoryPerBlock)
     return op.emitOpError("head dimensions ")
            << D << "/" << Dv << " need " << smemBytes
            << " bytes of shared memory, more than the 48 KiB this kernel "
