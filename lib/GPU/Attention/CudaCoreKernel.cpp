@@ -15,8 +15,9 @@
 //    are dot products reduced across its lanes with shuffles, kept in a
 //    shared-memory score tile, then the running max m, running sum l and
 //    the rescaled accumulator are updated (online softmax, exp2);
-//  * causal (bottom-right aligned): tiles wholly above the diagonal are never
-//    loaded (the loop bound), the diagonal tiles are masked per element;
+//  * causal (bottom-right aligned; the rule is KeyVisibility's): tiles
+//    wholly above the diagonal are never loaded (the loop bound), the
+//    diagonal tiles are masked per element;
 //    ragged tails are zero-filled and masked; GQA maps head h to key/value
 //    head h / (Hq / Hkv); an additive mask is read by broadcast strides.
 //  * out = acc / l (zeros for rows that see no key), lse = (m + log2(l)) *
@@ -36,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "sinter/Conversion/Philox.h"
+#include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -71,6 +73,8 @@ private:
   void finish(scf::ForOp tiles);
 
   AttentionOp op;
+  /// Which keys each query row sees.
+  KeyVisibility visibility;
   ImplicitLocOpBuilder &b;
   gpu::GPUFuncOp func;
   KernelBuilder kb;
@@ -88,7 +92,7 @@ private:
 
 CudaCoreKernel::CudaCoreKernel(AttentionOp op, ImplicitLocOpBuilder &b,
                                gpu::GPUFuncOp func)
-    : op(op), b(b), func(func), kb(b) {
+    : op(op), visibility(KeyVisibility::of(op)), b(b), func(func), kb(b) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   auto vType = cast<RankedTensorType>(op.getValue().getType());
@@ -174,16 +178,13 @@ void CudaCoreKernel::setupRow() {
 }
 
 void CudaCoreKernel::setupKeyRange() {
-  // Key/value tiles this program visits: all of them, or up to the causal
-  // diagonal of its last row (keys j <= i + Skv - Sq are visible).
+  // Key/value tiles this program visits: all of them, or up to the last
+  // key its last row sees.
   int64_t nTiles = llvm::divideCeil(Skv, kBlockN);
   tileEnd = kb.idx(nTiles);
-  if (op.getCausal()) {
-    // Last visible key + 1 for the block's last row, clamped to [0, Skv].
-    Value lastRow =
-        arith::AddIOp::create(b, q0, kb.idx(kBlockM - 1 + Skv - Sq + 1));
-    Value lim = arith::MinSIOp::create(b, lastRow, kb.idx(Skv));
-    lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
+  if (visibility.hidesKeys()) {
+    Value lim = visibility.buildKeyEnd(
+        b, b.getLoc(), arith::AddIOp::create(b, q0, kb.idx(kBlockM)));
     tileEnd = arith::DivUIOp::create(
         b, arith::AddIOp::create(b, lim, kb.idx(kBlockN - 1)), kb.idx(kBlockN));
   }
@@ -307,17 +308,11 @@ void CudaCoreKernel::scoreBody(scf::ForOp scores, Value kv0) {
     s = arith::AddFOp::create(b, s,
                               arith::MulFOp::create(b, mv, kb.f32(kLog2e)));
   }
-  // Invisible keys: past Skv, or (causal) past the diagonal.
+  // Invisible keys: past Skv, or hidden from this row.
   Value visible =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, key, kb.idx(Skv));
-  if (op.getCausal()) {
-    // j <= i + Skv - Sq  <=>  j + Sq <= i + Skv.
-    Value lhs = arith::AddIOp::create(b, key, kb.idx(Sq));
-    Value rhs = arith::AddIOp::create(b, row, kb.idx(Skv));
-    visible = arith::AndIOp::create(
-        b, visible,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ule, lhs, rhs));
-  }
+  if (Value seen = visibility.buildIsVisible(b, b.getLoc(), row, key))
+    visible = arith::AndIOp::create(b, visible, seen);
   s = arith::SelectOp::create(b, visible, s, kb.f32(ninf));
   scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),

@@ -25,7 +25,7 @@ using namespace sinter::gpu_kernels::attention;
 MMAKernel::MMAKernel(AttentionOp op, const AttentionConfig &cfg,
                      ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                      const KernelLaunch &launch)
-    : op(op), cfg(cfg),
+    : op(op), cfg(cfg), visibility(KeyVisibility::of(op)),
       tiles(cfg, cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
       layout(cfg, cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3),
              cast<RankedTensorType>(op.getQuery().getType())
@@ -169,13 +169,10 @@ void MMAKernel::coords(Value item) {
 }
 
 void MMAKernel::itemRange() {
-  // Key tiles of the item: all, or up to the causal diagonal of its last
-  // row (key j is visible from row i when j <= i + Skv - Sq).
+  // Key tiles of the item: all, or up to the last key its last row sees.
   tileEnd = kb.idx(keyTiles);
-  if (op.getCausal()) {
-    Value lim = mb.add(q0, BM + Skv - Sq);
-    lim = arith::MinSIOp::create(b, lim, kb.idx(Skv));
-    lim = arith::MaxSIOp::create(b, lim, kb.idx(0));
+  if (visibility.hidesKeys()) {
+    Value lim = visibility.buildKeyEnd(b, b.getLoc(), mb.add(q0, BM));
     tileEnd = arith::DivUIOp::create(b, mb.add(lim, BN - 1), kb.idx(BN));
   }
   if (mask)

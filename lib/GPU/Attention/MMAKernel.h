@@ -47,6 +47,7 @@
 #include "SharedLayout.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
 #include <string>
@@ -172,6 +173,8 @@ private:
   // The op and its shape.
   AttentionOp op;
   const AttentionConfig &cfg;
+  /// Which keys each query row sees.
+  KeyVisibility visibility;
   int64_t B, Hq, Sq, D, Hkv, Skv, eltBytes;
   double dropP;
   Tiles tiles;

@@ -71,9 +71,9 @@ Value FragmentBuilder::quadReduce(Value v, bool isMax) {
 }
 
 SmallVector<Value> MMAKernel::maskScores(SmallVector<Value> S, Value kv0) {
-  // The additive mask and the invisible keys (past Skv; causal: past the
-  // diagonal, -inf) applied to the scores of the key tile at kv0. Only
-  // tiles that reach the sequence end or cross the diagonal check.
+  // The additive mask and the invisible keys (past Skv, or hidden by
+  // KeyVisibility: -inf) applied to the scores of the key tile at kv0. Only
+  // tiles that reach the sequence end or hide a key from a row check.
   if (mask)
     addMask(S, kv0);
   Value needsMask = tileNeedsMask(kv0);
@@ -125,13 +125,9 @@ Value MMAKernel::tileNeedsMask(Value kv0) {
   Value needsMask;
   if (Skv % BN != 0)
     needsMask = mb.cmp(arith::CmpIPredicate::ugt, mb.add(kv0, BN), kb.idx(Skv));
-  if (op.getCausal()) {
-    // Some element has j + Sq > i + Skv: kv0 + BN - 1 + Sq > q0 + Skv.
-    Value crosses = mb.cmp(arith::CmpIPredicate::ugt, mb.add(kv0, BN - 1 + Sq),
-                           mb.add(q0, Skv));
-    needsMask =
-        needsMask ? arith::OrIOp::create(b, needsMask, crosses) : crosses;
-  }
+  if (Value hides =
+          visibility.buildTileNeedsMask(b, b.getLoc(), q0, BM, kv0, BN))
+    needsMask = needsMask ? arith::OrIOp::create(b, needsMask, hides) : hides;
   return needsMask;
 }
 
@@ -139,16 +135,15 @@ SmallVector<Value> MMAKernel::hideKeys(ArrayRef<Value> S, Value kv0) {
   SmallVector<Value> masked(S);
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t r = 0; r < 2; ++r) {
-      Value iPlus = mb.add(rowOf(mt, r), Skv);
+      KeyVisibility::QueryBound row =
+          visibility.forQuery(b, b.getLoc(), rowOf(mt, r));
       for (int64_t nt = 0; nt < NT; ++nt) {
         Value rv = mb.row(masked[mt * NT + nt], r);
         for (int64_t c = 0; c < 2; ++c) {
           Value j = keyOf(kv0, nt, c);
           Value vis = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
-          if (op.getCausal())
-            vis = arith::AndIOp::create(
-                b, vis,
-                mb.cmp(arith::CmpIPredicate::ule, mb.add(j, Sq), iPlus));
+          if (Value seen = row.isVisible(b, b.getLoc(), j))
+            vis = arith::AndIOp::create(b, vis, seen);
           Value s = arith::SelectOp::create(b, vis, mb.elem(rv, c), negInf);
           rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
         }
