@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -423,7 +424,7 @@ void KernelBuilder::mbarrierInit(Value bar, Value count) {
 }
 
 void KernelBuilder::mbarrierInitFence() {
-  callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
+  NVVM::FenceMbarrierInitOp::create(b);
 }
 
 void KernelBuilder::mbarrierWait(Value bar, Value parity) {
@@ -451,5 +452,8 @@ void KernelBuilder::mbarrierArriveExpectTx(Value bar, Value bytes) {
 }
 
 void KernelBuilder::fenceProxyAsync() {
-  callAsm("fence.proxy.async.shared::cta;", "~{memory}", {}, {});
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 }

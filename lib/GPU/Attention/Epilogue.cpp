@@ -12,6 +12,7 @@
 
 #include "MMAKernel.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -25,16 +26,14 @@ using namespace sinter::gpu_kernels::attention;
 
 void MMAKernel::wgBarrier() {
   // The warpgroup's own named barrier (ids after ping-pong's).
-  perWarpgroupBarrier(wgIdxU, [&](int64_t w) {
-    return "bar.sync " + std::to_string(1 + tiles.warpgroups + w) + ", " +
-           std::to_string(kWarpgroupSize) + ";";
-  });
+  perWarpgroupBarrier(wgIdxU, BarrierAction::Sync,
+                      /*firstId=*/1 + tiles.warpgroups, kWarpgroupSize);
 }
 
 void MMAKernel::storesRead() {
   // The warpgroup leader's wait for its stores to have read O's tile.
   ifThen(wgLead, [&] {
-    mb.callAsm("cp.async.bulk.wait_group.read 0;", "~{memory}", {}, {});
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/b.getUnitAttr());
   });
 }
 
@@ -132,5 +131,5 @@ void MMAKernel::storeOTma() {
              os, mb.add(mb.mul(wgIdxU, kWarpgroupRows * swizzle::kRowBytes),
                         kb.idx(p * BM * swizzle::kRowBytes)))},
         {});
-  mb.callAsm("cp.async.bulk.commit_group;", "~{memory}", {}, {});
+  NVVM::CpAsyncBulkCommitGroupOp::create(b);
 }

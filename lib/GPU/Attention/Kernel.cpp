@@ -11,6 +11,7 @@
 
 #include "MMAKernel.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -183,7 +184,11 @@ Value MMAKernel::warpUniform(Value v) {
   // `v` (an index below 2^31, the same in every lane of the warp) as lane
   // 0's, through shfl.sync: ptxas then knows it is warp-uniform and keeps
   // what derives from it on the uniform datapath (CUTLASS broadcasts its
-  // warpgroup index the same way).
+  // warpgroup index the same way). Inline PTX although nvvm.shfl.sync idx
+  // emits the same instruction: its result is numbered differently in the
+  // PTX and ptxas then allocates differently (95 -> 122 registers on a D64
+  // causal kernel, 125 -> 95 on another, 8 more bytes of spills on a `ws`
+  // D128 one; bench/ptx_snapshot.py compare --ptxas). Kept until timed.
   Value v32 = arith::IndexCastOp::create(b, b.getI32Type(), v);
   return arith::IndexCastOp::create(
       b, b.getIndexType(),
@@ -198,14 +203,26 @@ void MMAKernel::ifThen(Value cond, function_ref<void()> body) {
   body();
 }
 
-void MMAKernel::perWarpgroupBarrier(Value wg,
-                                    function_ref<std::string(int64_t)> text) {
-  // Named barrier `text(w)` of warpgroup `wg`, with w an immediate: one
-  // branch per warpgroup (with the id in a register ptxas would reserve
-  // all 16 barriers of the block).
+void MMAKernel::perWarpgroupBarrier(Value wg, BarrierAction action,
+                                    int64_t firstId, int64_t threads) {
+  // One branch per warpgroup, so that the id is an immediate (with the id
+  // in a register ptxas would reserve all 16 barriers of the block).
   for (int64_t w = 0; w < tiles.warpgroups; ++w) {
     Value is = mb.cmp(arith::CmpIPredicate::eq, wg, kb.idx(w));
-    ifThen(is, [&] { mb.callAsm(text(w), "~{memory}", {}, {}); });
+    ifThen(is, [&] {
+      Value id = kb.i32(static_cast<int32_t>(firstId + w));
+      Value count = kb.i32(static_cast<int32_t>(threads));
+      if (action == BarrierAction::Sync)
+        NVVM::BarrierOp::create(b, TypeRange{}, id, count,
+                                NVVM::BarrierReductionAttr(), Value());
+      else
+        // nvvm.barrier.arrive is a PTX-builder op (inline asm whose "r"
+        // operands would put the id in a register, and which needs
+        // convert-nvvm-to-llvm); LLVM's intrinsic takes immediates.
+        LLVM::CallIntrinsicOp::create(
+            b, b.getStringAttr("llvm.nvvm.barrier.cta.arrive.aligned.count"),
+            ValueRange{id, count});
+    });
   }
 }
 

@@ -81,8 +81,11 @@ private:
   void itemRange();
   mlir::Value warpUniform(mlir::Value v);
   void ifThen(mlir::Value cond, llvm::function_ref<void()> body);
-  void perWarpgroupBarrier(mlir::Value wg,
-                           llvm::function_ref<std::string(int64_t)> text);
+  /// Named barrier `firstId + wg` of `threads` threads (bar.sync or
+  /// bar.arrive), with the id an immediate.
+  enum class BarrierAction { Sync, Arrive };
+  void perWarpgroupBarrier(mlir::Value wg, BarrierAction action,
+                           int64_t firstId, int64_t threads);
   /// Query row of fragment row (mt, r), key of fragment column (nt, c) of
   /// the key tile at kv0.
   mlir::Value rowOf(int64_t mt, int64_t r);
@@ -156,7 +159,7 @@ private:
   mlir::scf::ForOp itemLoop(bool uniform);
   void consumerSetup();
   mlir::scf::IfOp prologue(int64_t nP);
-  void namedBarrier(llvm::StringRef op, mlir::Value wgOfTurn);
+  void namedBarrier(BarrierAction action, mlir::Value wgOfTurn);
   void steadyStateBody(mlir::scf::ForOp loop);
   void consumerLoads(mlir::Value t, mlir::Value kv0, mlir::Value tPrev);
   void lastPV(llvm::ArrayRef<mlir::Value> Olast,

@@ -135,7 +135,7 @@ void MMAKernel::twoStage() {
   if (cfg.pingPong) {
     Value lastWG =
         mb.cmp(arith::CmpIPredicate::eq, wgIdxU, kb.idx(tiles.warpgroups - 1));
-    ifThen(lastWG, [&] { namedBarrier("bar.arrive", kb.idx(0)); });
+    ifThen(lastWG, [&] { namedBarrier(BarrierAction::Arrive, kb.idx(0)); });
   }
   auto loop = scf::ForOp::create(b, kb.idx(1), tileEnd, kb.idx(1),
                                  concat(init.O, ML, P0));
@@ -156,7 +156,7 @@ void MMAKernel::twoStage() {
   // `pp`: warpgroup 0 takes the turn left open after the loop.
   if (cfg.pingPong) {
     Value firstWG = mb.cmp(arith::CmpIPredicate::eq, wgIdxU, kb.idx(0));
-    ifThen(firstWG, [&] { namedBarrier("bar.sync", kb.idx(0)); });
+    ifThen(firstWG, [&] { namedBarrier(BarrierAction::Sync, kb.idx(0)); });
   }
   lastPV(last.O, Plast);
 }
@@ -232,16 +232,12 @@ scf::IfOp MMAKernel::prologue(int64_t nP) {
   return proIf;
 }
 
-void MMAKernel::namedBarrier(StringRef op, Value wgOfTurn) {
+void MMAKernel::namedBarrier(BarrierAction action, Value wgOfTurn) {
   // Ping-pong (`pp`): the warpgroups take turns issuing their GEMMs (named
   // barrier 1 + w is warpgroup w's turn; it passes the turn on to w + 1
   // right after issuing), so one's softmax runs while the next one's GEMMs
   // are on the tensor cores. Two warpgroups meet at each.
-  perWarpgroupBarrier(wgOfTurn, [&](int64_t w) {
-    return (op + " " + std::to_string(w + 1) + ", " +
-            std::to_string(2 * kWarpgroupSize) + ";")
-        .str();
-  });
+  perWarpgroupBarrier(wgOfTurn, action, /*firstId=*/1, 2 * kWarpgroupSize);
 }
 
 void MMAKernel::steadyStateBody(scf::ForOp loop) {
@@ -267,13 +263,13 @@ void MMAKernel::steadyStateBody(scf::ForOp loop) {
     consumerLoads(t, kv0, tPrev);
 
   if (cfg.pingPong)
-    namedBarrier("bar.sync", wgIdxU);
+    namedBarrier(BarrierAction::Sync, wgIdxU);
   auto [oFenced, pRegs] = fenceOP(st.O, Pprev);
   SmallVector<Value> sAcc = issueS(kTile(gt(t)));
   SmallVector<Value> oAcc = issuePV(oFenced, pRegs, vTile(gt(tPrev)));
   if (cfg.pingPong)
     namedBarrier(
-        "bar.arrive",
+        BarrierAction::Arrive,
         arith::RemUIOp::create(b, mb.add(wgIdxU, 1), kb.idx(tiles.warpgroups)));
   SmallVector<Value> S = mb.unflatten(waitGroup(1, sAcc));
   if (MB)

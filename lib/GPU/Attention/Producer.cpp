@@ -203,9 +203,8 @@ void MMAKernel::producerWarpgroup() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&split.getThenRegion().front());
     if (regs.launch)
-      mb.callAsm("setmaxnreg.dec.sync.aligned.u32 " +
-                     std::to_string(regs.producer) + ";",
-                 "~{memory}", {}, {});
+      NVVM::SetMaxRegisterOp::create(b, regs.producer,
+                                     NVVM::SetMaxRegisterAction::decrease);
     Value leader = mb.cmp(arith::CmpIPredicate::eq, tid, kb.idx(T));
     Value issue =
         PERSIST ? leader : arith::AndIOp::create(b, leader, any).getResult();
@@ -213,12 +212,15 @@ void MMAKernel::producerWarpgroup() {
   }
   b.setInsertionPoint(split.getElseRegion().front().getTerminator());
   if (regs.launch)
-    mb.callAsm("setmaxnreg.inc.sync.aligned.u32 " +
-                   std::to_string(regs.consumer) + ";",
-               "~{memory}", {}, {});
+    NVVM::SetMaxRegisterOp::create(b, regs.consumer,
+                                   NVVM::SetMaxRegisterAction::increase);
 }
 
 void MMAKernel::producerLoads() {
+  // Inline PTX: upstream's nvvm.prefetch (tensormap) on the generic address
+  // of a grid-constant parameter makes NVPTX emit two prefetches per map
+  // (prefetch.param.tensormap on the parameter and prefetch.tensormap on
+  // the address); this is the one prefetch.tensormap the kernel issues.
   for (Value map : tensorMaps)
     mb.callAsm("prefetch.tensormap [$0];", "l,~{memory}", {map}, {});
   std::optional<OpBuilder::InsertionGuard> inItems;

@@ -23,6 +23,11 @@ using namespace sinter::gpu_kernels;
 using namespace sinter::gpu_kernels::attention;
 
 Value FragmentBuilder::exp2Scalar(Value v) {
+  // Inline PTX: MLIR 22's NVVM dialect has no ex2.approx op (math.exp2
+  // lowers to the non-ftz ex2.approx.f32). LLVM's llvm.nvvm.ex2.approx.ftz
+  // intrinsic would do, but LLVM then folds and reschedules it (the
+  // prologue's exp2(-inf - m) becomes 0, the ex2s move next to their
+  // users): another instruction sequence, not yet timed against this one.
   auto op = LLVM::InlineAsmOp::create(
       b, b.getF32Type(), ValueRange{v}, "ex2.approx.ftz.f32 $0, $1;", "=f,f",
       /*has_side_effects=*/false, /*is_align_stack=*/false,

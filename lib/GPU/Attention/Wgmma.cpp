@@ -14,6 +14,7 @@
 #include "MMAKernel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -26,6 +27,10 @@ SmallVector<Value> FragmentBuilder::asmTied(StringRef text,
   // Inline PTX `text` with `vals` passed through as tied in/out operands:
   // it orders the values after (and their later uses after) the
   // instruction, e.g. reading accumulators only after wgmma.wait_group.
+  // MLIR 22's nvvm.wgmma.fence.aligned and nvvm.wgmma.wait.group.sync.aligned
+  // take no operands, so they cannot say which registers they order (CUTLASS's
+  // warpgroup_fence_operand); with them LLVM may read an accumulator before
+  // the wait or write a fragment after the fence.
   std::string cons;
   SmallVector<Type> types;
   for (Value v : vals) {
@@ -177,6 +182,4 @@ SmallVector<Value> MMAKernel::waitGroup(int pending, ArrayRef<Value> acc) {
       "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", acc);
 }
 
-void MMAKernel::commitGroup() {
-  mb.asmTied("wgmma.commit_group.sync.aligned;", {});
-}
+void MMAKernel::commitGroup() { NVVM::WgmmaGroupSyncAlignedOp::create(b); }
