@@ -418,6 +418,14 @@ Value KernelBuilder::sharedAddress(Value memref, Value byteOffset) {
   return arith::IndexCastOp::create(b, b.getI32Type(), at);
 }
 
+// The mbarrier helpers stay inline PTX on 32-bit shared-window addresses
+// ("r" operands of the .shared forms). MLIR 22's nvvm.mbarrier.* and
+// nvvm.cp.async.mbarrier.arrive take an !llvm.ptr<3>, which NVPTX keeps in
+// 64 bits (no short pointers): each barrier address is then widened and
+// masked (cvt.u64.u32, and.b64) and ptxas's register counts move (204 ->
+// 208 on a D64 `ws` attention kernel; bench/ptx_snapshot.py). Upstream's
+// nvvm.mbarrier.try_wait.parity also needs a suspend-time hint (ticks),
+// which this wait does not give.
 void KernelBuilder::mbarrierInit(Value bar, Value count) {
   callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}", {bar, count},
           {});

@@ -120,6 +120,9 @@ void MMAKernel::storeOTma() {
   // through the last kernel parameter's tensor map.
   Value map = func.getArgument(func.getNumArguments() - 1);
   Value row0 = mb.add(q0, mb.mul(wgIdxU, kWarpgroupRows));
+  // Inline PTX: nvvm.cp.async.bulk.tensor.global.shared.cta takes the
+  // source as an !llvm.ptr<3> (64-bit on NVPTX), not the 32-bit shared
+  // address the kernel computes (see KernelBuilder::mbarrierInit).
   for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p)
     mb.callAsm(
         "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "

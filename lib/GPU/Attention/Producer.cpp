@@ -156,6 +156,9 @@ void MMAKernel::tmaTile(Value map, Value dst, int64_t rows, Value row0,
   Value bar = barAddr(kind, tile);
   kb.mbarrierArriveExpectTx(bar,
                             kb.i32(static_cast<int32_t>(rows * D * eltBytes)));
+  // Inline PTX: nvvm.cp.async.bulk.tensor.shared.cluster.global takes the
+  // destination and the mbarrier as !llvm.ptr<3> (64-bit on NVPTX), not
+  // the 32-bit shared addresses the kernel computes (see mbarrierInit).
   for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p)
     mb.callAsm("cp.async.bulk.tensor.4d.shared::cluster.global.tile."
                "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], "

@@ -49,6 +49,10 @@ SmallVector<Value> FragmentBuilder::wgmma(int64_t n, ArrayRef<Value> acc,
                                           ArrayRef<Value> aRegs, Value descA,
                                           Value descB, bool accumulate,
                                           bool transB) {
+  // Inline PTX: MLIR 22's nvvm.wgmma.mma_async has only the form with A in
+  // shared memory (a descriptor); P V takes A from registers. (That op is
+  // itself a PTX-builder op, inline asm after convert-nvvm-to-llvm, so S
+  // through it would still be inline PTX; both GEMMs share this one.)
   int64_t nAcc = static_cast<int64_t>(acc.size());
   std::string ty = elt.isBF16() ? "bf16" : "f16";
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
