@@ -10,7 +10,7 @@ Three steps, split across the two machines:
         time every candidate on the GPU (triton do_bench median), check it
         against SDPA, keep the fastest correct one per shape
     python3 bench/autotune_attention.py table ART/tuning.json
-        rewrite lib/GPU/AttentionConfigs.inc, the table sinterc reads
+        rewrite lib/GPU/Attention/AttentionConfigs.inc, the table sinterc reads
 
 User compiles never tune: they read the shipped table. The tuned shapes are
 BENCHMARKS.md's (B2 H16 S4096, bf16), one per (head dim, causal).
@@ -27,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TABLE = os.path.join(ROOT, "lib", "GPU", "AttentionConfigs.inc")
+TABLE = os.path.join(ROOT, "lib", "GPU", "Attention", "AttentionConfigs.inc")
 
 # B2 H16 S4096 per head dim and causality (the table's general entries),
 # and B16 H16 S1024 at D128 (BENCHMARKS.md's short-sequence shape: an entry
@@ -230,7 +230,7 @@ def main():
     p.add_argument("--json", help="where run writes its results (default "
                    "PATH/tuning.json)")
     p.add_argument("--out", default=TABLE, help="where table writes the "
-                   "table (default: lib/GPU/AttentionConfigs.inc)")
+                   "table (default: lib/GPU/Attention/AttentionConfigs.inc)")
     p.add_argument("--only", help="build: the shapes whose names match this "
                    "regular expression (e.g. 's1024')")
     p.add_argument("--merge-into", help="run: also write the timed shapes "

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -420,13 +421,21 @@ Value KernelBuilder::sharedAddress(Value memref, Value byteOffset) {
   return arith::IndexCastOp::create(b, b.getI32Type(), at);
 }
 
+// The mbarrier helpers stay inline PTX on 32-bit shared-window addresses
+// ("r" operands of the .shared forms). MLIR 22's nvvm.mbarrier.* and
+// nvvm.cp.async.mbarrier.arrive take an !llvm.ptr<3>, which NVPTX keeps in
+// 64 bits (no short pointers): each barrier address is then widened and
+// masked (cvt.u64.u32, and.b64) and ptxas's register counts move (204 ->
+// 208 on a D64 `ws` attention kernel; bench/ptx_snapshot.py). Upstream's
+// nvvm.mbarrier.try_wait.parity also needs a suspend-time hint (ticks),
+// which this wait does not give.
 void KernelBuilder::mbarrierInit(Value bar, Value count) {
   callAsm("mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}", {bar, count},
           {});
 }
 
 void KernelBuilder::mbarrierInitFence() {
-  callAsm("fence.mbarrier_init.release.cluster;", "~{memory}", {}, {});
+  NVVM::FenceMbarrierInitOp::create(b);
 }
 
 void KernelBuilder::mbarrierWait(Value bar, Value parity) {
@@ -454,5 +463,8 @@ void KernelBuilder::mbarrierArriveExpectTx(Value bar, Value bytes) {
 }
 
 void KernelBuilder::fenceProxyAsync() {
-  callAsm("fence.proxy.async.shared::cta;", "~{memory}", {}, {});
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 }

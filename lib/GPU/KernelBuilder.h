@@ -130,6 +130,8 @@ public:
 
   /// mbarriers (sm_80+ except where noted; `bar` is an i32 shared address
   /// of an 8-byte aligned word, `parity`, `count` and `bytes` i32 values).
+  /// Inline PTX: upstream's ops take 64-bit shared pointers
+  /// (KernelBuilder.cpp says what that costs).
   /// mbarrier.init with `count` expected arrivals.
   void mbarrierInit(mlir::Value bar, mlir::Value count);
   /// fence.mbarrier_init.release.cluster: makes the inits visible to the

@@ -190,7 +190,7 @@ llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);
 mlir::FailureOr<AttentionConfig>
 parseAttentionConfig(llvm::StringRef text, std::string *why = nullptr);
 /// The shipped table's configuration for `op` on sm_`smVersion` (see
-/// AttentionConfigs.inc, written by bench/autotune_attention.py).
+/// Attention/AttentionConfigs.inc, written by bench/autotune_attention.py).
 AttentionConfig selectAttentionConfig(AttentionOp op, int64_t smVersion,
                                       bool archSpecific);
 /// Whether the tensor-core kernel can run `op` at all on sm_`smVersion`

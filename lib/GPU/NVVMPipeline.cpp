@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TargetInfo.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -14,7 +16,6 @@
 #include "mlir/Transforms/Passes.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -23,14 +24,10 @@
 using namespace mlir;
 
 std::string sinter::ptxFeaturesForChip(StringRef chip) {
-  // The lowest PTX ISA version that knows each architecture (sm_90a's
-  // wgmma/setmaxnreg need 8.0).
-  return llvm::StringSwitch<std::string>(chip)
-      .StartsWith("sm_100", "+ptx86")
-      .StartsWith("sm_90", "+ptx80")
-      .StartsWith("sm_89", "+ptx78")
-      .StartsWith("sm_8", "+ptx70")
-      .Default("+ptx80");
+  // The lowest PTX ISA version that knows the chip (sm_90a's
+  // wgmma/setmaxnreg need 8.0, which is sm_90's).
+  using namespace gpu_kernels;
+  return ptxFeature(chipInfo(smVersionOf(chip)).ptxVersion);
 }
 
 std::string sinter::findCUDAToolkit() {
@@ -71,10 +68,13 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = ptxFeaturesForChip(options.chip);
   // Cache-policy qualifiers (L1::no_allocate, L2::cache_hint, L2::256B,
-  // createpolicy) need PTX ISA 7.4; sm_8x defaults to 7.0.
+  // createpolicy) need PTX ISA 7.4; sm_80 and sm_86 know older ones.
+  const gpu_kernels::ChipInfo &chip =
+      gpu_kernels::chipInfo(gpu_kernels::smVersionOf(options.chip));
   if (StringRef(options.cacheHints).trim() != "none" &&
-      target.features == "+ptx70")
-    target.features = "+ptx74";
+      chip.ptxVersion < gpu_kernels::kCacheHintPtxVersion)
+    target.features =
+        gpu_kernels::ptxFeature(gpu_kernels::kCacheHintPtxVersion);
   target.optLevel = options.optLevel;
   if (!toolkit.empty()) {
     SmallString<256> libdevice(toolkit);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -218,7 +219,7 @@ struct OutlineCUDAKernelsPass
 
   void runOnOperation() override {
     if (rowVectors < 1 || fusedVectors < 1 || rowBlock < 32 ||
-        rowBlock > 1024 || !llvm::isPowerOf2_64(rowBlock)) {
+        rowBlock > kMaxThreadsPerBlock || !llvm::isPowerOf2_64(rowBlock)) {
       getOperation().emitError(
           "sinter-outline-cuda-kernels: row-vectors and fused-vectors must "
           "be at least 1, row-block a power of two in [32, 1024]");

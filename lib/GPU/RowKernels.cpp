@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -49,14 +50,15 @@ sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
   c.nvec = cols / c.vec;
   // Aim for `rowVectors` 16-byte vectors in flight per thread.
   c.threadsPerRow = std::min<int64_t>(
-      1024, llvm::PowerOf2Ceil(std::max<int64_t>(
-                1, llvm::divideCeil(c.nvec,
-                                    std::max<int64_t>(1, tuning.rowVectors)))));
+      kMaxThreadsPerBlock,
+      llvm::PowerOf2Ceil(std::max<int64_t>(
+          1,
+          llvm::divideCeil(c.nvec, std::max<int64_t>(1, tuning.rowVectors)))));
   c.perThread = llvm::divideCeil(c.nvec, c.threadsPerRow);
   if (c.perThread > 32)
     return op->emitOpError("rows of ")
            << cols << " elements exceed what the register-resident CUDA row "
-           << "kernel holds (" << 32 * 1024 * c.vec << ")";
+           << "kernel holds (" << 32 * kMaxThreadsPerBlock * c.vec << ")";
   c.rowsPerBlock = c.threadsPerRow >= tuning.rowBlock
                        ? 1
                        : tuning.rowBlock / c.threadsPerRow;
@@ -75,22 +77,21 @@ sinter::gpu_kernels::chooseRowConfig(Operation *op, int64_t rows, int64_t cols,
 
 int64_t sinter::gpu_kernels::persistentCtasPerSM(const Tuning &tuning,
                                                  int64_t block) {
-  // At most 2048 threads and 32 blocks per SM (sm_80 - sm_100).
-  int64_t most = std::max<int64_t>(1, std::min<int64_t>(32, 2048 / block));
+  const ChipInfo &chip = chipInfo(tuning.smVersion);
+  int64_t most = std::max<int64_t>(
+      1, std::min<int64_t>(chip.maxBlocksPerSM, chip.maxThreadsPerSM / block));
   if (tuning.persistentCtas > 0)
     return std::min(tuning.persistentCtas, most);
-  // 1024 threads: 64 registers each, the occupancy of the non-persistent
-  // kernels (bench/NOTES.md).
-  return std::max<int64_t>(1, std::min(most, 1024 / block));
+  // 64 registers per thread (1024 threads on every chip from sm_80), the
+  // occupancy of the non-persistent kernels (bench/NOTES.md).
+  int64_t threads = chip.registersPerSM / 64;
+  return std::max<int64_t>(1, std::min(most, threads / block));
 }
 
 int64_t sinter::gpu_kernels::smCountOf(const Tuning &tuning) {
   if (tuning.smCount > 0)
     return tuning.smCount;
-  return tuning.smVersion >= 100  ? 148  // B200
-         : tuning.smVersion >= 90 ? 132  // H100 SXM, H200
-         : tuning.smVersion == 80 ? 108  // A100
-                                  : 132; // unknown: give sm-count
+  return chipInfo(tuning.smVersion).smCount;
 }
 
 int64_t sinter::gpu_kernels::persistentGrid(const Tuning &tuning, int64_t work,

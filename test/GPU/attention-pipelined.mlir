@@ -33,14 +33,14 @@
 // Steady state, from tile 1.
 // CHECK: scf.for %{{.*}} = %c1
 // CHECK: nvvm.cp.async.wait.group 0
-// CHECK-NEXT: llvm.inline_asm has_side_effects "fence.proxy.async.shared::cta;"
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
 // CHECK: nvgpu.device_async_copy
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
-// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 1;
 // CHECK: ex2.approx.ftz.f32
 // CHECK: wgmma.wait_group.sync.aligned 0;
@@ -69,29 +69,29 @@
 // the last warpgroup opens the first turn, warpgroup 0 closes the last.
 // MBAR: dynamic_shared_memory_size %c99392_i32
 // MBAR: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c256_i32
-// MBAR: fence.mbarrier_init.release.cluster;
+// MBAR: nvvm.fence.mbarrier.init
 // MBAR: gpu.barrier
 // MBAR: cp.async.mbarrier.arrive.noinc.shared.b64
 // MBAR: wgmma.wait_group.sync.aligned 0;
 // MBAR: mbarrier.arrive.shared.b64
-// MBAR: bar.arrive 1, 256;
+// MBAR: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c1_i32{{[_0-9]*}}, %c256_i32
 // MBAR: scf.for
 // MBAR-NOT: gpu.barrier
 // MBAR: mbarrier.try_wait.parity.shared.b64
-// MBAR: fence.proxy.async.shared::cta;
+// MBAR: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // MBAR: cp.async.mbarrier.arrive.noinc.shared.b64
-// MBAR: bar.sync 1, 256;
-// MBAR: bar.sync 2, 256;
+// MBAR: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32
+// MBAR: nvvm.barrier id = %c2_i32{{[_0-9]*}} number_of_threads = %c256_i32
 // MBAR: wgmma.mma_async.sync.aligned.m64n64k16
 // MBAR: wgmma.mma_async.sync.aligned.m64n128k16
-// MBAR: bar.arrive 1, 256;
-// MBAR: bar.arrive 2, 256;
+// MBAR: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c1_i32{{[_0-9]*}}, %c256_i32
+// MBAR: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c2_i32{{[_0-9]*}}, %c256_i32
 // MBAR: wgmma.wait_group.sync.aligned 1;
 // MBAR: mbarrier.arrive.shared.b64
 // MBAR: wgmma.wait_group.sync.aligned 0;
 // MBAR: mbarrier.arrive.shared.b64
 // MBAR: scf.yield
-// MBAR: bar.sync 1, 256;
+// MBAR: nvvm.barrier id = %c1_i32{{[_0-9]*}} number_of_threads = %c256_i32
 // MBAR: mbarrier.try_wait.parity.shared.b64
 // MBAR: wgmma.wait_group.sync.aligned 0;
 

@@ -50,7 +50,7 @@
 // CFG-SAME: known_block_size = array<i32: 256, 1, 1>
 // PTX: .entry attention_0
 // PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 \09240
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: wgmma.commit_group.sync.aligned
 // PTX-DAG: ex2.approx

@@ -30,20 +30,20 @@
 // CHECK-SAME: nvvm.maxnreg = 128
 // CHECK-COUNT-4: mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}" %{{.*}}, %c1_i32
 // CHECK-COUNT-4: mbarrier.init.shared.b64 [$0], $1;", "r,r,~{memory}" %{{.*}}, %c3_i32
-// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
-// CHECK: setmaxnreg.inc.sync.aligned.u32 160;
-// CHECK: bar.arrive 1, 256;
-// CHECK: bar.arrive 2, 256;
-// CHECK: bar.arrive 3, 256;
-// CHECK: bar.sync 4, 128;
-// CHECK: bar.sync 5, 128;
-// CHECK: bar.sync 6, 128;
+// CHECK: nvvm.setmaxregister decrease 24
+// CHECK: nvvm.setmaxregister increase 160
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c1_i32{{[_0-9]*}}, %c256_i32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c2_i32{{[_0-9]*}}, %c256_i32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%c3_i32{{[_0-9]*}}, %c256_i32
+// CHECK: nvvm.barrier id = %c4_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %c5_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %c6_i32{{[_0-9]*}} number_of_threads = %c128_i32
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 
 // PTX: .maxnreg 128
-// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: setmaxnreg.dec.sync.aligned.u32 \0924;
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: setmaxnreg.inc.sync.aligned.u32 160;
+// PTX: setmaxnreg.inc.sync.aligned.u32 \09160;
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 

@@ -53,7 +53,7 @@
 // CHECK: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c2_i32
 // CHECK: gpu.barrier
 // CHECK: arith.cmpi uge, %{{.*}}, %c2
-// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK: nvvm.setmaxregister decrease 24
 // CHECK: prefetch.tensormap
 // CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 {{.*}}[$0], $1;{{.*}}%c32768_i32
 // CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}} %[[QM]], %c0_i32
@@ -68,17 +68,17 @@
 // CHECK: cp.async.bulk.tensor.4d{{.*}} %[[VM]]
 // CHECK: cp.async.bulk.tensor.4d{{.*}} %[[VM]]
 // CHECK: } else {
-// CHECK-NEXT: setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK-NEXT: nvvm.setmaxregister increase 240
 // CHECK-NOT: cp.async
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16
 // CHECK-NOT: cp.async
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync 3, 128;
-// CHECK: bar.sync 4, 128;
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %c3_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %c4_i32{{[_0-9]*}} number_of_threads = %c128_i32
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group {{.*}} %[[OM]], %c0_i32
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group {{.*}} %[[OM]], %c64_i32
-// CHECK: cp.async.bulk.commit_group;
-// CHECK: cp.async.bulk.wait_group.read 0;
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: gpu.return
 
 // PTX: .param .align 64 .b8 attention_0_param_4[128],
@@ -87,9 +87,9 @@
 // PTX: .param .align 64 .b8 attention_0_param_7[128]
 // PTX: .maxnreg 168
 // PTX: cvta.param.u64
-// PTX: setmaxnreg.dec.sync.aligned.u32 24;
+// PTX: setmaxnreg.dec.sync.aligned.u32 \0924;
 // PTX: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// PTX: setmaxnreg.inc.sync.aligned.u32 240;
+// PTX: setmaxnreg.inc.sync.aligned.u32 \09240;
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 
@@ -121,8 +121,8 @@
 // PERSIST: sinter.tensor_map_params = array<i64: 4, 5, 6>}
 // PERSIST: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c1_i32
 // PERSIST: mbarrier.init.shared.b64 [$0], $1;{{.*}}%c2_i32
-// PERSIST: fence.mbarrier_init.release.cluster;
-// PERSIST: setmaxnreg.dec.sync.aligned.u32 24;
+// PERSIST: nvvm.fence.mbarrier.init
+// PERSIST: nvvm.setmaxregister decrease 24
 // PERSIST: scf.for %{{.*}} = %block_id_x to %c24 step %grid_dim_x iter_args(%[[J:.*]] = %c0{{.*}}, %[[BASE:.*]] = %c0{{.*}}) -> (index, index)
 // PERSIST: arith.cmpi uge, %[[J]], %c1
 // PERSIST: mbarrier.try_wait.parity
@@ -131,7 +131,7 @@
 // PERSIST: arith.addi %[[BASE]], %{{.*}} : index
 // PERSIST: cp.async.bulk.tensor.4d
 // PERSIST: scf.yield %{{.*}}, %{{.*}} : index, index
-// PERSIST: setmaxnreg.inc.sync.aligned.u32 240;
+// PERSIST: nvvm.setmaxregister increase 240
 // PERSIST: scf.for %{{.*}} = %block_id_x to %c24 step %grid_dim_x iter_args
 // PERSIST: mbarrier.try_wait.parity
 // PERSIST: wgmma.mma_async.sync.aligned.m64n128k16
@@ -150,20 +150,20 @@
 // last item.
 // PERSISTTMA: dynamic_shared_memory_size %c197760_i32
 // PERSISTTMA: sinter.tensor_map_params = array<i64: 4, 5, 6, 7>}
-// PERSISTTMA: setmaxnreg.inc.sync.aligned.u32 240;
+// PERSISTTMA: nvvm.setmaxregister increase 240
 // PERSISTTMA: scf.for %{{.*}} = %block_id_x to %c24 step %grid_dim_x iter_args
-// PERSISTTMA: cp.async.bulk.wait_group.read 0;
-// PERSISTTMA: bar.sync 3, 128;
-// PERSISTTMA: bar.sync 4, 128;
-// PERSISTTMA: fence.proxy.async.shared::cta;
-// PERSISTTMA: bar.sync 3, 128;
-// PERSISTTMA: bar.sync 4, 128;
+// PERSISTTMA: nvvm.cp.async.bulk.wait_group 0 {read}
+// PERSISTTMA: nvvm.barrier id = %c3_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// PERSISTTMA: nvvm.barrier id = %c4_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// PERSISTTMA: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// PERSISTTMA: nvvm.barrier id = %c3_i32{{[_0-9]*}} number_of_threads = %c128_i32
+// PERSISTTMA: nvvm.barrier id = %c4_i32{{[_0-9]*}} number_of_threads = %c128_i32
 // PERSISTTMA: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
-// PERSISTTMA: cp.async.bulk.commit_group;
-// PERSISTTMA-NOT: wait_group.read
+// PERSISTTMA: nvvm.cp.async.bulk.commit.group
+// PERSISTTMA-NOT: wait_group 0 {read}
 // PERSISTTMA: scf.yield %{{.*}}, %{{.*}} : index, index
 // PERSISTTMA-NEXT: }
-// PERSISTTMA: cp.async.bulk.wait_group.read 0;
+// PERSISTTMA: nvvm.cp.async.bulk.wait_group 0 {read}
 // PERSISTTMA: gpu.return
 // NOWS: bad attention-config 'wgmma,pipe,mbar,persist,warps=8,mtiles=1,bn=64': persist needs ws
 // NOMBAR: bad attention-config 'wgmma,pipe,ws,warps=8,mtiles=1,bn=64': ws needs mbar

@@ -113,9 +113,10 @@ struct NVVMPipelineOptions
   Option<int64_t> smCount{
       *this, "sm-count",
       llvm::cl::desc("SMs the persistent grids are sized for (0, the "
-                     "default: 132 for sm_90, 108 for sm_80, 148 for sm_100, "
-                     "and the runtime sizes them again for the device it "
-                     "runs on; N pins the grids to N SMs)"),
+                     "default: the chip's usual count, e.g. 132 for sm_90, "
+                     "108 for sm_80, 148 for sm_100, and the runtime sizes "
+                     "them again for the device it runs on; N pins the "
+                     "grids to N SMs)"),
       llvm::cl::value_desc("n"),
       llvm::cl::init(::sinter::cuda_defaults::kSmCount)};
   Option<std::string> matmul{

@@ -80,7 +80,7 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     per key-sequence bucket where a shorter tuned length chose other
     tiles), shipped
     with the compiler
-    (lib/GPU/AttentionConfigs.inc, written by bench/autotune_attention.py)
+    (lib/GPU/Attention/AttentionConfigs.inc, written by bench/autotune_attention.py)
     unless `attention-config` overrides it. f32 attention, and shapes the
     tensor-core kernel does not take, run a CUDA-core FlashAttention loop.
 
@@ -180,8 +180,8 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     per kernel (`createpolicy.fractional.L2::evict_first.b64 %rd, 1.0`): the
     plain `.L2::evict_first` qualifier is only accepted on 32-byte accesses
     (sm_100). The hinted forms need PTX ISA 7.4, so `sinter-lower-to-nvvm`
-    raises the PTX version of sm_80-sm_87 from 7.0 to 7.4 when a hint is
-    set. Accesses narrower than 16 bytes (rows or tensors whose sizes are
+    raises the PTX version of sm_80-sm_88 (7.0, 7.1) to 7.4 when a hint
+    is set. Accesses narrower than 16 bytes (rows or tensors whose sizes are
     not a multiple of the vector) keep plain loads and stores. The option
     exists to time the hints against each other (bench/NOTES.md).
 
@@ -189,7 +189,8 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     the softmax/norm and AdamW kernels, to be timed against the default
     (bench/NOTES.md); 0 (the default) leaves the kernels as described
     above. With 1 the grid is sized to the chip: `sm-count` SMs (by default
-    132 for sm_90, 108 for sm_80, 148 for sm_100 and later) times
+    the chip's usual count, lib/GPU/TargetInfo.cpp: 132 for sm_90, 108 for
+    sm_80, 148 for sm_100) times
     `persistent-ctas` blocks per SM (by default 1024 threads' worth, e.g. 4
     blocks of 256 threads), reduced so that every block gets the same number
     of row groups (or AdamW chunks); the kernel declares that many blocks
@@ -278,9 +279,9 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
            ".minnctapersm; 0: 1024 threads' worth)">,
     Option<"smCount", "sm-count", "int64_t",
            /*default=*/"::sinter::cuda_defaults::kSmCount",
-           "SMs of the chip, for the persistent grids (0: 132 for sm_90, "
-           "108 for sm_80, 148 for sm_100 and later, and the runtime sizes "
-           "them again for the device it runs on; N pins them to N SMs)">,
+           "SMs of the chip, for the persistent grids (0: the chip's "
+           "usual count, e.g. 132 for sm_90, 108 for sm_80, 148 for sm_100, "
+           "and the runtime sizes them again for the device it runs on; N pins them to N SMs)">,
     Option<"matmul", "matmul", "std::string", /*default=*/"\"cublas\"",
            "How unfused matmuls run: 'cublas' (a cuBLASLt library call with "
            "the CUDA-core kernel as its fallback) or 'kernel' (the CUDA-core "

@@ -16,6 +16,7 @@
 
 #include "sinter/Conversion/Philox.h"
 #include "sinter/Conversion/SinterToLoops.h"
+#include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -55,7 +56,8 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
     int64_t numQTiles = (Sq + BM - 1) / BM;
     int64_t numKTiles = (Skv + BN - 1) / BN;
     double scale = op.getEffectiveScale();
-    bool causal = op.getCausal();
+    // Which keys each query sees (causal: the bottom-right diagonal).
+    KeyVisibility visibility = KeyVisibility::of(op);
     double dropP = op.getDropoutP().convertToDouble();
     bool hasLse = static_cast<bool>(op.getLse());
     const double inf = std::numeric_limits<double>::infinity();
@@ -112,18 +114,14 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
                                          .getResult()
                                    : Value());
 
-    // Number of key/value tiles: all of them, or up to the causal diagonal
-    // of the last valid row (key j is visible to query i iff
-    // j <= i + Skv - Sq).
+    // Number of key/value tiles: all of them, or up to the last key that
+    // the last valid row sees.
     Value numTiles = cIdx(rw, loc, numKTiles);
-    if (causal) {
+    if (visibility.hidesKeys()) {
       Value rowEnd = arith::MinSIOp::create(
           rw, loc, arith::AddIOp::create(rw, loc, i0, cIdx(rw, loc, BM)),
           cIdx(rw, loc, Sq));
-      Value keyEnd =
-          arith::AddIOp::create(rw, loc, rowEnd, cIdx(rw, loc, Skv - Sq));
-      keyEnd = arith::MinSIOp::create(rw, loc, keyEnd, cIdx(rw, loc, Skv));
-      keyEnd = arith::MaxSIOp::create(rw, loc, keyEnd, c0);
+      Value keyEnd = visibility.buildKeyEnd(rw, loc, rowEnd);
       numTiles = arith::DivUIOp::create(
           rw, loc,
           arith::AddIOp::create(rw, loc, keyEnd, cIdx(rw, loc, BN - 1)),
@@ -217,8 +215,8 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
               .getResult(0);
 
       // Scale, add the mask (read by index: broadcast dimensions read index
-      // 0) and, with `visibility`, mask invisible keys to -inf.
-      auto scores = [&](OpBuilder &ob, Value in, bool visibility) -> Value {
+      // 0) and, with `maskKeys`, mask invisible keys to -inf.
+      auto scores = [&](OpBuilder &ob, Value in, bool maskKeys) -> Value {
         return buildGeneric(
                    ob, loc, {}, {in}, {id2}, 2, {},
                    [&](OpBuilder &bb, Location l, ValueRange a) {
@@ -254,15 +252,13 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
                                            .getResult()
                                      : c;
                      };
-                     if (visibility && raggedK)
+                     if (maskKeys && raggedK)
                        andWith(arith::CmpIOp::create(bb, l,
                                                      arith::CmpIPredicate::slt,
                                                      j, cIdx(bb, l, Skv)));
-                     if (visibility && causal)
-                       andWith(arith::CmpIOp::create(
-                           bb, l, arith::CmpIPredicate::sle, j,
-                           arith::AddIOp::create(bb, l, i,
-                                                 cIdx(bb, l, Skv - Sq))));
+                     if (maskKeys)
+                       if (Value seen = visibility.buildIsVisible(bb, l, i, j))
+                         andWith(seen);
                      if (visible)
                        x = arith::SelectOp::create(bb, l, visible, x,
                                                    cF32(bb, l, -inf));
@@ -270,26 +266,19 @@ struct AttentionToLoops : public OpRewritePattern<AttentionOp> {
                    })
             .getResult(0);
       };
-      if (!raggedK && !causal) {
-        s = scores(rw, s, /*visibility=*/false);
+      if (!raggedK && !visibility.hidesKeys()) {
+        s = scores(rw, s, /*maskKeys=*/false);
       } else {
-        // Only the ragged last tile and the tiles that cross the causal
-        // diagonal (the last key j0 + BN - 1 is invisible to the first
-        // query i0) are masked; the others are wholly visible.
+        // Only the ragged last tile and the tiles that hide a key from one
+        // of their rows are masked; the others are wholly visible.
         Value needMask =
             arith::ConstantIntOp::create(rw, loc, rw.getI1Type(), 0);
         if (raggedK)
           needMask = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq,
                                            jt, cIdx(rw, loc, numKTiles - 1));
-        if (causal) {
-          Value lastKey =
-              arith::AddIOp::create(rw, loc, j0, cIdx(rw, loc, BN - 1));
-          Value lastVisible =
-              arith::AddIOp::create(rw, loc, i0, cIdx(rw, loc, Skv - Sq));
-          Value crosses = arith::CmpIOp::create(
-              rw, loc, arith::CmpIPredicate::sgt, lastKey, lastVisible);
-          needMask = arith::OrIOp::create(rw, loc, needMask, crosses);
-        }
+        if (Value hides =
+                visibility.buildTileNeedsMask(rw, loc, i0, BM, j0, BN))
+          needMask = arith::OrIOp::create(rw, loc, needMask, hides);
         Value in = s;
         auto ifOp = scf::IfOp::create(
             rw, loc, needMask,

@@ -35,12 +35,12 @@
 // Key tail and causal masks, only on the last key tile and on the tiles
 // that cross the diagonal.
 // CHECK:             %[[LAST:.*]] = arith.cmpi eq, %[[JT]], %c1 : index
-// CHECK:             %[[CROSS:.*]] = arith.cmpi sgt
+// CHECK:             %[[CROSS:.*]] = arith.cmpi ugt
 // CHECK:             %[[NEED:.*]] = arith.ori %[[LAST]], %[[CROSS]] : i1
 // CHECK:             scf.if %[[NEED]] -> (tensor<64x64xf32>) {
 // CHECK:               linalg.generic
 // CHECK:                 arith.cmpi slt, %{{.*}}, %c70
-// CHECK:                 arith.cmpi sle
+// CHECK:                 arith.cmpi ule
 // CHECK:                 arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
 // CHECK:             } else {
 // CHECK-NOT:           arith.cmpi

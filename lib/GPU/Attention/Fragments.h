@@ -1,0 +1,94 @@
+//===- Fragments.h - Register fragments of the MMA kernels ------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// Ops on the per-thread register fragments of the tensor-core attention
+// kernel. The accumulator of one m16n8 tile is a vector<2x2xf32> per
+// thread (rows quadRow and quadRow + 8, columns quadCol and quadCol + 1),
+// the layout of mma.sync m16n8k16 and, per warp, of wgmma m64nNk16, so the
+// softmax code serves both generations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_GPU_ATTENTION_FRAGMENTS_H
+#define SINTER_LIB_GPU_ATTENTION_FRAGMENTS_H
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace sinter::gpu_kernels::attention {
+
+class FragmentBuilder {
+public:
+  FragmentBuilder(mlir::ImplicitLocOpBuilder &b, mlir::Type elt);
+
+  mlir::ImplicitLocOpBuilder &b;
+  KernelBuilder kb;
+  mlir::Type elt;
+  /// Accumulator tile, A operand (ldmatrix.x4), B operand, f32 pair and
+  /// element pair.
+  mlir::VectorType acc2x2, frag4x2, frag2x2, f32x2, elt2;
+
+  // Index arithmetic (`c` folded away when 0 for add).
+  mlir::Value add(mlir::Value x, mlir::Value y);
+  mlir::Value add(mlir::Value x, int64_t c);
+  mlir::Value mul(mlir::Value x, int64_t c);
+  mlir::Value cmp(mlir::arith::CmpIPredicate p, mlir::Value x, mlir::Value y);
+  /// An index as i32 (PTX operands).
+  mlir::Value toI32(mlir::Value index);
+
+  /// A zero accumulator tile.
+  mlir::Value zeroAcc();
+  mlir::Value splat2(mlir::Value s);
+  /// Row r (0: quadRow, 1: quadRow + 8) of an accumulator tile, and back.
+  mlir::Value row(mlir::Value acc, int64_t r);
+  mlir::Value setRow(mlir::Value acc, mlir::Value v, int64_t r);
+  mlir::Value elem(mlir::Value v2, int64_t c);
+  /// The f32 accumulators of tiles `accs` in register order d0..d3 per
+  /// tile, and back.
+  llvm::SmallVector<mlir::Value> flatten(llvm::ArrayRef<mlir::Value> accs);
+  llvm::SmallVector<mlir::Value> unflatten(llvm::ArrayRef<mlir::Value> regs);
+  llvm::SmallVector<mlir::Value> callAsm(llvm::StringRef text,
+                                         llvm::StringRef cons,
+                                         llvm::ArrayRef<mlir::Value> operands,
+                                         llvm::ArrayRef<mlir::Type> types);
+
+  // mma.sync (MmaSync.cpp).
+  /// ldmatrix.x4 at (r, c) of a padded row-major tile.
+  mlir::Value ldmatrix(mlir::Value smem, mlir::Value r, mlir::Value c,
+                       bool transpose);
+  /// Rows [2*h, 2*h+1] of an ldmatrix.x4 result: one B fragment.
+  mlir::Value half(mlir::Value x4, int64_t h);
+  /// One mma.sync.m16n8k16 (row.col, f32 accumulators).
+  mlir::Value mma(mlir::Value a, mlir::Value bFrag, mlir::Value c);
+
+  // wgmma (Wgmma.cpp).
+  /// Inline PTX `text` with `vals` tied through as in/out operands.
+  llvm::SmallVector<mlir::Value> asmTied(llvm::StringRef text,
+                                         llvm::ArrayRef<mlir::Value> vals);
+  /// wgmma.mma_async m64nNk16 with f32 accumulators `acc` (N/2 per thread):
+  /// A from the descriptor `descA` or the four registers `aRegs`; B from
+  /// `descB` (transposed when `transB`).
+  llvm::SmallVector<mlir::Value> wgmma(int64_t n,
+                                       llvm::ArrayRef<mlir::Value> acc,
+                                       llvm::ArrayRef<mlir::Value> aRegs,
+                                       mlir::Value descA, mlir::Value descB,
+                                       bool accumulate, bool transB);
+
+  // Softmax (Softmax.cpp).
+  /// 2^x (f32 or vector<2xf32>) as one ex2.approx.ftz.f32 per element.
+  mlir::Value exp2(mlir::Value x);
+  /// max or sum of `vals` as a balanced tree.
+  mlir::Value tree(llvm::SmallVector<mlir::Value> vals, bool isMax);
+  /// max or sum across the four lanes of a quad (one row of a tile).
+  mlir::Value quadReduce(mlir::Value v, bool isMax);
+
+private:
+  mlir::Value exp2Scalar(mlir::Value x);
+};
+
+} // namespace sinter::gpu_kernels::attention
+
+#endif // SINTER_LIB_GPU_ATTENTION_FRAGMENTS_H

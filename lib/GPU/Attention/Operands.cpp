@@ -1,0 +1,49 @@
+//===- Operands.cpp - The attention kernels' parameters -------------------===//
+//
+// Part of the Sinter project.
+//
+// What the CUDA-core and tensor-core attention kernels share about their
+// parameters: the flattened buffers of q, k, v[, mask][, seed], out[, lse],
+// and the broadcast strides of the additive mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
+                                                      gpu::GPUFuncOp func,
+                                                      AttentionOp op) {
+  // Arguments: q, k, v[, mask][, seed], then output[, lse].
+  AttentionArgs args;
+  args.q = kb.flatten(func.getArgument(0));
+  args.k = kb.flatten(func.getArgument(1));
+  args.v = kb.flatten(func.getArgument(2));
+  if (op.getMask())
+    args.mask = kb.flatten(func.getArgument(3));
+  unsigned numInputs = op->getNumOperands();
+  if (op.getSeed())
+    args.seed = func.getArgument(numInputs - 1);
+  args.out = kb.flatten(func.getArgument(numInputs));
+  if (op.getLse())
+    args.lse = kb.flatten(func.getArgument(numInputs + 1));
+  return args;
+}
+
+SmallVector<int64_t> sinter::gpu_kernels::attentionMaskStrides(AttentionOp op) {
+  SmallVector<int64_t> strides(4, 0);
+  if (!op.getMask())
+    return strides;
+  ArrayRef<int64_t> ms =
+      cast<RankedTensorType>(op.getMask().getType()).getShape();
+  int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
+  for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
+    if (ms[d] != 1)
+      strides[off + d] = stride;
+    stride *= ms[d];
+  }
+  return strides;
+}
