@@ -296,7 +296,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
       for (auto [r, vals] : llvm::enumerate(outs)) {
         Value flat = func.getArgument(firstResultArg + r);
         auto memType = cast<MemRefType>(flat.getType());
-        if (memType.getRank() != 1) {
+        if (memType.getRank() == 0) {
+          flat = memref::ExpandShapeOp::create(ob, loc, ArrayRef<int64_t>{1},
+                                               flat,
+                                               ArrayRef<ReassociationIndices>{});
+        } else if (memType.getRank() != 1) {
           SmallVector<ReassociationIndices> all(1);
           for (int64_t d = 0; d < memType.getRank(); ++d)
             all[0].push_back(d);

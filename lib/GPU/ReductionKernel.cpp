@@ -137,7 +137,7 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
       return op->emitOpError("operand #")
              << operand.getOperandNumber() << " has element type " << elt
              << ", which the CUDA backend's serial linalg kernel does not "
-                "support (f16, bf16, f32, f64, i32, i64)";
+                "support (f16, bf16, f32, f64, i1, i8, i16, i32, i64, index)";
     if (!shaped)
       continue;
     if (!shaped.hasStaticShape())

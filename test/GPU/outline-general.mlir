@@ -1,0 +1,68 @@
+// RUN: sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels -split-input-file | FileCheck %s
+
+// The general path of the CUDA backend (the serial kernel): what real models
+// leave between fused kernels runs there, one thread per output element.
+
+// A convolution reads its input through d0 + d1 (a patch embedding's
+// d2 * 16 + d5): the kernel computes the index with the affine map.
+// CHECK-LABEL: func.func @convolution
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0
+// CHECK-LABEL: gpu.func @reduce_0
+// CHECK: arith.addi
+// CHECK: memref.load
+func.func @convolution(%x: tensor<18xf32>, %k: tensor<3xf32>, %c: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.conv_1d ins(%x, %k : tensor<18xf32>, tensor<3xf32>) outs(%c : tensor<16xf32>) -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// An embedding gather with torch-mlir's bounds asserts: the table is a
+// kernel argument, the assert stays (CUDA's __assertfail at run time).
+// CHECK-LABEL: func.func @embedding
+// CHECK: gpu.launch_func @sinter_kernels::@generic_0 {{.*}} args(%{{.*}} : memref<2x8xi64>, %{{.*}} : memref<512x16xf32>, %{{.*}} : memref<2x8x16xf32>)
+// CHECK-LABEL: gpu.func @generic_0
+// CHECK: cf.assert
+// CHECK: memref.load
+func.func @embedding(%ids: tensor<2x8xi64>, %table: tensor<512x16xf32>) -> tensor<2x8x16xf32> {
+  %c512 = arith.constant 512 : index
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ids : tensor<2x8xi64>) outs(%e : tensor<2x8x16xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %i = arith.index_cast %id : i64 to index
+    %j = linalg.index 2 : index
+    %ok = arith.cmpi slt, %i, %c512 : index
+    cf.assert %ok, "index must be smaller than dim size"
+    %v = tensor.extract %table[%i, %j] : tensor<512x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8x16xf32>
+  return %r : tensor<2x8x16xf32>
+}
+
+// -----
+
+// A concat (rotary embeddings' halves) becomes a gathering generic: each
+// half read at a clamped index, the right one selected.
+// CHECK-LABEL: func.func @concat
+// CHECK: gpu.launch_func @sinter_kernels::@generic_0
+// CHECK-LABEL: gpu.func @generic_0
+// CHECK-DAG: arith.minsi
+// CHECK-DAG: arith.maxsi
+// CHECK: arith.select
+func.func @concat(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %c = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
+// A boolean reduction (HF's "all keys masked" check) on i1 elements.
+// CHECK-LABEL: func.func @all_i1
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0
+func.func @all_i1(%x: tensor<4x64xi1>) -> tensor<4xi1> {
+  %t = arith.constant true
+  %e = tensor.empty() : tensor<4xi1>
+  %f = linalg.fill ins(%t : i1) outs(%e : tensor<4xi1>) -> tensor<4xi1>
+  %r = linalg.reduce { arith.andi } ins(%x : tensor<4x64xi1>) outs(%f : tensor<4xi1>) dimensions = [1]
+  return %r : tensor<4xi1>
+}
