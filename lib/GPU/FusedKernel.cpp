@@ -14,6 +14,8 @@
 
 #include "Kernels.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -287,10 +289,16 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           mapping.map(tanh.getResult(), approx.getResult());
           continue;
         }
-        b.clone(bodyOp, mapping);
+        cloneForDevice(b, bodyOp, mapping);
       }
-      for (auto [r, v] : llvm::enumerate(yield->getOperands()))
+      for (auto [r, v] : llvm::enumerate(yield->getOperands())) {
+        // A yielded constant from above the region (a batch-1 iota folded
+        // to 0) is rematerialized in the kernel.
+        if (!mapping.contains(v) && matchPattern(v, m_Constant()) &&
+            v.getDefiningOp())
+          mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
         outs[r].push_back(mapping.lookupOrDefault(v));
+      }
     }
     auto storeAll = [&](OpBuilder &ob, Location loc) {
       for (auto [r, vals] : llvm::enumerate(outs)) {

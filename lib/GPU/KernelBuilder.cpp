@@ -6,6 +6,9 @@
 
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -467,4 +470,21 @@ void KernelBuilder::fenceProxyAsync() {
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
+}
+
+Operation *sinter::gpu_kernels::cloneForDevice(OpBuilder &b, Operation &op,
+                                               IRMapping &mapping) {
+  if (auto abs = dyn_cast<math::AbsIOp>(op)) {
+    // |x| = x < 0 ? 0 - x : x
+    Location loc = abs.getLoc();
+    Value x = mapping.lookupOrDefault(abs.getOperand());
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType()));
+    Value neg = arith::SubIOp::create(b, loc, zero, x);
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                     zero);
+    auto sel = arith::SelectOp::create(b, loc, lt, neg, x);
+    mapping.map(abs.getResult(), sel.getResult());
+    return sel;
+  }
+  return b.clone(op, mapping);
 }

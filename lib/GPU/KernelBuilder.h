@@ -17,6 +17,10 @@
 
 #include <optional>
 
+namespace mlir {
+class IRMapping;
+} // namespace mlir
+
 namespace sinter::gpu_kernels {
 
 enum class ReduceKind { Sum, Max };
@@ -55,6 +59,11 @@ mlir::gpu::GPUFuncOp createKernel(mlir::ImplicitLocOpBuilder &b,
                                   mlir::gpu::GPUModuleOp module,
                                   llvm::StringRef name,
                                   mlir::TypeRange argTypes, int64_t blockSize);
+
+/// Clones a region op into a kernel, rewriting the ops the NVVM lowering
+/// has no pattern for into ones it has (math.absi as a compare and select).
+mlir::Operation *cloneForDevice(mlir::OpBuilder &b, mlir::Operation &op,
+                                mlir::IRMapping &mapping);
 
 class KernelBuilder {
 public:

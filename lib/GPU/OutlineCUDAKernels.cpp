@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -71,6 +72,12 @@ static bool isElementwiseGeneric(linalg::GenericOp op) {
   for (Type t : op->getOperandTypes()) {
     Type elt = getElementTypeOrSelf(t);
     if (elt.isInteger(1) || elt.isIndex())
+      return false;
+  }
+  // Constant tensors live in the kernel module (the serial kernel's globals).
+  for (Value in : op.getDpsInputs()) {
+    DenseElementsAttr dense;
+    if (matchPattern(in, m_Constant(&dense)) && !dense.isSplat())
       return false;
   }
   for (Operation &bodyOp : op.getBlock()->without_terminator())

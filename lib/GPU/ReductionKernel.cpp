@@ -124,6 +124,30 @@ static Value linearIndexOf(KernelBuilder &kb, ArrayRef<int64_t> shape,
   return index ? index : kb.idx(0);
 }
 
+/// A constant tensor as a read-only global of the kernel module (emitted
+/// into the PTX), viewed from the kernel being built by `b`.
+static Value constantBuffer(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                            DenseElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto memType = MemRefType::get(type.getShape(), type.getElementType());
+  // One global per distinct constant.
+  std::string name;
+  for (int k = 0;; ++k) {
+    name = "sinter_constant_" + std::to_string(k);
+    auto g = module.lookupSymbol<memref::GlobalOp>(name);
+    if (!g)
+      break;
+    if (g.getInitialValue() == Attribute(value) && g.getType() == memType)
+      return memref::GetGlobalOp::create(b, memType, name);
+  }
+  OpBuilder mb(module.getContext());
+  mb.setInsertionPointToStart(module.getBody());
+  memref::GlobalOp::create(mb, b.getLoc(), name,
+                           mb.getStringAttr("private"), memType, value,
+                           /*constant=*/true, /*alignment=*/IntegerAttr());
+  return memref::GetGlobalOp::create(b, memType, name);
+}
+
 LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
   if (!op.hasPureTensorSemantics() || op->getNumResults() == 0 ||
       op->getNumRegions() != 1 || op->getRegion(0).empty())
@@ -235,9 +259,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   getUsedValuesDefinedAbove(op->getRegions(), captured);
   SmallVector<Value> capturedArgs;
   for (Value v : captured) {
-    // Scalar constants are rematerialized; tensors (gathered from) and
-    // scalars are passed.
-    if (!isa<ShapedType>(v.getType()) && matchPattern(v, m_Constant()))
+    // Constants are rematerialized (tensors as globals of the kernel
+    // module); other tensors (gathered from) and scalars are passed.
+    if (matchPattern(v, m_Constant()))
       continue;
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if ((t && (!t.hasStaticShape() ||
@@ -252,7 +276,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
 
   KernelLaunch launch;
   SmallVector<Value> inputs = op.getDpsInputs();
-  launch.operands.append(inputs.begin(), inputs.end());
+  // Non-splat constant tensors (TOSA's arange literals) are not passed: the
+  // kernel reads them from a global of the kernel module.
+  auto isDenseConstant = [](Value v) {
+    DenseElementsAttr d;
+    return isa<RankedTensorType>(v.getType()) &&
+           matchPattern(v, m_Constant(&d));
+  };
+  SmallVector<int64_t> inputArg(inputs.size(), -1);
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (!isDenseConstant(input)) {
+      inputArg[i] = launch.operands.size();
+      launch.operands.push_back(input);
+    }
   SmallVector<unsigned> initArg(inits.size(), 0);
   for (auto [j, init] : llvm::enumerate(inits))
     if (readsInit[j]) {
@@ -313,10 +349,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
       memref::StoreOp::create(b, v, mem, ValueRange{index});
   };
   SmallVector<Value> inputViews, initViews(inits.size()), resultViews;
-  for (auto [i, input] : llvm::enumerate(inputs))
-    inputViews.push_back(isa<RankedTensorType>(input.getType())
-                             ? view(func.getArgument(i))
-                             : Value());
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    DenseElementsAttr dense;
+    if (inputArg[i] < 0 && matchPattern(input, m_Constant(&dense)))
+      inputViews.push_back(view(constantBuffer(b, module, dense)));
+    else
+      inputViews.push_back(isa<RankedTensorType>(input.getType())
+                               ? view(func.getArgument(inputArg[i]))
+                               : Value());
+  }
   for (auto [j, init] : llvm::enumerate(inits))
     if (readsInit[j])
       initViews[j] = view(func.getArgument(initArg[j]));
@@ -326,8 +367,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   // Constants and scalars the region captures.
   IRMapping captures;
   for (Value v : captured) {
-    if (Operation *def = v.getDefiningOp();
-        def && matchPattern(v, m_Constant()))
+    DenseElementsAttr dense;
+    if (isa<RankedTensorType>(v.getType()) && matchPattern(v, m_Constant(&dense)))
+      captures.map(v, constantBuffer(b, module, dense));
+    else if (Operation *def = v.getDefiningOp();
+             def && matchPattern(v, m_Constant()))
       captures.map(v, b.clone(*def)->getResult(0));
   }
   for (auto [k, v] : llvm::enumerate(capturedArgs))
@@ -388,7 +432,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
       if (arg.use_empty())
         continue;
       if (!inputViews[i]) {
-        mapping.map(arg, promoted(func.getArgument(i)));
+        mapping.map(arg, promoted(func.getArgument(inputArg[i])));
         continue;
       }
       OpOperand *operand = op.getDpsInputOperand(i);
@@ -437,7 +481,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
         mapping.map(extract.getResult(), promoted(v));
         continue;
       }
-      Operation *clone = b.clone(bodyOp, mapping);
+      Operation *clone = cloneForDevice(b, bodyOp, mapping);
       for (Value r : clone->getResults())
         if (isNarrowFloat(r.getType()))
           r.setType(f32);

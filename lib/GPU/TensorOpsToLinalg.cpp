@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -144,7 +145,13 @@ struct InsertSliceToGather : OpRewritePattern<tensor::InsertSliceOp> {
             inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
           }
           Value fromSrc = tensor::ExtractOp::create(b, l, op.getSource(), at);
-          Value fromDest = tensor::ExtractOp::create(b, l, op.getDest(), idx);
+          // Outside the slice the destination's element; an empty
+          // destination has none (any value will do: zero).
+          Value fromDest =
+              op.getDest().getDefiningOp<tensor::EmptyOp>()
+                  ? Value(arith::ConstantOp::create(
+                        b, l, b.getZeroAttr(type.getElementType())))
+                  : Value(tensor::ExtractOp::create(b, l, op.getDest(), idx));
           return inside ? arith::SelectOp::create(b, l, inside, fromSrc,
                                                   fromDest)
                         : fromSrc;
@@ -161,15 +168,22 @@ struct PadToGather : OpRewritePattern<tensor::PadOp> {
     auto type = op.getResultType();
     auto srcType = op.getSourceType();
     Value pad = op.getConstantPaddingValue();
-    if (!type.hasStaticShape() || !srcType.hasStaticShape() || !pad ||
-        ShapedType::isDynamicShape(op.getStaticLow()))
+    // Low pads as attributes or constant SSA values (TOSA's cumsum).
+    SmallVector<int64_t> lows;
+    for (OpFoldResult low : op.getMixedLowPad()) {
+      std::optional<int64_t> c = getConstantIntValue(low);
+      if (!c)
+        return rewriter.notifyMatchFailure(op, "a dynamic low pad");
+      lows.push_back(*c);
+    }
+    if (!type.hasStaticShape() || !srcType.hasStaticShape() || !pad)
       return rewriter.notifyMatchFailure(op, "static constant pads only");
     Value out = gatherGeneric(
         rewriter, op.getLoc(), type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
           SmallVector<Value> at;
           Value inside;
-          for (auto [d, low] : llvm::enumerate(op.getStaticLow())) {
+          for (auto [d, low] : llvm::enumerate(lows)) {
             Value local = arith::SubIOp::create(b, l, idx[d], cIdx(b, l, low));
             int64_t size = srcType.getDimSize(d);
             at.push_back(clampIdx(b, l, local, 0, size - 1));
@@ -222,6 +236,47 @@ struct SinkExtractIntoRegion : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+// A constant tensor read by a sinter op or any other kernel that takes
+// buffers: a kernel writes it from the kernel module's copy (the general
+// kernel keeps constant tensors as globals of the module), since an artifact
+// has no host data to upload. Generics read their constant inputs from the
+// module directly and keep them.
+//
+//   %c = arith.constant dense<[[32, 1]]> : tensor<1x2xi32>
+//   sinter.fused ins(%x, %c ...)
+//   ->
+//   %m = linalg.generic outs(%e) { tensor.extract %c[%i, %j] }
+//   sinter.fused ins(%x, %m ...)
+struct MaterializeConstantOperands : OpRewritePattern<arith::ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!dense || dense.isSplat() || !type || !type.hasStaticShape())
+      return failure();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<linalg::GenericOp>(user) || isa<tensor::ExtractOp>(user) ||
+          user->getParentOfType<linalg::LinalgOp>())
+        continue;
+      uses.push_back(&use);
+    }
+    if (uses.empty())
+      return failure();
+    rewriter.setInsertionPointAfter(op);
+    Value copy = gatherGeneric(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {
+          return tensor::ExtractOp::create(b, l, op.getResult(), idx);
+        });
+    for (OpOperand *use : uses)
+      rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(copy); });
+    return success();
+  }
+};
+
 struct TensorOpsToLinalgPass
     : public sinter::impl::TensorOpsToLinalgBase<TensorOpsToLinalgPass> {
   using Base::Base;
@@ -237,5 +292,6 @@ struct TensorOpsToLinalgPass
 
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
-               SinkExtractIntoRegion>(patterns.getContext());
+               SinkExtractIntoRegion, MaterializeConstantOperands>(
+      patterns.getContext());
 }
