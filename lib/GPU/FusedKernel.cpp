@@ -227,6 +227,21 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   // The body, once per element, then one vector store per result.
   Operation *yield = body.getTerminator();
   unsigned firstResultArg = inputs.size();
+  // Constants the body uses from above its region (the greedy rewriter
+  // hoists them to the function's entry) are rematerialized in the kernel.
+  SmallVector<std::pair<Value, Value>> constantsAbove;
+  {
+    llvm::SetVector<Value> above;
+    body.walk([&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && !body.findAncestorOpInBlock(*def) &&
+            matchPattern(v, m_Constant()))
+          above.insert(v);
+    });
+    for (Value v : above)
+      constantsAbove.push_back({v, b.clone(*v.getDefiningOp())->getResult(0)});
+  }
   for (Slot &slot : slots) {
     SmallVector<SmallVector<Value>> outs(results.size());
     // Dropout words of this slot's elements, per seed: one Philox call
@@ -260,6 +275,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     };
     for (int64_t j = 0; j < width; ++j) {
       IRMapping mapping;
+      for (auto [above, inKernel] : constantsAbove)
+        mapping.map(above, inKernel);
       for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
         mapping.map(arg, vals[j]);
       for (Operation &bodyOp : body.without_terminator()) {

@@ -26,6 +26,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "sinter/Conversion/SinterToLoops.h"
 #include "sinter/GPU/CUDAArtifact.h"
 #include "sinter/GPU/Passes.h"
@@ -84,7 +85,13 @@ static bool isElementwiseGeneric(linalg::GenericOp op) {
     if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
             bodyOp.getDialect()))
       return false;
-  return true;
+  // Constants from above are rematerialized in the kernel; other captured
+  // values (host scalars) are the serial kernel's arguments.
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op.getRegion(), above);
+  return llvm::all_of(above, [](Value v) {
+    return v.getDefiningOp() && matchPattern(v, m_Constant());
+  });
 }
 
 /// A linalg.matmul / linalg.batch_matmul the tiled matmul kernel runs: the

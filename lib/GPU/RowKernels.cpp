@@ -493,9 +493,11 @@ sinter::gpu_kernels::buildSoftmaxKernel(SoftmaxOp op, gpu::GPUModuleOp module,
   ArrayRef<int64_t> shape = inType.getShape();
   int64_t rank = inType.getRank();
   if (static_cast<int64_t>(op.getDimension()) != rank - 1)
-    return op.emitOpError("the CUDA backend runs softmax over the trailing "
+    return op.emitOpError("the softmax row kernel takes the trailing "
                           "dimension only; got dimension ")
-           << op.getDimension() << " of " << rank;
+           << op.getDimension() << " of " << rank
+           << " (sinter-tensor-ops-to-linalg, which the NVVM pipeline runs "
+              "first, lowers other axes to the general path)";
   int64_t cols = shape.back();
   int64_t rows = inType.getNumElements() / std::max<int64_t>(cols, 1);
   FailureOr<RowConfig> cfg =

@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -283,6 +284,7 @@ struct TensorOpsToLinalgPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     sinter::populateTensorOpsToLinalgPatterns(patterns);
+    sinter::populateSoftmaxAnyAxisPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -66,3 +66,28 @@ func.func @all_i1(%x: tensor<4x64xi1>) -> tensor<4xi1> {
   %r = linalg.reduce { arith.andi } ins(%x : tensor<4x64xi1>) outs(%f : tensor<4xi1>) dimensions = [1]
   return %r : tensor<4xi1>
 }
+
+// -----
+
+// Softmax over a leading axis: the row kernel holds the trailing one, so
+// it becomes a max and a sum over the axis (the general path's serial
+// kernels, their fills folded into the accumulators) and a normalizing
+// elementwise kernel; each body applies the scale and reads the mask
+// through its broadcast map.
+// CHECK-LABEL: func.func @softmax_dim0
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 {{.*}} args(%{{.*}} : memref<128x64xbf16>, %{{.*}} : memref<1x64xf32>, %{{.*}} : memref<64xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_1 {{.*}} args(%{{.*}} : memref<128x64xbf16>, %{{.*}} : memref<1x64xf32>, %{{.*}} : memref<64xf32>, %{{.*}} : memref<64xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@generic_2
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @reduce_0
+// CHECK: arith.maximumf
+// CHECK-LABEL: gpu.func @reduce_1
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-LABEL: gpu.func @generic_2
+// CHECK: arith.divf
+// CHECK: arith.truncf
+func.func @softmax_dim0(%x: tensor<128x64xbf16>, %m: tensor<1x64xf32>) -> tensor<128x64xbf16> {
+  %y = sinter.softmax %x dim 0 mask(%m : tensor<1x64xf32>) {scale = 5.000000e-01 : f32} : tensor<128x64xbf16>
+  return %y : tensor<128x64xbf16>
+}

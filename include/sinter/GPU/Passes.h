@@ -139,6 +139,11 @@ std::string ptxFeaturesForChip(llvm::StringRef chip);
 /// and host scalar extracts as gathering generics).
 void populateTensorOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
+/// sinter.softmax over a non-trailing axis as three generics (max, sum of
+/// exponentials, normalize) for the general path; part of
+/// `sinter-tensor-ops-to-linalg`.
+void populateSoftmaxAnyAxisPatterns(mlir::RewritePatternSet &patterns);
+
 /// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
 /// into a kernel, lower the kernels to NVVM and serialize them.
 void buildNVVMPipeline(mlir::OpPassManager &pm,

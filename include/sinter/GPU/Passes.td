@@ -25,7 +25,13 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     * `tensor.pad` with a constant padding value;
     * a scalar `tensor.extract`ed on the host with constant indices and used
       by a generic's region (torch-mlir's 0-d step arithmetic) is moved into
-      that region, so the kernel reads it.
+      that region, so the kernel reads it;
+    * `sinter.softmax` over a non-trailing axis, which the register-resident
+      row kernel cannot hold, becomes three generics (max over the axis, sum
+      of exponentials, normalize) with the op's contract (f32 arithmetic, an
+      all `-inf` slice gives zeros); their threads walk the axis serially
+      and neighbouring threads read neighbouring elements, so the reads
+      coalesce without a transpose.
 
     Before:
 
@@ -49,6 +55,7 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

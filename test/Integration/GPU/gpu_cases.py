@@ -109,7 +109,10 @@ def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5):
     return name, ir, make, ref, torch_same_dtype
 
 
-def softmax_case(shape, t="f32", scale=None, mask_shape=None):
+def softmax_case(shape, t="f32", scale=None, mask_shape=None, dim=-1):
+    """softmax(scale * x + mask) over `dim` (the row kernel takes the last
+    one; any other runs as three generics on the general path)."""
+    dim = dim % len(shape)
     x = _tt(shape, t)
     args = ""
     opnd = ""
@@ -122,7 +125,7 @@ def softmax_case(shape, t="f32", scale=None, mask_shape=None):
   %%y = sinter.softmax %%x dim %d%s%s : %s
   return %%y : %s
 }
-""" % (x, args, x, len(shape) - 1, opnd, attrs, x, x)
+""" % (x, args, x, dim, opnd, attrs, x, x)
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
@@ -137,17 +140,19 @@ def softmax_case(shape, t="f32", scale=None, mask_shape=None):
         s = xx.double() * (scale if scale is not None else 1.0)
         if mm is not None:
             s = s + mm.double()
-        return [torch.softmax(s, -1).nan_to_num(0.0)]
+        return [torch.softmax(s, dim).nan_to_num(0.0)]
 
     def torch_same_dtype(torch, xx, mm=None):
         s = xx * (scale if scale is not None else 1.0)
         if mm is not None:
             s = s + mm.to(xx.dtype)
-        return [torch.softmax(s, -1)]
+        return [torch.softmax(s, dim)]
 
-    name = "softmax_%s_%s%s%s" % ("x".join(map(str, shape)), t,
-                                  "_scaled" if scale else "",
-                                  "_mask" if mask_shape else "")
+    name = "softmax_%s_%s%s%s%s" % ("x".join(map(str, shape)), t,
+                                    "_scaled" if scale else "",
+                                    "_mask" if mask_shape else "",
+                                    "" if dim == len(shape) - 1
+                                    else "_dim%d" % dim)
     return name, ir, make, ref, torch_same_dtype
 
 
@@ -866,6 +871,10 @@ def correctness_cases():
                               mask_shape=[17, 257]))
     cases.append(softmax_case([3, 1024], "f16", mask_shape=[3, 1]))
     cases.append(softmax_case([2, 5, 4096], "bf16", scale=0.5))
+    # Over a leading axis (channels; a column softmax with a masked column).
+    cases.append(softmax_case([2, 64, 7, 9], "bf16", dim=1))
+    cases.append(softmax_case([300, 129], "f32", scale=0.5, mask_shape=[1, 129],
+                              dim=0))
     for form in ("tanh", "erf"):
         cases.append(bias_gelu_case(113, 768, "bf16", form))
         cases.append(bias_gelu_case(64, 100, "f32", form))
