@@ -202,7 +202,7 @@ static LogicalResult checkKernelTensors(Operation *op) {
     if (!rt.hasStaticShape())
       return op->emitOpError("the CUDA backend needs static shapes, got ")
              << rt;
-    if (rt.getNumElements() == 0)
+    if (llvm::is_contained(rt.getShape(), 0))
       return op->emitOpError("the CUDA backend does not launch kernels over "
                              "empty tensors, got ")
              << rt;
