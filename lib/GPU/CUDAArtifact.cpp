@@ -712,6 +712,42 @@ static std::string writeManifest(ArrayRef<FunctionPlan> plans, StringRef chip,
   return text;
 }
 
+/// The plans of the public functions of a module whose host side is final.
+static FailureOr<std::vector<FunctionPlan>>
+planFunctions(ModuleOp module, const sinter::ArgumentNames *argNames) {
+  std::vector<FunctionPlan> plans;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isExternal())
+      continue;
+    FailureOr<FunctionPlan> plan = planFunction(func, argNames);
+    if (failed(plan))
+      return failure();
+    plans.push_back(std::move(*plan));
+  }
+  if (plans.empty())
+    return module.emitError("the module has no public function to compile");
+  return plans;
+}
+
+FailureOr<std::string>
+sinter::planCUDAManifest(ModuleOp module, const NVVMPipelineOptions &options,
+                         const ArgumentNames *argNames) {
+  PassManager pm(module.getContext());
+  pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
+  if (failed(pm.run(module)))
+    return failure();
+  FailureOr<std::vector<FunctionPlan>> plans = planFunctions(module, argNames);
+  if (failed(plans))
+    return failure();
+  std::vector<std::string> kernels;
+  module.walk([&](gpu::GPUFuncOp f) {
+    if (f.isKernel())
+      kernels.push_back(f.getName().str());
+  });
+  llvm::sort(kernels);
+  return writeManifest(*plans, options.chip, kernels);
+}
+
 LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                                           const NVVMPipelineOptions &options,
                                           StringRef outDir,
@@ -725,17 +761,11 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
   if (failed(cubin))
     return failure();
 
-  std::vector<FunctionPlan> plans;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isPrivate() || func.isExternal())
-      continue;
-    FailureOr<FunctionPlan> plan = planFunction(func, argNames);
-    if (failed(plan))
-      return failure();
-    plans.push_back(std::move(*plan));
-  }
-  if (plans.empty())
-    return module.emitError("the module has no public function to compile");
+  FailureOr<std::vector<FunctionPlan>> planned =
+      planFunctions(module, argNames);
+  if (failed(planned))
+    return failure();
+  std::vector<FunctionPlan> &plans = *planned;
 
   // Every launched kernel is one the cubin defines (the PTX and the cubin
   // come from the same kernels).

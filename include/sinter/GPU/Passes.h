@@ -130,6 +130,9 @@ std::string findCUDAToolkit();
 /// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).
 std::string ptxFeaturesForChip(llvm::StringRef chip);
 
+/// The options of sinter-outline-cuda-kernels within `options`.
+OutlineCUDAKernelsOptions outlineOptions(const NVVMPipelineOptions &options);
+
 /// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
 /// into a kernel, lower the kernels to NVVM and serialize them.
 void buildNVVMPipeline(mlir::OpPassManager &pm,
