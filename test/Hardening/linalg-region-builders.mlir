@@ -17,6 +17,8 @@
 // RUN: not sinter-opt %t/unsigned-float.mlir 2>&1 | FileCheck %s --check-prefix=UNSIGNED
 // RUN: not sinter-opt %t/aliases.mlir 2>&1 | FileCheck %s --check-prefix=ALIASES
 // RUN: not sinter-opt %t/unranked.mlir 2>&1 | FileCheck %s --check-prefix=UNRANKED
+// RUN: not sinter-opt %t/reduce-dims.mlir 2>&1 | FileCheck %s --check-prefix=REDUCE
+// RUN: not sinterc %t/transpose-perm.mlir --target=cpu -o %t/out --quiet 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: sinter-opt %t/fine.mlir | FileCheck %s --check-prefix=FINE
 
 // BMM: bmm-index.mlir:3:8: error: 'linalg.batch_matmul' with operands of element types f32, f32, index: its body casts every input to the init's element type
@@ -26,6 +28,11 @@
 // UNSIGNED: unsigned-float.mlir:2:8: error: 'linalg.elementwise' with kind max_unsigned on f32 elements: it takes integers wider than i1
 // ALIASES: aliases.mlir:6:8: error: 'linalg.elementwise' with kind exp on i1 elements
 // UNRANKED: unranked.mlir:2:8: error: 'linalg.batch_matmul' with operands of element types tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+// The parsers of linalg.reduce, linalg.broadcast and linalg.transpose keep
+// a null attribute when their integer list is malformed, then crash (found
+// by the compiler fuzz target).
+// REDUCE: reduce-dims.mlir:2:87: error: 'linalg.reduce' dimensions must be a list of 64-bit integers such as [0, 1] (MLIR 22 crashes parsing anything else)
+// TRANSPOSE: transpose-perm.mlir:2:96: error: 'linalg.transpose' permutation must be a list of 64-bit integers
 // FINE-LABEL: func.func @fine
 // FINE: linalg.batch_matmul
 // FINE: linalg.batch_reduce_matmul
@@ -33,6 +40,8 @@
 // FINE: linalg.elementwise kind=#linalg.elementwise_kind<add>
 // FINE: linalg.elementwise kind=#linalg.elementwise_kind<max_unsigned>
 // FINE: linalg.elementwise kind=#linalg.elementwise_kind<select>
+// FINE: linalg.transpose
+// FINE: linalg.broadcast
 
 //--- bmm-index.mlir
 func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<2x8x4xf32>, %c: tensor<2x4x4xindex>) -> tensor<2x4x4xindex> {
@@ -74,6 +83,20 @@ func.func @f(%a: tensor<*xf32>, %c: tensor<*xf32>) {
   %0 = linalg.batch_matmul ins(%a, %a : tensor<*xf32>, tensor<*xf32>) outs(%c : tensor<*xf32>) -> tensor<*xf32>
   return
 }
+//--- reduce-dims.mlir
+func.func @f(%x: tensor<4x4xf32>, %z: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.reduce ins(%x : tensor<4x4xf32>) outs(%z : tensor<4xf32>) dimensions = [sinter.adamw bf16]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<4xf32>
+}
+//--- transpose-perm.mlir
+func.func @f(%x: tensor<4x4xf32>, %z: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.transpose ins(%x : tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) permutation = [1, 99999999999999999999]
+  return %r : tensor<4x4xf32>
+}
 //--- fine.mlir
 !t = tensor<4xf32>
 func.func @fine(%a: tensor<2x4x4xbf16>, %c: tensor<2x4x4xf32>, %r: tensor<4x4xi32>,
@@ -84,5 +107,7 @@ func.func @fine(%a: tensor<2x4x4xbf16>, %c: tensor<2x4x4xf32>, %r: tensor<4x4xi3
   %3 = linalg.elementwise kind=#linalg.elementwise_kind<add> ins(%i, %i : tensor<4xi8>, tensor<4xi8>) outs(%i : tensor<4xi8>) -> tensor<4xi8>
   %4 = linalg.elementwise kind=#linalg.elementwise_kind<max_unsigned> ins(%i, %i : tensor<4xi8>, tensor<4xi8>) outs(%i : tensor<4xi8>) -> tensor<4xi8>
   %5 = linalg.elementwise kind=#linalg.elementwise_kind<select> ins(%p, %x, %x : tensor<4xi1>, !t, !t) outs(%x : !t) -> !t
+  %6 = linalg.transpose ins(%c : tensor<2x4x4xf32>) outs(%c : tensor<2x4x4xf32>) permutation = [0, 2, 1]
+  %7 = linalg.broadcast ins(%x : !t) outs(%c : tensor<2x4x4xf32>) dimensions = [0, 1]
   return
 }

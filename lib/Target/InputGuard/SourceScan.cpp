@@ -203,6 +203,17 @@ bool hasRegionRules(StringRef op) {
          op == "elementwise";
 }
 
+/// The linalg ops whose parser stores whatever DenseI64ArrayAttr::parse
+/// returned, null when the array is malformed (MLIR 22 then crashes), and
+/// the keyword that introduces the array.
+StringRef i64ArrayKeyword(StringRef op) {
+  if (op == "reduce" || op == "broadcast")
+    return "dimensions";
+  if (op == "transpose")
+    return "permutation";
+  return "";
+}
+
 bool isOpen(Token t) {
   return (t.kind == Tok::Punct && t.text.size() == 1 &&
           StringRef("([{<").contains(t.text[0])) ||
@@ -234,6 +245,7 @@ private:
   bool startsTopLevelItem(Token t, Token next) const;
   std::optional<std::string> expand(StringRef text, StringRef at);
   LogicalResult checkNamedLinalgOp(Token name, size_t after);
+  LogicalResult checkI64Array(Token name, size_t after, StringRef keyword);
   LogicalResult readTypes(Lexer &lexer, SmallVectorImpl<Type> &types);
 
   llvm::SourceMgr &sourceMgr;
@@ -358,6 +370,11 @@ LogicalResult Scanner::run() {
     if (t.kind == Tok::Bare && t.text.starts_with("linalg.") &&
         hasRegionRules(t.text.drop_front(7)) &&
         failed(checkNamedLinalgOp(t, lexer.position())))
+      return failure();
+    if (t.kind == Tok::Bare && t.text.starts_with("linalg.") &&
+        !i64ArrayKeyword(t.text.drop_front(7)).empty() &&
+        failed(checkI64Array(t, lexer.position(),
+                             i64ArrayKeyword(t.text.drop_front(7)))))
       return failure();
   }
   if (defining)
@@ -513,6 +530,54 @@ LogicalResult Scanner::checkNamedLinalgOp(Token name, size_t after) {
   return error(name.text) << "'" << name.text << "' with " << *why
                           << " (MLIR 22 crashes building the body of such "
                              "an op; write it as a linalg.generic)";
+}
+
+/// The `keyword = [i, j, ...]` of the linalg op `name` (the lexer is past it
+/// at `after`), if it has one, is a list of integers within int64.
+LogicalResult Scanner::checkI64Array(Token name, size_t after,
+                                     StringRef keyword) {
+  Lexer lexer(buffer, after);
+  int depth = 0;
+  for (Token t = lexer.next(); t.kind != Tok::Eof; t = lexer.next()) {
+    if (isOpen(t) || isClose(t)) {
+      depth += isOpen(t) ? 1 : -1;
+      if (depth < 0)
+        return success();
+      continue;
+    }
+    if (depth != 0)
+      continue;
+    if (t.is("->") || t.kind == Tok::Percent || t.kind == Tok::String ||
+        t.kind == Tok::Caret || (t.kind == Tok::Bare && t.text.contains('.')))
+      return success(); // the next operation, or the region
+    Lexer peek = lexer;
+    if (t.kind != Tok::Bare || t.text != keyword || !peek.next().is("="))
+      continue;
+    auto malformed = [&](StringRef at) {
+      return error(at) << "'" << name.text << "' " << keyword
+                       << " must be a list of 64-bit integers such as [0, 1] "
+                          "(MLIR 22 crashes parsing anything else)";
+    };
+    Token u = peek.next();
+    if (!u.is("["))
+      return malformed(u.text);
+    for (bool first = true;; first = false) {
+      u = peek.next();
+      if (u.is("]") && first)
+        return success();
+      if (u.is("-"))
+        u = peek.next();
+      int64_t value;
+      if (u.kind != Tok::Number || u.text.getAsInteger(0, value))
+        return malformed(u.text);
+      u = peek.next();
+      if (u.is("]"))
+        return success();
+      if (!u.is(","))
+        return malformed(u.text);
+    }
+  }
+  return success();
 }
 
 LogicalResult sinter::checkSourceBeforeParsing(llvm::SourceMgr &sourceMgr,
