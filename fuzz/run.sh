@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Part of the Sinter project.
 # Runs both fuzz targets of <build> (a SINTER_FUZZ build) for <seconds> each:
-#   fuzz/run.sh <build> <seconds>
+#   [FUZZ_SEED=n] fuzz/run.sh <build> <seconds>
 # Seeds come from the repository (seed_corpus.py); what the fuzzers learn
 # accumulates in <build>/fuzz-corpus/<target> across runs; a crashing input
 # is written to <build>/fuzz-crashes/ and fails the run. Prints, per target,
@@ -19,6 +19,8 @@ for target in compiler manifest; do
   log="$build/fuzz-$target.log"
   extra=()
   [ "$target" = compiler ] && extra=(-dict="$repo/fuzz/mlir.dict")
+  # FUZZ_SEED: libFuzzer's random seed (default: from the clock).
+  [ -n "${FUZZ_SEED:-}" ] && extra+=(-seed="$FUZZ_SEED")
   # One input at a time on one core; 64 KiB inputs (the seeds' bound), 30 s
   # per input before it counts as a hang.
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
