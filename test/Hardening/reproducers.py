@@ -103,6 +103,26 @@ for name, text, targets in CASES:
 # CHECK: no public function [cpu]: <input>:1:1: error: the module has no public function with a body to compile (@g is private)
 # CHECK: no public function [cuda:sm_90a]: <input>:1:1: error: the module has no public function with a body to compile (@g is private)
 
+# Crash 2: index and tensor<4xindex> arguments for CUDA compile (index is
+# an int64 scalar or buffer); compiled without loading (no GPU needed).
+INDEX_ARGS = """
+func.func @f(%n: index, %ids: tensor<4xindex>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %0 = linalg.add ins(%a, %a : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+with tempfile.TemporaryDirectory() as out:
+    sinter._capi.compile_to_dir(INDEX_ARGS, out, "<input>",
+                                sinter._capi.option_string(
+                                    {"target": "cuda:sm_90a"}))
+    import json  # noqa: E402
+    args = json.load(open(os.path.join(out, "manifest.json")))[
+        "functions"][0]["arguments"]
+    print("index arguments [cuda:sm_90a]:",
+          [(a["name"], a["dtype"], a["bytes"]) for a in args[:2]])
+# CHECK: index arguments [cuda:sm_90a]: [('n', 'int64', 8), ('ids', 'int64', 32)]
+
 # The interpreter is alive and compiles.
 prog = sinter.compile("func.func @twice(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                       "  %0 = arith.addf %a, %a : tensor<4xf32>\n"
