@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Part of the Sinter project.
 # Runs both fuzz targets of <build> (a SINTER_FUZZ build) for <seconds> each:
-#   [FUZZ_SEED=n] fuzz/run.sh <build> <seconds>
+#   [FUZZ_SEED=n] [FUZZ_MAX_LEN=bytes] [FUZZ_TARGETS="compiler manifest"] \
+#     fuzz/run.sh <build> <seconds>
 # Seeds come from the repository (seed_corpus.py); what the fuzzers learn
 # accumulates in <build>/fuzz-corpus/<target> across runs; a crashing input
 # is written to <build>/fuzz-crashes/ and fails the run. Prints, per target,
@@ -13,7 +14,7 @@ seconds="$2"
 python3 "$repo/fuzz/seed_corpus.py" "$repo" "$build/fuzz-seeds" || exit 1
 mkdir -p "$build/fuzz-crashes"
 status=0
-for target in compiler manifest; do
+for target in ${FUZZ_TARGETS:-compiler manifest}; do
   corpus="$build/fuzz-corpus/$target"
   mkdir -p "$corpus"
   log="$build/fuzz-$target.log"
@@ -21,12 +22,12 @@ for target in compiler manifest; do
   [ "$target" = compiler ] && extra=(-dict="$repo/fuzz/mlir.dict")
   # FUZZ_SEED: libFuzzer's random seed (default: from the clock).
   [ -n "${FUZZ_SEED:-}" ] && extra+=(-seed="$FUZZ_SEED")
-  # One input at a time on one core; 64 KiB inputs (the seeds' bound), 30 s
-  # per input before it counts as a hang.
+  # One input at a time on one core; inputs up to FUZZ_MAX_LEN bytes (64 KiB,
+  # the seeds' bound), 30 s per input before it counts as a hang.
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$build/bin/sinter-$target-fuzzer" "${extra[@]}" \
-      -max_total_time="$seconds" -max_len=65536 -timeout=30 \
+      -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-65536}" -timeout=30 \
       -rss_limit_mb=4096 -print_final_stats=1 \
       -artifact_prefix="$build/fuzz-crashes/$target-" \
       "$corpus" "$build/fuzz-seeds/$target" > "$log" 2>&1

@@ -19,6 +19,7 @@
 // RUN: not sinter-opt %t/unranked.mlir 2>&1 | FileCheck %s --check-prefix=UNRANKED
 // RUN: not sinter-opt %t/reduce-dims.mlir 2>&1 | FileCheck %s --check-prefix=REDUCE
 // RUN: not sinterc %t/transpose-perm.mlir --target=cpu -o %t/out --quiet 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
+// RUN: not sinter-opt %t/self-alias.mlir 2>&1 | FileCheck %s --check-prefix=SELF
 // RUN: sinter-opt %t/fine.mlir | FileCheck %s --check-prefix=FINE
 
 // BMM: bmm-index.mlir:3:8: error: 'linalg.batch_matmul' with operands of element types f32, f32, index: its body casts every input to the init's element type
@@ -33,6 +34,9 @@
 // by the compiler fuzz target).
 // REDUCE: reduce-dims.mlir:2:87: error: 'linalg.reduce' dimensions must be a list of 64-bit integers such as [0, 1] (MLIR 22 crashes parsing anything else)
 // TRANSPOSE: transpose-perm.mlir:2:96: error: 'linalg.transpose' permutation must be a list of 64-bit integers
+// An alias that names itself (found by the fuzz target: the scan's own
+// expansion recursed without end).
+// SELF: self-alias.mlir:3:77: error: the aliases in this type expand to more than 1048576 characters or refer to themselves
 // FINE-LABEL: func.func @fine
 // FINE: linalg.batch_matmul
 // FINE: linalg.batch_reduce_matmul
@@ -96,6 +100,12 @@ func.func @f(%x: tensor<4x4xf32>, %z: tensor<4xf32>) -> tensor<4xf32> {
 func.func @f(%x: tensor<4x4xf32>, %z: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = linalg.transpose ins(%x : tensor<4x4xf32>) outs(%z : tensor<4x4xf32>) permutation = [1, 99999999999999999999]
   return %r : tensor<4x4xf32>
+}
+//--- self-alias.mlir
+!t = tensor<4x!t>
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.elementwise kind=#linalg.elementwise_kind<exp> ins(%a : !t) outs(%a : !t) -> !t
+  return %0 : tensor<4xf32>
 }
 //--- fine.mlir
 !t = tensor<4xf32>

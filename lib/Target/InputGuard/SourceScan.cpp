@@ -243,7 +243,7 @@ private:
   LogicalResult onAliasReference(Token t);
   void finishAlias();
   bool startsTopLevelItem(Token t, Token next) const;
-  std::optional<std::string> expand(StringRef text, StringRef at);
+  std::optional<std::string> expand(StringRef text, unsigned depth = 0);
   LogicalResult checkNamedLinalgOp(Token name, size_t after);
   LogicalResult checkI64Array(Token name, size_t after, StringRef keyword);
   LogicalResult readTypes(Lexer &lexer, SmallVectorImpl<Type> &types);
@@ -383,8 +383,12 @@ LogicalResult Scanner::run() {
 }
 
 /// `text` with every alias in it replaced by its value, recursively; none
-/// when that exceeds the expansion limit.
-std::optional<std::string> Scanner::expand(StringRef text, StringRef at) {
+/// when that exceeds the expansion or the nesting limit.
+std::optional<std::string> Scanner::expand(StringRef text, unsigned depth) {
+  // An alias naming itself (invalid, but the table holds what the text
+  // says) or a chain longer than the nesting limit.
+  if (depth > limits.maxNesting)
+    return std::nullopt;
   std::string out;
   Lexer lexer(text);
   size_t copied = 0;
@@ -394,7 +398,7 @@ std::optional<std::string> Scanner::expand(StringRef text, StringRef at) {
     auto it = aliases.find(t.text);
     if (it == aliases.end())
       continue;
-    std::optional<std::string> value = expand(it->second.value, at);
+    std::optional<std::string> value = expand(it->second.value, depth + 1);
     if (!value)
       return std::nullopt;
     size_t begin = t.text.data() - text.data();
@@ -439,10 +443,11 @@ LogicalResult Scanner::readTypes(Lexer &lexer, SmallVectorImpl<Type> &types) {
     }
   }
   for (StringRef span : spans) {
-    std::optional<std::string> text = expand(span, span);
+    std::optional<std::string> text = expand(span);
     if (!text)
-      return error(span) << "this type expands to more than "
-                         << limits.maxAliasExpansion << " characters";
+      return error(span) << "the aliases in this type expand to more than "
+                         << limits.maxAliasExpansion
+                         << " characters or refer to themselves";
     std::string message;
     Type type;
     {
@@ -496,7 +501,7 @@ LogicalResult Scanner::checkNamedLinalgOp(Token name, size_t after) {
         }
       }
       StringRef span(value.text.data(), end - value.text.data());
-      std::optional<std::string> text = expand(span, span);
+      std::optional<std::string> text = expand(span);
       Attribute attr;
       if (text) {
         ScopedDiagnosticHandler quiet(&context,
