@@ -22,10 +22,13 @@ MAX_BYTES = 65536
 
 
 def chunks(text):
+    """The inputs of a test file, without its comment lines (CHECK lines and
+    prose: mutations there would only rerun the same program)."""
     if "\n//--- " in "\n" + text:
         parts = re.split(r"^//--- .*$", text, flags=re.M)[1:]
     else:
         parts = re.split(r"^// -----\s*$", text, flags=re.M)
+    parts = [re.sub(r"^\s*//.*\n?", "", p, flags=re.M) for p in parts]
     return [p.strip() + "\n" for p in parts if p.strip()]
 
 
