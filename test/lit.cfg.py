@@ -33,10 +33,10 @@ python = config.python_executable or "python3"
 sanitizer_link_flags = ""
 if config.sinter_sanitize:
     config.available_features.add("sanitize")
-    config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-    python = "env LD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 %s" % (
-        config.sinter_asan_runtime, python)
+    python = config.sinter_python_wrapper
+    config.environment["PYTHON"] = python
     sanitizer_link_flags = "-fsanitize=address,undefined"
 config.substitutions.append(("%sanitizer_link_flags", sanitizer_link_flags))
 config.substitutions.append(("%python", python))

@@ -36,7 +36,7 @@
 // TRANSPOSE: transpose-perm.mlir:2:96: error: 'linalg.transpose' permutation must be a list of 64-bit integers
 // An alias that names itself (found by the fuzz target: the scan's own
 // expansion recursed without end).
-// SELF: self-alias.mlir:3:77: error: the aliases in this type expand to more than 1048576 characters or refer to themselves
+// SELF: self-alias.mlir:3:71: error: the aliases in this type expand to more than 1048576 characters or refer to themselves
 // FINE-LABEL: func.func @fine
 // FINE: linalg.batch_matmul
 // FINE: linalg.batch_reduce_matmul
