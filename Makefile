@@ -3,12 +3,20 @@
 
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
+# The fuzz targets (clang, libFuzzer, ASan, UBSan) and the sanitizer build
+# of the whole project live in build directories of their own.
+FUZZ_BUILD_DIR ?= build-fuzz
+SANITIZE_BUILD_DIR ?= build-asan
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTHON ?= python3
 APT_PACKAGES := cmake ninja-build ccache g++ libgtest-dev \
-                llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+                llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools \
+                clang-22 libclang-rt-22-dev
 
-.PHONY: all deps configure build run test check-lit docs format clean install
+.PHONY: all deps configure build run test check-lit docs format clean install \
+        fuzz fuzz-build fuzz-smoke test-sanitize
 
 all: build
 
@@ -49,9 +57,45 @@ build: configure
 run: build
 	@./examples/run.sh $(BUILD_DIR)
 
-# Every test: lit (dialect, passes, integration, embedding) and unit tests.
+# Every test: lit (dialect, passes, integration, embedding) and unit tests,
+# then both fuzz targets for FUZZ_SMOKE_SECONDS each.
 test: build
 	cmake --build $(BUILD_DIR) --target check-sinter
+	$(MAKE) fuzz-smoke
+
+# libFuzzer over the compiler (parse, fusion, CUDA planning) and the
+# manifest loader, seeded from test/ (docs/Hardening.md): FUZZ_SECONDS per
+# target; a crash fails the run and leaves its input in
+# $(FUZZ_BUILD_DIR)/fuzz-crashes.
+$(FUZZ_BUILD_DIR)/build.ninja: | deps
+	CC=clang-22 CXX=clang++-22 cmake -G Ninja -S . -B $(FUZZ_BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DSINTER_FUZZ=ON \
+	  -DPython3_EXECUTABLE=$$($(PYTHON) -c "import sys; print(sys.executable)") \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+
+fuzz-build: $(FUZZ_BUILD_DIR)/build.ninja
+	cmake --build $(FUZZ_BUILD_DIR) --target sinter-fuzzers
+
+fuzz: fuzz-build
+	fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
+
+# A fixed seed: the same mutations on every machine.
+fuzz-smoke: fuzz-build
+	FUZZ_SEED=1 fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SMOKE_SECONDS)
+
+# The lit suite on a build with AddressSanitizer and UBSan (not part of
+# `make test`: it takes about as long again as the whole of it).
+$(SANITIZE_BUILD_DIR)/build.ninja: | deps
+	cmake -G Ninja -S . -B $(SANITIZE_BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DSINTER_SANITIZE=ON \
+	  -DPython3_EXECUTABLE=$$($(PYTHON) -c "import sys; print(sys.executable)") \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+	  -DCMAKE_INSTALL_PREFIX=$(CURDIR)/$(SANITIZE_BUILD_DIR)/install
+
+test-sanitize: $(SANITIZE_BUILD_DIR)/build.ninja
+	cmake --build $(SANITIZE_BUILD_DIR) --target check-sinter
 
 # Refresh the committed references generated from the ODS (test/Docs fails
 # when they are stale).
@@ -72,4 +116,4 @@ format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) install
+	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR) $(SANITIZE_BUILD_DIR) install

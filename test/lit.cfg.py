@@ -25,7 +25,21 @@ config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
-config.substitutions.append(("%python", config.python_executable or "python3"))
+# A sanitizer build (SINTER_SANITIZE, `make test-sanitize`): a report fails
+# the test; Python runs with the ASan runtime preloaded (it loads the
+# instrumented C API) and without leak checking (the interpreter's own
+# allocations live to the end); external projects link the runtimes too.
+python = config.python_executable or "python3"
+sanitizer_link_flags = ""
+if config.sinter_sanitize:
+    config.available_features.add("sanitize")
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    python = config.sinter_python_wrapper
+    config.environment["PYTHON"] = python
+    sanitizer_link_flags = "-fsanitize=address,undefined"
+config.substitutions.append(("%sanitizer_link_flags", sanitizer_link_flags))
+config.substitutions.append(("%python", python))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "CCACHE_DIR", "SINTER_TEST_SEED"])

@@ -167,20 +167,44 @@ describeTensorMap(nvgpu::TmaCreateDescriptorOp desc) {
   return tm;
 }
 
-static BufferInfo describe(StringRef name, StringRef role, Type type) {
+/// The bytes of one element of type `t` in a buffer or a kernel parameter
+/// (`index` is 64-bit on the device); 0 for types the runtime cannot pass.
+static int64_t elementBytes(Type t) {
+  if (t.isIndex())
+    return 8;
+  if (!t.isIntOrFloat() || dtypeName(t).empty())
+    return 0;
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+}
+
+/// A buffer of a statically shaped tensor or memref, or a scalar, for the
+/// manifest; a located error at `anchor` for any other type (dynamic or
+/// unranked shapes, element types without a dtype, sizes past int64).
+static FailureOr<BufferInfo> describe(Location loc, StringRef name,
+                                      StringRef role, Type type,
+                                      StringRef what = "") {
   BufferInfo info;
   info.id = info.name = name.str();
   info.role = role.str();
-  if (auto shaped = dyn_cast<ShapedType>(type)) {
-    info.dtype = dtypeName(shaped.getElementType());
+  auto shaped = dyn_cast<ShapedType>(type);
+  Type element = shaped ? shaped.getElementType() : type;
+  int64_t bytes = elementBytes(element);
+  info.dtype = dtypeName(element);
+  if (info.dtype.empty() || !bytes || (shaped && !shaped.hasStaticShape()))
+    return emitError(loc, "the CUDA target cannot pass ")
+           << type << " (" << (what.empty() ? name : what)
+           << "): it takes statically shaped tensors and scalars of f16, "
+              "bf16, f32, f64, i1, i32, i64 or index";
+  info.scalar = !shaped;
+  if (shaped) {
     info.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
-    info.bytes = shaped.getNumElements() *
-                 std::max<int64_t>(1, shaped.getElementTypeBitWidth() / 8);
-  } else {
-    info.dtype = dtypeName(type);
-    info.scalar = true;
-    info.bytes = std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
+    for (int64_t d : info.shape)
+      if (llvm::MulOverflow(bytes, d, bytes))
+        return emitError(loc, "the buffer of ")
+               << type << " (" << (what.empty() ? name : what)
+               << ") has more than 2^63 bytes";
   }
+  info.bytes = bytes;
   return info;
 }
 
@@ -247,17 +271,22 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
     if (auto tt = dyn_cast<RankedTensorType>(t); tt && !tt.hasStaticShape())
       return func.emitError("the CUDA target needs static shapes, argument #")
              << i << " is " << t;
-    BufferInfo info = describe("arg" + std::to_string(i), value::kInput, t);
-    if (info.dtype.empty())
-      return func.emitError("argument #")
-             << i << " has an element type the runtime cannot pass: " << t;
-    names[arg] = info.id;
+    std::string name = "arg" + std::to_string(i);
     if (argNames) {
       auto it = argNames->find(func.getSymName());
       if (it != argNames->end() && i < it->second.size() &&
           !it->second[i].empty())
-        info.name = it->second[i];
+        name = it->second[i];
     }
+    std::string what =
+        "argument #" + std::to_string(i) + " '" + name + "' of @" + plan.name;
+    FailureOr<BufferInfo> described = describe(
+        arg.getLoc(), "arg" + std::to_string(i), value::kInput, t, what);
+    if (failed(described))
+      return failure();
+    BufferInfo info = std::move(*described);
+    info.name = name;
+    names[arg] = info.id;
     plan.arguments.push_back(info);
   }
   // Which allocations are returned: those become the outputs.
@@ -282,8 +311,12 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
     auto arg = toBuffer ? dyn_cast<BlockArgument>(toBuffer.getTensor())
                         : BlockArgument();
     if (arg && arg.getOwner() == &func.getBody().front()) {
-      outputs[i] = describe("result" + std::to_string(i), value::kOutput,
-                            result.getType());
+      FailureOr<BufferInfo> described =
+          describe(ret.getLoc(), "result" + std::to_string(i), value::kOutput,
+                   result.getType());
+      if (failed(described))
+        return failure();
+      outputs[i] = std::move(*described);
       outputs[i].aliasOf = plan.arguments[arg.getArgNumber()].name;
       continue;
     }
@@ -298,8 +331,12 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
   }
   for (auto [alloc, i] : returnedAlloc) {
     // The output has the returned (possibly reshaped) tensor's shape.
-    outputs[i] = describe("result" + std::to_string(i), value::kOutput,
-                          ret.getOperand(i).getType());
+    FailureOr<BufferInfo> described =
+        describe(ret.getLoc(), "result" + std::to_string(i), value::kOutput,
+                 ret.getOperand(i).getType());
+    if (failed(described))
+      return failure();
+    outputs[i] = std::move(*described);
     names[alloc] = outputs[i].id;
   }
   plan.arguments.append(outputs.begin(), outputs.end());
@@ -308,10 +345,13 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (names.count(alloc))
         continue;
-      BufferInfo info = describe("tmp" + std::to_string(plan.temps.size()),
-                                 value::kTemp, alloc.getType());
-      names[alloc] = info.id;
-      plan.temps.push_back(info);
+      FailureOr<BufferInfo> info =
+          describe(alloc.getLoc(), "tmp" + std::to_string(plan.temps.size()),
+                   value::kTemp, alloc.getType());
+      if (failed(info))
+        return failure();
+      names[alloc] = info->id;
+      plan.temps.push_back(std::move(*info));
       continue;
     }
     if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(op)) {
@@ -672,6 +712,42 @@ static std::string writeManifest(ArrayRef<FunctionPlan> plans, StringRef chip,
   return text;
 }
 
+/// The plans of the public functions of a module whose host side is final.
+static FailureOr<std::vector<FunctionPlan>>
+planFunctions(ModuleOp module, const sinter::ArgumentNames *argNames) {
+  std::vector<FunctionPlan> plans;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isExternal())
+      continue;
+    FailureOr<FunctionPlan> plan = planFunction(func, argNames);
+    if (failed(plan))
+      return failure();
+    plans.push_back(std::move(*plan));
+  }
+  if (plans.empty())
+    return module.emitError("the module has no public function to compile");
+  return plans;
+}
+
+FailureOr<std::string>
+sinter::planCUDAManifest(ModuleOp module, const NVVMPipelineOptions &options,
+                         const ArgumentNames *argNames) {
+  PassManager pm(module.getContext());
+  pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
+  if (failed(pm.run(module)))
+    return failure();
+  FailureOr<std::vector<FunctionPlan>> plans = planFunctions(module, argNames);
+  if (failed(plans))
+    return failure();
+  std::vector<std::string> kernels;
+  module.walk([&](gpu::GPUFuncOp f) {
+    if (f.isKernel())
+      kernels.push_back(f.getName().str());
+  });
+  llvm::sort(kernels);
+  return writeManifest(*plans, options.chip, kernels);
+}
+
 LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                                           const NVVMPipelineOptions &options,
                                           StringRef outDir,
@@ -685,17 +761,11 @@ LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
   if (failed(cubin))
     return failure();
 
-  std::vector<FunctionPlan> plans;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isPrivate() || func.isExternal())
-      continue;
-    FailureOr<FunctionPlan> plan = planFunction(func, argNames);
-    if (failed(plan))
-      return failure();
-    plans.push_back(std::move(*plan));
-  }
-  if (plans.empty())
-    return module.emitError("the module has no public function to compile");
+  FailureOr<std::vector<FunctionPlan>> planned =
+      planFunctions(module, argNames);
+  if (failed(planned))
+    return failure();
+  std::vector<FunctionPlan> &plans = *planned;
 
   // Every launched kernel is one the cubin defines (the PTX and the cubin
   // come from the same kernels).

@@ -41,15 +41,8 @@ std::string sinter::findCUDAToolkit() {
   return "";
 }
 
-void sinter::buildNVVMPipeline(OpPassManager &pm,
-                               const NVVMPipelineOptions &options) {
-  // The CUDA toolkit provides ptxas and libdevice (math functions); find it
-  // here rather than rely on the environment of whoever runs the compiler.
-  std::string toolkit = findCUDAToolkit();
-  // Tensor ops left between kernels become generics the kernels run.
-  pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
-  pm.addPass(createCanonicalizerPass());
-  // One kernel per sinter op, launched from the host functions.
+sinter::OutlineCUDAKernelsOptions
+sinter::outlineOptions(const NVVMPipelineOptions &options) {
   OutlineCUDAKernelsOptions outline;
   outline.rowVectors = options.rowVectors;
   outline.fusedVectors = options.fusedVectors;
@@ -62,7 +55,19 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   outline.persistentCtas = options.persistentCtas;
   outline.smCount = options.smCount;
   outline.matmul = options.matmul;
-  pm.addPass(createOutlineCUDAKernels(outline));
+  return outline;
+}
+
+void sinter::buildNVVMPipeline(OpPassManager &pm,
+                               const NVVMPipelineOptions &options) {
+  // The CUDA toolkit provides ptxas and libdevice (math functions); find it
+  // here rather than rely on the environment of whoever runs the compiler.
+  std::string toolkit = findCUDAToolkit();
+  // Tensor ops left between kernels become generics the kernels run.
+  pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  // One kernel per sinter op, launched from the host functions.
+  pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;

@@ -217,12 +217,28 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   return op->emitOpError("is not supported by the CUDA backend yet");
 }
 
-/// Checks that every tensor `op` touches has a static shape.
-static LogicalResult checkStatic(Operation *op) {
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-    if (auto rt = dyn_cast<RankedTensorType>(t); rt && !rt.hasStaticShape())
+/// Checks what every kernel generator assumes of the tensors `op` touches:
+/// static shapes, at least one element (a grid of zero blocks cannot be
+/// launched) and integer or floating-point elements whose size the kernels
+/// can compute (`index` has none in memory).
+static LogicalResult checkKernelTensors(Operation *op) {
+  for (Type t :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt)
+      continue;
+    if (!rt.hasStaticShape())
       return op->emitOpError("the CUDA backend needs static shapes, got ")
              << rt;
+    if (llvm::is_contained(rt.getShape(), 0))
+      return op->emitOpError("the CUDA backend does not launch kernels over "
+                             "empty tensors, got ")
+             << rt;
+    if (!rt.getElementType().isIntOrFloat())
+      return op->emitOpError("the CUDA backend needs integer or "
+                             "floating-point elements, got ")
+             << rt << (rt.getElementType().isIndex() ? " (use i64)" : "");
+  }
   return success();
 }
 
@@ -292,12 +308,16 @@ struct OutlineCUDAKernelsPass
     }
     tuning.matmulLibraryCall = matmulPath == "cublas";
     ModuleOp module = getOperation();
-    // torch-mlir's tm_tensor ops left by fusion become linalg first.
+    // What fusion left of torch-mlir's tm_tensor ops and of upstream
+    // aggregates (linalg.softmax) becomes linalg generics first, as on the
+    // CPU (SinterToLoops.h).
     {
-      RewritePatternSet tm(module.getContext());
-      populateTMTensorToLinalgPatterns(tm);
-      if (failed(applyPatternsGreedily(module, std::move(tm))))
-        return signalPassFailure();
+      RewritePatternSet patterns(module.getContext());
+      populateTMTensorToLinalgPatterns(patterns);
+      populateLinalgAggregatesToGenericsPatterns(patterns);
+      GreedyRewriteConfig config;
+      config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      (void)applyPatternsGreedily(module, std::move(patterns), config);
     }
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions
@@ -317,7 +337,8 @@ struct OutlineCUDAKernelsPass
           op->getParentOfType<gpu::GPUModuleOp>())
         return;
       // Errors about a named reduction name it, not its generic form.
-      if (op.getNumReductionLoops() > 0 && failed(checkSerialKernel(op))) {
+      if (failed(checkKernelTensors(op)) ||
+          (op.getNumReductionLoops() > 0 && failed(checkSerialKernel(op)))) {
         unsupported = true;
         return;
       }
@@ -360,7 +381,7 @@ struct OutlineCUDAKernelsPass
 
     unsigned counter = 0;
     for (Operation *op : ops) {
-      if (failed(checkStatic(op)))
+      if (failed(checkKernelTensors(op)))
         return signalPassFailure();
       // Kernels are named after their op; reductions run by the serial
       // kernel are reduce_N.

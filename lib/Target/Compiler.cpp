@@ -11,6 +11,7 @@
 #include "sinter/InitAll.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
 #include "sinter/Target/CPU/CPUTarget.h"
+#include "sinter/Target/InputGuard.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -178,9 +179,39 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   return success();
 }
 
-LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
-                                    MLIRContext &context, StringRef outDir,
-                                    const CompileOptions &options) {
+OwningOpRef<ModuleOp>
+sinter::parseForCompilation(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+                            ArgumentNameMap *argumentNames) {
+  StringRef file = "<input>";
+  if (const llvm::MemoryBuffer *buffer =
+          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()))
+    file = buffer->getBufferIdentifier();
+  // Text upstream MLIR's parser would crash on is refused before it parses
+  // (InputGuard.h says why this is a scan and not a crash handler).
+  if (failed(checkSourceBeforeParsing(sourceMgr, context)))
+    return nullptr;
+  Block parsedBlock;
+  AsmParserState parserState;
+  ParserConfig config(&context);
+  if (failed(parseAsmSourceFile(sourceMgr, &parsedBlock, config, &parserState)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsedBlock, &context, FileLineColLoc::get(&context, file, 0, 0));
+  if (!module)
+    return nullptr;
+  if (argumentNames)
+    *argumentNames = collectArgumentNames(*module, parserState);
+  if (failed(verify(*module)) ||
+      failed(checkModuleForCompilation(
+          *module, FileLineColLoc::get(&context, file, 1, 1))))
+    return nullptr;
+  return module;
+}
+
+static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
+                                        MLIRContext &context, StringRef outDir,
+                                        const sinter::CompileOptions &options) {
   Location fileLoc = UnknownLoc::get(&context);
   if (const llvm::MemoryBuffer *buffer =
           sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID()))
@@ -188,23 +219,15 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
         FileLineColLoc::get(&context, buffer->getBufferIdentifier(), 0, 0);
   std::string targetError;
   std::string target = options.driver.target;
-  if (!checkTarget(target, targetError))
+  if (!sinter::checkTarget(target, targetError))
     return emitError(fileLoc) << targetError;
 
   // Parsing.
   StageTimer parsing(options, "parsing");
-  Block parsedBlock;
-  AsmParserState parserState;
-  ParserConfig config(&context);
-  if (failed(parseAsmSourceFile(sourceMgr, &parsedBlock, config, &parserState)))
-    return failure();
+  sinter::ArgumentNameMap names;
   OwningOpRef<ModuleOp> module =
-      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
-          &parsedBlock, &context, fileLoc);
+      sinter::parseForCompilation(sourceMgr, context, &names);
   if (!module)
-    return failure();
-  ArgumentNameMap names = collectArgumentNames(*module, parserState);
-  if (failed(verify(*module)))
     return failure();
   parsing.done();
 
@@ -228,15 +251,15 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
   if (!getCUDAChip(target).empty())
     return compileForCUDA(*module, getCUDAChip(target), outDir, options,
                           fileLoc, &names);
-  if (options.driver.emit == EmitKind::PTX)
+  if (options.driver.emit == sinter::EmitKind::PTX)
     return emitError(fileLoc)
            << "--emit=ptx needs a CUDA target (--target=cuda:sm_<arch>)";
 
   // Lowering. The manifest describes the tensor-level signatures, so it is
   // computed before they become memrefs.
   StageTimer lowering(options, "lowering");
-  FailureOr<SmallVector<FunctionInfo>> functions =
-      describeFunctions(*module, names);
+  FailureOr<SmallVector<sinter::FunctionInfo>> functions =
+      sinter::describeFunctions(*module, names);
   if (failed(functions))
     return failure();
   // Inputs are read-only in the calling convention (callers may pass arrays
@@ -249,7 +272,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
                         BoolAttr::get(&context, false));
   {
     PassManager pm(&context);
-    buildCPUPipeline(pm, CPUPipelineOptions());
+    sinter::buildCPUPipeline(pm, sinter::CPUPipelineOptions());
     if (failed(pm.run(*module)))
       return failure();
   }
@@ -260,7 +283,7 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
       return emitError(fileLoc) << "cannot create the output directory '"
                                 << outDir << "': " << ec.message();
   }
-  if (options.driver.emit == EmitKind::MLIR)
+  if (options.driver.emit == sinter::EmitKind::MLIR)
     return writeOutput(*module, outDir, "kernels.mlir",
                        [&](raw_ostream &os) { module->print(os); });
 
@@ -268,10 +291,10 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
   StageTimer codegen(options, "codegen");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateForHost(*module, llvmContext);
+      sinter::translateForHost(*module, llvmContext);
   if (!llvmModule)
     return failure();
-  if (options.driver.emit == EmitKind::LLVMIR)
+  if (options.driver.emit == sinter::EmitKind::LLVMIR)
     return writeOutput(*module, outDir, "kernels.ll", [&](raw_ostream &os) {
       llvmModule->print(os, nullptr);
     });
@@ -286,18 +309,31 @@ LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
   StageTimer link(options, "link");
   // kernels.so records the SHA-256 of its manifest, so that a loader runs it
   // with no other.
-  SmallVector<std::string> entryPoints = exportedEntryPoints(*llvmModule);
-  for (const FunctionInfo &function : *functions)
-    if (!llvm::is_contained(entryPoints, manifest::cpuSymbol(function.name)))
+  SmallVector<std::string> entryPoints =
+      sinter::exportedEntryPoints(*llvmModule);
+  for (const sinter::FunctionInfo &function : *functions)
+    if (!llvm::is_contained(entryPoints,
+                            sinter::manifest::cpuSymbol(function.name)))
       return emitError(fileLoc) << "kernels.so would not export "
-                                << manifest::cpuSymbol(function.name);
-  std::string manifestText = cpuManifest(*functions, entryPoints, *llvmModule);
-  embedManifestDigest(*llvmModule, manifestText);
+                                << sinter::manifest::cpuSymbol(function.name);
+  std::string manifestText =
+      sinter::cpuManifest(*functions, entryPoints, *llvmModule);
+  sinter::embedManifestDigest(*llvmModule, manifestText);
   std::string linkError;
-  if (!linkHostSharedObject(*llvmModule, outDir, linkError))
+  if (!sinter::linkHostSharedObject(*llvmModule, outDir, linkError))
     return emitError(fileLoc) << "linking kernels.so: " << linkError;
-  if (!writeCPUArtifact(manifestText, outDir, linkError))
+  if (!sinter::writeCPUArtifact(manifestText, outDir, linkError))
     return emitError(fileLoc) << linkError;
   link.done();
   return success();
+}
+
+LogicalResult sinter::compileSource(llvm::SourceMgr &sourceMgr,
+                                    MLIRContext &context, StringRef outDir,
+                                    const CompileOptions &options) {
+  LogicalResult result = failure();
+  runOnCompilerStack([&] {
+    result = compileOnThisStack(sourceMgr, context, outDir, options);
+  });
+  return result;
 }

@@ -27,13 +27,14 @@
 // RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=l2-256b | FileCheck %s --check-prefix=L2256 --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=.cs.
 // RUN: sinterc %s --target=cuda:sm_90a --emit=ptx -o - --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=streaming | FileCheck %s --check-prefix=STREAM --implicit-check-not=cache_hint --implicit-check-not=no_allocate --implicit-check-not=L2::256B
 
-// The hinted PTX assembles (ptxas) for Hopper and Ampere.
+// The hinted PTX assembles (ptxas) for Hopper and Ampere: a cubin for the
+// chip that defines every kernel the manifest launches (Inputs/check_cubin.py).
 // RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a -o %t/sm90 --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=evict-first
-// RUN: test -s %t/sm90/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/sm90 sm_90a
 // RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80 --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=evict-first
-// RUN: test -s %t/sm80/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/sm80 sm_80
 // RUN: sinterc %s --target=cuda:sm_80 -o %t/sm80s --quiet --cuda-row-vectors=4 --cuda-adamw-persistent=0 --cuda-cache-hints=l2-256b
-// RUN: test -s %t/sm80s/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/sm80s sm_80
 
 // Bad values: an error at the input, naming the accepted ones.
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="cache-hints=evict_first" 2>&1 | FileCheck %s --check-prefix=BAD

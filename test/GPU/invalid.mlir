@@ -76,3 +76,48 @@ func.func @uninitialized_accumulator(%x: tensor<4x64xf32>) -> tensor<4xf32> {
   %r = linalg.reduce { arith.addf } ins(%x : tensor<4x64xf32>) outs(%e : tensor<4xf32>) dimensions = [1]
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// index elements have no size in memory: rejected at the op, not a crash of
+// the elementwise kernel builder.
+func.func @fused_index(%a: tensor<8xindex>, %b: tensor<8xindex>) -> tensor<8xindex> {
+  // expected-error @+1 {{'sinter.fused' op the CUDA backend needs integer or floating-point elements, got 'tensor<8xindex>' (use i64)}}
+  %0 = sinter.fused ins(%a, %b : tensor<8xindex>, tensor<8xindex>)
+      maps [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>] {
+  ^bb0(%x: index, %y: index):
+    %s = arith.addi %x, %y : index
+    sinter.yield %s : index
+  } -> tensor<8xindex>
+  return %0 : tensor<8xindex>
+}
+
+// -----
+
+func.func @generic_index(%a: tensor<8xindex>) -> tensor<8xindex> {
+  %e = tensor.empty() : tensor<8xindex>
+  // expected-error @+1 {{'linalg.generic' op the CUDA backend needs integer or floating-point elements, got 'tensor<8xindex>' (use i64)}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<8xindex>) outs(%e : tensor<8xindex>) {
+  ^bb0(%x: index, %o: index):
+    linalg.yield %x : index
+  } -> tensor<8xindex>
+  return %0 : tensor<8xindex>
+}
+
+// -----
+
+// A grid of zero blocks cannot be launched.
+func.func @empty_attention(%q: tensor<1x2x0x64xbf16>, %k: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x64xbf16>) -> tensor<1x2x0x64xbf16> {
+  // expected-error @+1 {{'sinter.attention' op the CUDA backend does not launch kernels over empty tensors, got 'tensor<1x2x0x64xbf16>'}}
+  %o = sinter.attention %q, %k, %v : tensor<1x2x0x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16> -> tensor<1x2x0x64xbf16>
+  return %o : tensor<1x2x0x64xbf16>
+}
+
+// -----
+
+func.func @empty_add(%a: tensor<0x4xf32>) -> tensor<0x4xf32> {
+  %e = tensor.empty() : tensor<0x4xf32>
+  // expected-error @+1 {{'linalg.add' op the CUDA backend does not launch kernels over empty tensors, got 'tensor<0x4xf32>'}}
+  %0 = linalg.add ins(%a, %a : tensor<0x4xf32>, tensor<0x4xf32>) outs(%e : tensor<0x4xf32>) -> tensor<0x4xf32>
+  return %0 : tensor<0x4xf32>
+}

@@ -27,14 +27,14 @@
 // Every variant assembles (ptxas) for Hopper and Ampere.
 // RUN: rm -rf %t
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p1 --quiet --cuda-row-vectors=4 --cuda-row-persistent=1 --cuda-adamw-persistent=1
-// RUN: test -s %t/p1/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/p1 sm_90a
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/p1/manifest.json
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p2 --quiet --cuda-row-vectors=4 --cuda-row-persistent=2 --cuda-adamw-persistent=2
-// RUN: test -s %t/p2/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/p2 sm_90a
 // RUN: sinterc %s --target=cuda:sm_90a -o %t/p3 --quiet --cuda-row-persistent=3 --cuda-row-vectors=2
-// RUN: test -s %t/p3/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/p3 sm_90a
 // RUN: sinterc %s --target=cuda:sm_80 -o %t/p2sm80 --quiet --cuda-row-vectors=4 --cuda-row-persistent=2 --cuda-adamw-persistent=2
-// RUN: test -s %t/p2sm80/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t/p2sm80 sm_80
 
 // Bad values.
 // RUN: not sinter-opt %s --sinter-outline-cuda-kernels="row-persistent=4 row-vectors=4" 2>&1 | FileCheck %s --check-prefix=BAD

@@ -5,7 +5,7 @@
 // RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a -o %t --quiet
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/kernels.ptx
-// RUN: test -s %t/kernels.cubin
+// RUN: %python %S/Inputs/check_cubin.py %t sm_90a
 // RUN: sinterc %s --target=cuda:sm_80 --emit=ptx -o - --quiet | FileCheck %s --check-prefix=SM80
 
 // MANIFEST: "target": "cuda:sm_90a"

@@ -39,6 +39,11 @@ def LowerToLoopsPass : Pass<"sinter-lower-to-loops", "mlir::ModuleOp"> {
       one `linalg.generic` with the op's maps and body; `sinter.dropout`
       becomes a Philox4x32-10 mask.
 
+    Upstream ops without a loop lowering of their own that fusion left
+    become linalg generics too: torch-mlir's `tm_tensor.scan` and
+    `tm_tensor.attention`, and aggregate ops such as `linalg.softmax` (their
+    upstream decomposition).
+
     Before:
 
     ```mlir

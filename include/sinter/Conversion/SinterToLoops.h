@@ -45,11 +45,15 @@ void populateAdamWToLoopsPatterns(mlir::RewritePatternSet &patterns,
 /// program.
 void populateFusedToLoopsPatterns(mlir::RewritePatternSet &patterns,
                                   const SinterToLoopsOptions &options);
-/// All of the above.
 /// torch-mlir's `tm_tensor.scan` and `tm_tensor.attention` left by fusion,
 /// as linalg generics.
 void populateTMTensorToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Upstream linalg aggregate ops (`linalg.softmax`) left by fusion, as
+/// their decomposition into linalg generics.
+void populateLinalgAggregatesToGenericsPatterns(
+    mlir::RewritePatternSet &patterns);
 
+/// All of the above.
 void populateSinterToLoopsPatterns(mlir::RewritePatternSet &patterns,
                                    const SinterToLoopsOptions &options);
 

@@ -59,6 +59,15 @@ compileCUDAArtifact(mlir::ModuleOp module, const NVVMPipelineOptions &options,
                     llvm::StringRef outDir,
                     const ArgumentNames *argNames = nullptr);
 
+/// The manifest.json that compileCUDAArtifact would write for `module`,
+/// planned right after sinter-outline-cuda-kernels (the host side of every
+/// function is final there), without compiling the kernels: the fuzz target
+/// and tests of the planner run it on machines without a CUDA toolkit. Its
+/// entry points are the outlined kernels. `module` is changed in place.
+mlir::FailureOr<std::string>
+planCUDAManifest(mlir::ModuleOp module, const NVVMPipelineOptions &options,
+                 const ArgumentNames *argNames = nullptr);
+
 /// Lowers `module` for `options.chip` and returns the kernels' PTX
 /// (`--emit=ptx`).
 mlir::FailureOr<std::string>

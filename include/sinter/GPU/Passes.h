@@ -144,6 +144,9 @@ void populateTensorOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// `sinter-tensor-ops-to-linalg`.
 void populateSoftmaxAnyAxisPatterns(mlir::RewritePatternSet &patterns);
 
+/// The options of sinter-outline-cuda-kernels within `options`.
+OutlineCUDAKernelsOptions outlineOptions(const NVVMPipelineOptions &options);
+
 /// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
 /// into a kernel, lower the kernels to NVVM and serialize them.
 void buildNVVMPipeline(mlir::OpPassManager &pm,

@@ -114,7 +114,11 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     shared-memory-tiled kernel on CUDA cores (f32 accumulation), and
     elementwise linalg ops (generics with parallel loops, and named ops such
     as add, transpose, fill and broadcast, which are generalized first)
-    through the same one-pass kernel as sinter.fused.
+    through the same one-pass kernel as sinter.fused. Upstream aggregate
+    ops (`linalg.softmax`) and torch-mlir's `tm_tensor` ops left by fusion
+    first become linalg generics, as on the CPU. Every tensor a kernel
+    touches must have a static shape, at least one element and integer or
+    floating-point elements (not `index`); other ops are errors at the op.
 
     With `matmul=cublas` (the default) such a matmul also becomes a library
     call when cuBLASLt takes its element types (A and B both f16, bf16 or

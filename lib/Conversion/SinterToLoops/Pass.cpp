@@ -32,6 +32,7 @@ void sinter::populateSinterToLoopsPatterns(RewritePatternSet &patterns,
   populateAdamWToLoopsPatterns(patterns, opts);
   populateFusedToLoopsPatterns(patterns, opts);
   populateTMTensorToLinalgPatterns(patterns);
+  populateLinalgAggregatesToGenericsPatterns(patterns);
 }
 
 namespace {

@@ -2,9 +2,6 @@
 // RUN: sinter-opt %s --sinter-lower-to-loops="elementwise-block=1024" --one-shot-bufferize="bufferize-function-boundaries" --split-input-file | FileCheck %s --check-prefix=BUF
 // RUN: sinter-opt %s --sinter-lower-to-loops --one-shot-bufferize="bufferize-function-boundaries" --convert-linalg-to-loops --split-input-file | FileCheck %s --check-prefix=LOOPS
 
-// LOOPS-NOT: linalg.
-// LOOPS-NOT: sinter.adamw
-
 // Two parameter tensors in one program nest: program c updates chunk c of
 // both (1024 elements: 1024 rows of the 1-D tensor, 16 rows of 64 of the
 // 2-D one). The 2-D tensor has fewer chunks, so its slices are clamped
@@ -54,6 +51,13 @@
 // BUF-SAME:    (%[[P0:[a-z0-9]+]]: memref<4096xf32, {{.*}}>, %[[P1:[a-z0-9]+]]: memref<40x64xbf16, {{.*}}>, %{{[a-z0-9]+}}: {{.*}}, %{{[a-z0-9]+}}: {{.*}}, %[[M0:[a-z0-9]+]]: memref<4096xf32, {{.*}}>, %[[M1:[a-z0-9]+]]: memref<40x64xf32, {{.*}}>, %[[V0:[a-z0-9]+]]: memref<4096xf32, {{.*}}>, %[[V1:[a-z0-9]+]]: memref<40x64xf32, {{.*}}>
 // BUF-NOT:     memref.alloc
 // BUF:         return %[[P0]], %[[P1]], %[[M0]], %[[M1]], %[[V0]], %[[V1]]
+// LOOPS-LABEL: func.func @two_tensors
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         return
 func.func @two_tensors(%p0: tensor<4096xf32>, %p1: tensor<40x64xbf16>,
                        %g0: tensor<4096xf32>, %g1: tensor<40x64xbf16>,
                        %m0: tensor<4096xf32>, %m1: tensor<40x64xf32>,
@@ -92,6 +96,13 @@ func.func @two_tensors(%p0: tensor<4096xf32>, %p1: tensor<40x64xbf16>,
 // BUF:         memref.collapse_shape %[[PE]]
 // BUF-NOT:     memref.alloc
 // BUF:         return
+// LOOPS-LABEL: func.func @scalar_param
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.adamw}}
+// LOOPS:         return
 func.func @scalar_param(%p: tensor<f32>, %g: tensor<f32>, %m: tensor<f32>, %v: tensor<f32>,
                         %lr: f32, %t: f32) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
   %r:3 = sinter.adamw params(%p : tensor<f32>) grads(%g : tensor<f32>)

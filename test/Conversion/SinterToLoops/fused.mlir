@@ -1,8 +1,6 @@
 // RUN: sinter-opt %s --sinter-lower-to-loops="elementwise-block=1024" --split-input-file | FileCheck %s --enable-var-scope
 // RUN: sinter-opt %s --sinter-lower-to-loops --one-shot-bufferize="bufferize-function-boundaries" --convert-linalg-to-loops --split-input-file | FileCheck %s --check-prefix=LOOPS
 
-// LOOPS-NOT: linalg.
-// LOOPS-NOT: {{sinter\.(fused|dropout|yield)}}
 
 // Bias + tanh: programs over blocks of 16 rows (1024 / 64); each program is
 // one linalg.generic with the op's maps on its slices (the bias, indexed
@@ -23,6 +21,13 @@
 // CHECK:             linalg.yield
 // CHECK:           tensor.parallel_insert_slice %[[G]] into %[[O]][%[[R0]], 0] [%[[N]], 64] [1, 1]
 // CHECK:         } {sinter.tile = {kind = "elementwise", rows_per_program = 16 : i64}}
+// LOOPS-LABEL: func.func @bias_tanh
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         return
 func.func @bias_tanh(%x: tensor<40x64xbf16>, %b: tensor<64xbf16>) -> tensor<40x64xbf16> {
   %y = sinter.fused ins(%x, %b : tensor<40x64xbf16>, tensor<64xbf16>)
       maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {
@@ -62,6 +67,13 @@ func.func @bias_tanh(%x: tensor<40x64xbf16>, %b: tensor<64xbf16>) -> tensor<40x6
 // CHECK:             %[[SUM:.*]] = arith.addf %[[D]], %{{.*}} : f32
 // CHECK:             linalg.yield %[[SUM]], %[[D]] : f32, f32
 // CHECK:         {sinter.tile = {kind = "elementwise", rows_per_program = 8 : i64}}
+// LOOPS-LABEL: func.func @dropout_residual
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(fused|dropout|yield)}}
+// LOOPS:         return
 func.func @dropout_residual(%x: tensor<8x16xf32>, %res: tensor<16x8xf32>, %seed: i64)
     -> (tensor<8x16xf32>, tensor<8x16xf32>) {
   %y, %d = sinter.fused ins(%x, %res, %seed : tensor<8x16xf32>, tensor<16x8xf32>, i64)

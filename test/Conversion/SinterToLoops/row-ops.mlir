@@ -8,9 +8,6 @@
 // accumulators.
 // BUF-NOT: memref.copy
 
-// LOOPS-NOT: linalg.
-// LOOPS-NOT: {{sinter\.(softmax|layer_norm|rms_norm)}}
-
 // Softmax over the trailing dimension: one program per row; the row is
 // loaded once into an f32 tile, reduced (max, then sum of exp), and the
 // normalised row is stored once, rounded to bf16.
@@ -39,6 +36,13 @@
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           tensor.parallel_insert_slice %[[OUT]] into %[[O]][%[[I]], 0] [1, 128] [1, 1]
 // CHECK:         } {sinter.tile = {kind = "row", op = "softmax", row_size = 128 : i64}}
+// LOOPS-LABEL: func.func @softmax_last
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         return
 func.func @softmax_last(%x: tensor<4x128xbf16>) -> tensor<4x128xbf16> {
   %y = sinter.softmax %x dim 1 : tensor<4x128xbf16>
   return %y : tensor<4x128xbf16>
@@ -60,6 +64,13 @@ func.func @softmax_last(%x: tensor<4x128xbf16>) -> tensor<4x128xbf16> {
 // CHECK:             tensor.extract %[[M]][%[[J]], %c0] : tensor<5x1xf32>
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], 0, %[[K]]] [1, 5, 1] [1, 1, 1] : tensor<5xf32> into tensor<3x5x4xf32>
 // CHECK:         {sinter.tile = {kind = "row", op = "softmax", row_size = 5 : i64}}
+// LOOPS-LABEL: func.func @softmax_middle_masked
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         return
 func.func @softmax_middle_masked(%x: tensor<3x5x4xf32>, %m: tensor<5x1xf32>) -> tensor<3x5x4xf32> {
   %y = sinter.softmax %x dim 1 mask(%m : tensor<5x1xf32>) {scale = 0.5 : f32} : tensor<3x5x4xf32>
   return %y : tensor<3x5x4xf32>
@@ -95,6 +106,13 @@ func.func @softmax_middle_masked(%x: tensor<3x5x4xf32>, %m: tensor<5x1xf32>) -> 
 // CHECK:           tensor.parallel_insert_slice %[[RT]] into %[[RO]][%[[I]]] [1] [1] : tensor<f32> into tensor<8xf32>
 // CHECK:         {sinter.tile = {kind = "row", op = "layer_norm", row_size = 24 : i64}}
 // CHECK:         return %[[R]]#0, %[[R]]#1, %[[R]]#2
+// LOOPS-LABEL: func.func @layer_norm_stats
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         return
 func.func @layer_norm_stats(%x: tensor<8x4x6xf16>, %w: tensor<4x6xf16>, %b: tensor<4x6xf16>)
     -> (tensor<8x4x6xf16>, tensor<8xf32>, tensor<8xf32>) {
   %y, %mean, %rstd = sinter.layer_norm %x weight(%w : tensor<4x6xf16>) bias(%b : tensor<4x6xf16>)
@@ -118,6 +136,13 @@ func.func @layer_norm_stats(%x: tensor<8x4x6xf16>, %w: tensor<4x6xf16>, %b: tens
 // CHECK:           linalg.generic
 // CHECK:             arith.truncf %{{.*}} : f32 to bf16
 // CHECK:         {sinter.tile = {kind = "row", op = "rms_norm", row_size = 4096 : i64}}
+// LOOPS-LABEL: func.func @rms_norm
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         return
 func.func @rms_norm(%x: tensor<16x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<16x4096xbf16> {
   %y = sinter.rms_norm %x weight(%w : tensor<4096xbf16>) {epsilon = 1.0e-6 : f32}
       : tensor<16x4096xbf16> -> tensor<16x4096xbf16>
@@ -131,6 +156,13 @@ func.func @rms_norm(%x: tensor<16x4096xbf16>, %w: tensor<4096xbf16>) -> tensor<1
 // CHECK-LABEL: func.func @rms_norm_whole
 // CHECK:         scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}, %[[RO:.*]] = %{{.*}}) -> (tensor<8xf32>, tensor<f32>)
 // CHECK:           tensor.parallel_insert_slice %{{.*}} into %[[RO]][] [] [] : tensor<f32> into tensor<f32>
+// LOOPS-LABEL: func.func @rms_norm_whole
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         scf.forall
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         memref.store
+// LOOPS-NOT:     {{linalg\.|sinter\.(softmax|layer_norm|rms_norm)}}
+// LOOPS:         return
 func.func @rms_norm_whole(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<f32>) {
   %y, %r = sinter.rms_norm %x : tensor<8xf32> -> tensor<8xf32> rstd(tensor<f32>)
   return %y, %r : tensor<8xf32>, tensor<f32>

@@ -73,6 +73,22 @@ func.func @attention_head_dim(%q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x32x
 
 // -----
 
+func.func @attention_empty_head_dim(%q: tensor<1x2x16x0xbf16>, %k: tensor<1x2x16x0xbf16>, %v: tensor<1x2x16x0xbf16>) {
+  // expected-error @+1 {{head dimension must be at least 1, got 0}}
+  %o = sinter.attention %q, %k, %v : tensor<1x2x16x0xbf16>, tensor<1x2x16x0xbf16>, tensor<1x2x16x0xbf16> -> tensor<1x2x16x0xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_empty_value_head_dim(%q: tensor<1x2x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: tensor<1x2x16x0xf32>) {
+  // expected-error @+1 {{value head dimension must be at least 1, got 0}}
+  %o = sinter.attention %q, %k, %v : tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x0xf32> -> tensor<1x2x16x0xf32>
+  return
+}
+
+// -----
+
 func.func @attention_value_shape(%q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x96x64xf32>) {
   // expected-error @+1 {{value must have the batch, heads and sequence length of key: [1, 8, 96] vs [1, 8, 128]}}
   %o = sinter.attention %q, %k, %v : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x96x64xf32> -> tensor<1x8x128x64xf32>

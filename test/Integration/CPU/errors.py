@@ -113,7 +113,7 @@ expect(sinter.CompileError, sinter.compile,
 
 expect(sinter.CompileError, sinter.compile,
        "func.func private @decl(tensor<4xf32>)\n", "cpu", False)
-# CHECK: CompileError: <input>:0:0: error: the module has no public function with a body to compile
+# CHECK: CompileError: <input>:1:1: error: the module has no public function with a body to compile (@decl is a declaration)
 
 expect(sinter.CompileError, sinter.compile, ATTN_LIKE, "cuda:sm_x")
 # CHECK: CompileError: <input>:0:0: error: malformed CUDA target 'cuda:sm_x'

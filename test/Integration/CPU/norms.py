@@ -64,7 +64,7 @@ run_softmax("softmax -inf row", (64, 33), 1, np.float32, neg_inf_rows=True)
 
 
 def run_layer_norm(name, shape, rank, dtype, weight=True, bias=True,
-                   stats=True, eps=1e-5):
+                   stats=True, eps=1e-5, amplitude=None):
     if dtype is None:
         print("%s: skipped (no ml_dtypes)" % name)
         return
@@ -89,7 +89,9 @@ func.func @ln(%s) -> (%s) {
 }
 """ % (", ".join(args), ", ".join(results), names, operands,
        refs.flt(np.float32(eps)), rank, tx, tx, tail, names, ", ".join(results)))
-    x = refs.random(gen, shape, dtype, -3, 5)
+    # amplitude: rows of variance ~amplitude^2/3, where epsilon matters.
+    x = (refs.random(gen, shape, dtype, -3, 5) if amplitude is None else
+         refs.random(gen, shape, dtype, -amplitude, amplitude))
     w = refs.random(gen, norm_shape, dtype, 0.5, 1.5) if weight else None
     b = refs.random(gen, norm_shape, dtype) if bias else None
     got = prog.run("ln", *[a for a in (x, w, b) if a is not None])
@@ -110,6 +112,13 @@ run_layer_norm("layer_norm bf16 no-affine", (113, 128), 1, BF16,
                weight=False, bias=False)
 run_layer_norm("layer_norm weight-only no-stats", (4, 127), 1, np.float32,
                bias=False, stats=False, eps=1e-3)
+# Rows whose variance (~3e-7) is far below epsilon: rstd is ~1/sqrt(eps),
+# about 6x what it would be without epsilon and 1/6 of what
+# 1/(sqrt(var) + eps) gives, so a dropped or misplaced epsilon fails.
+run_layer_norm("layer_norm f32 small variance", (16, 256), 1, np.float32,
+               amplitude=1e-3)
+run_layer_norm("layer_norm bf16 small variance", (8, 512), 1, BF16,
+               bias=False, amplitude=4e-3, eps=1e-4)
 # A large common offset: a one-pass E[x^2] - E[x]^2 variance fails here.
 print("layer_norm offset:", end=" ")
 prog = refs.compile_ops("""
@@ -124,7 +133,7 @@ refs.assert_close("layer_norm large offset", prog.run("ln", x),
 
 
 def run_rms_norm(name, shape, rank, dtype, weight=True, stats=True,
-                 eps=1e-6):
+                 eps=1e-6, amplitude=2.0):
     if dtype is None:
         print("%s: skipped (no ml_dtypes)" % name)
         return
@@ -145,7 +154,7 @@ func.func @rms(%s) -> (%s) {
 }
 """ % (", ".join(args), ", ".join(results), names, operands,
        refs.flt(np.float32(eps)), rank, tx, tx, tail, names, ", ".join(results)))
-    x = refs.random(gen, shape, dtype, -2, 2)
+    x = refs.random(gen, shape, dtype, -amplitude, amplitude)
     w = refs.random(gen, norm_shape, dtype, 0.5, 1.5) if weight else None
     got = prog.run("rms", *[a for a in (x, w) if a is not None])
     y, rstd = got if stats else (got, None)
@@ -162,5 +171,9 @@ run_rms_norm("rms_norm bf16", (9, 4096), 1, BF16)
 run_rms_norm("rms_norm rank2 f16 no-weight", (5, 7, 33), 2, F16,
              weight=False)
 run_rms_norm("rms_norm no-stats", (1, 127), 1, np.float32, stats=False)
+# Mean squares (~3e-7) below epsilon (1e-6): see the layer_norm cases.
+run_rms_norm("rms_norm f32 small rows", (16, 256), 1, np.float32,
+             amplitude=1e-3)
+run_rms_norm("rms_norm f16 small rows", (4, 1024), 1, F16, amplitude=1e-3)
 
 print("ALL PASSED")

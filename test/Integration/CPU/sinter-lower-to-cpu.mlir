@@ -14,6 +14,11 @@
 // CHECK: llvm.return
 // CHECK: llvm.func @_mlir_ciface_relu(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.call @relu(
+// Without the wrappers: the same functions, and no _mlir_ciface_ symbol.
+// NOWRAP-NOT: _mlir_ciface_
+// NOWRAP-LABEL: llvm.func @relu(
+// NOWRAP-NOT: _mlir_ciface_
+// NOWRAP: llvm.func @gelu_sum(
 // NOWRAP-NOT: _mlir_ciface_
 func.func @relu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %zero = arith.constant 0.0 : f32

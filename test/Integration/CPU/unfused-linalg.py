@@ -8,6 +8,8 @@
 # CHECK: reductions sum: ok
 # CHECK: reductions max: ok
 # CHECK: softmax: ok
+# CHECK: linalg.softmax dim 1: ok
+# CHECK: linalg.softmax dim 0: ok
 # CHECK: batch_matmul f64: ok
 # CHECK: batch_matmul f64: ok
 # CHECK: matmul tiles: ok
@@ -154,6 +156,28 @@ def test_softmax():
     x = refs.random(gen, (R, C), np.float32, -8, 8)
     refs.assert_close("softmax", prog.run("softmax", x), refs.softmax(x, 1),
                       atol=1e-6, rtol=1e-5)
+
+
+LINALG_SOFTMAX = """
+func.func @softmax(%x: {x}) -> {x} {{
+  %e = tensor.empty() : {x}
+  %r = linalg.softmax dimension({dim}) ins(%x : {x}) outs(%e : {x}) -> {x}
+  return %r : {x}
+}}
+"""
+
+
+def test_linalg_softmax():
+    # The upstream op with fusion off: its decomposition into generics
+    # (SinterToLoops' aggregates), on the trailing and the leading dimension.
+    R, C = 13, 127
+    x = refs.random(gen, (R, C), np.float32, -8, 8)
+    for dim in (1, 0):
+        prog = sinter.compile(LINALG_SOFTMAX.format(x=T((R, C), np.float32),
+                                                    dim=dim), fusion=False)
+        refs.assert_close("linalg.softmax dim %d" % dim,
+                          prog.run("softmax", x), refs.softmax(x, dim),
+                          atol=1e-6, rtol=1e-5)
 
 
 BMM = """
@@ -417,6 +441,7 @@ func.func @math(%%x: tensor<%dxf32>) -> (%s) {
 test_mlp()
 test_reductions()
 test_softmax()
+test_linalg_softmax()
 test_batch_matmul()
 test_matmul_tiles()
 test_transcendentals()

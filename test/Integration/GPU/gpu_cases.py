@@ -31,7 +31,10 @@ def _tt(shape, t):
     return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), t)
 
 
-def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6):
+def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6,
+                  amplitude=1.0):
+    """amplitude < 1 makes rows whose mean square is below eps: a kernel
+    that drops or misplaces epsilon is off by several times there."""
     x, w = _tt([rows, cols], t), _tt([cols], t)
     outs = [x] + ([_tt([rows], "f32")] if rstd else [])
     ir = """func.func @main(%%x: %s%s) -> (%s) {
@@ -45,7 +48,8 @@ def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6):
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
-        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt)]
+        ins = [(amplitude * torch.randn(rows, cols, generator=gen,
+                                        device=dev)).to(dt)]
         if weight:
             ins.append((1 + 0.1 * torch.randn(cols, generator=gen,
                                               device=dev)).to(dt))
@@ -60,12 +64,16 @@ def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6):
     def torch_same_dtype(torch, xx, ww=None):
         return [torch.nn.functional.rms_norm(xx, (cols,), ww, eps)]
 
-    name = "rms_norm_%dx%d_%s%s%s" % (rows, cols, t, "_w" if weight else "",
-                                      "_rstd" if rstd else "")
+    name = "rms_norm_%dx%d_%s%s%s%s" % (rows, cols, t, "_w" if weight else "",
+                                        "_rstd" if rstd else "",
+                                        "_tinyvar" if amplitude < 1 else "")
     return name, ir, make, ref, torch_same_dtype
 
 
-def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5):
+def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5,
+                    amplitude=None):
+    """amplitude: centred rows of that scale, whose variance is below eps
+    (see rms_norm_case), instead of rows around 3."""
     x, w = _tt([rows, cols], t), _tt([cols], t)
     s = _tt([rows], "f32")
     outs = [x] + ([s, s] if stats else [])
@@ -82,7 +90,8 @@ def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5):
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
         # A large mean tests the variance's numerical care.
-        ins = [(3 + torch.randn(rows, cols, generator=gen, device=dev)).to(dt)]
+        x = torch.randn(rows, cols, generator=gen, device=dev)
+        ins = [(3 + x if amplitude is None else amplitude * x).to(dt)]
         if affine:
             ins.append((1 + 0.1 * torch.randn(cols, generator=gen,
                                               device=dev)).to(dt))
@@ -103,9 +112,10 @@ def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5):
     def torch_same_dtype(torch, xx, ww=None, bb=None):
         return [torch.nn.functional.layer_norm(xx, (cols,), ww, bb, eps)]
 
-    name = "layer_norm_%dx%d_%s%s%s" % (rows, cols, t,
-                                        "_affine" if affine else "",
-                                        "_stats" if stats else "")
+    name = "layer_norm_%dx%d_%s%s%s%s" % (rows, cols, t,
+                                          "_affine" if affine else "",
+                                          "_stats" if stats else "",
+                                          "_tinyvar" if amplitude else "")
     return name, ir, make, ref, torch_same_dtype
 
 
@@ -866,6 +876,14 @@ def correctness_cases():
         cases.append(layer_norm_case(rows, cols, "bf16"))
     cases.append(layer_norm_case(65, 1024, "f32", affine=False, stats=True))
     cases.append(layer_norm_case(9, 320, "f16", stats=True))
+    # Variance ~1e-6 beside eps 1e-5 (LayerNorm) / mean square 1e-6 beside
+    # 1e-6 (RMSNorm): epsilon's placement decides the result.
+    cases.append(rms_norm_case(17, 4096, "bf16", amplitude=1e-3))
+    cases.append(rms_norm_case(33, 512, "f32", weight=False, rstd=True,
+                               amplitude=1e-3))
+    cases.append(layer_norm_case(127, 768, "bf16", amplitude=1e-3))
+    cases.append(layer_norm_case(65, 1024, "f32", affine=False, stats=True,
+                                 amplitude=1e-3))
     cases.append(softmax_case([4, 8, 113], "f32"))
     cases.append(softmax_case([2, 4, 17, 257], "bf16", scale=0.125,
                               mask_shape=[17, 257]))

@@ -127,6 +127,12 @@ LogicalResult AttentionOp::verify() {
   if (!sizesCompatible(q[3], k[3]))
     return emitOpError("head dimension of key (")
            << k[3] << ") does not match the query's (" << q[3] << ")";
+  // An empty head dimension has no dot product to scale (1/sqrt(0)); no
+  // target's kernels take one.
+  for (auto [name, d] : {std::pair<StringRef, int64_t>{"head dimension", q[3]},
+                         {"value head dimension", v[3]}})
+    if (!ShapedType::isDynamic(d) && d < 1)
+      return emitOpError() << name << " must be at least 1, got " << d;
   if (!shapesCompatible(k.take_front(3), v.take_front(3)))
     return emitOpError("value must have the batch, heads and sequence "
                        "length of key: ")

@@ -218,6 +218,72 @@ struct FoldScalarGeneric : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+// A matmul of widened operands, as torch-mlir lowers a bf16 `aten.mm` /
+// `aten.addmm` (GPT-2's Conv1D, every nn.Linear of a bf16 model):
+//
+//   %a32 = linalg.generic ins(%a : tensor<8192x768xbf16>)
+//          outs(... tensor<8192x768xf32>) { arith.extf ; linalg.yield }
+//   %w32 = linalg.generic ins(%w : tensor<768x2304xbf16>) ... { arith.extf }
+//   %c = linalg.matmul ins(%a32, %w32 : ...xf32, ...xf32) outs(%z : ...xf32)
+//   ->
+//   %c = linalg.matmul ins(%a, %w : ...xbf16, ...xbf16) outs(%z : ...xf32)
+//
+// Exact: linalg.matmul extends each operand to the accumulator's type before
+// multiplying, so the mixed form computes the same products and sums. It
+// runs on the tensor cores (bf16 in, f32 accumulate) instead of as an f32
+// GEMM, and the widened copies (the weights' included) are never written.
+struct ContractNarrowOperands : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  /// The narrow source of `v` when `v` is an elementwise generic that only
+  /// extends a float tensor to `wide` (identity maps).
+  static Value narrowSourceOf(Value v, Type wide) {
+    auto g = v.getDefiningOp<linalg::GenericOp>();
+    if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+        g.getNumReductionLoops() != 0 ||
+        !llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return {};
+    Block *body = g.getBlock();
+    if (body->getOperations().size() != 2)
+      return {};
+    auto ext = dyn_cast<arith::ExtFOp>(body->front());
+    if (!ext || ext.getIn() != body->getArgument(0) || ext.getType() != wide ||
+        body->getTerminator()->getOperand(0) != ext.getResult())
+      return {};
+    return g.getDpsInputs()[0];
+  }
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
+    auto bmm = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+    if ((!mm || mm.hasUserDefinedMaps()) && (!bmm || bmm.hasUserDefinedMaps()))
+      return failure();
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Type acc = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    if (!acc.isF32())
+      return failure();
+    SmallVector<Value> inputs = op.getDpsInputs();
+    bool narrowed = false;
+    for (Value &in : inputs)
+      if (Value narrow = narrowSourceOf(in, acc)) {
+        in = narrow;
+        narrowed = true;
+      }
+    if (!narrowed)
+      return rewriter.notifyMatchFailure(op, "no operand is a widened copy");
+    // A named op's body is built from its operand types: build it anew.
+    Value init = op.getDpsInits()[0];
+    if (mm)
+      rewriter.replaceOpWithNewOp<linalg::MatmulOp>(op, inputs, init);
+    else
+      rewriter.replaceOpWithNewOp<linalg::BatchMatmulOp>(op, inputs, init);
+    return success();
+  }
+};
+
 struct NormalizeFrontendPass
     : public sinter::impl::NormalizeFrontendBase<NormalizeFrontendPass> {
   using Base::Base;
@@ -258,7 +324,7 @@ void sinter::populateNormalizeFrontendPatterns(RewritePatternSet &patterns) {
                FoldIntToFloatOfConstant<arith::SIToFPOp, true>,
                FoldIntToFloatOfConstant<arith::UIToFPOp, false>,
                SquareFromPower, SquareFromPowF, InlineSplatInputs,
-               FoldScalarGeneric>(ctx);
+               FoldScalarGeneric, ContractNarrowOperands>(ctx);
   linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
   // The folders of the ops the patterns above leave with constant operands
   // (selects on decided conditions, arithmetic on constants).

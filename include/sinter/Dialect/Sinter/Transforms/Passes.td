@@ -40,6 +40,13 @@ def NormalizeFrontend : Pass<"sinter-normalize-frontend"> {
     * **Integer powers.** `math.fpowi %x, 2` (Llama's RMSNorm square) becomes
       `arith.mulf %x, %x`; `math.powf %x, 2.0` too. Exact: both round the
       exact square once.
+    * **Matmuls of widened operands.** torch-mlir lowers a bf16 `aten.mm`
+      or `aten.addmm` (every linear layer of a bf16 model) to an f32
+      `linalg.matmul` of `arith.extf` copies of both operands. The matmul
+      takes the bf16 (or f16) tensors directly, accumulating in f32:
+      linalg.matmul extends its operands to the accumulator's type itself,
+      so the products and sums are the same, but the GEMM runs on the
+      tensor cores and the widened copies are never written.
     * **`torch.lerp`.** `lerp(a, b, w)` decomposes to
       `select(|w| < 0.5, a + w*(b-a), b - (b-a)*(1-w))`. When `w` is a
       constant in [0, 0.5) (AdamW's `1 - beta`) the select is decided and
