@@ -13,6 +13,8 @@
 
 #include "sinter/GPU/CUDAArtifact.h"
 
+#include "CompileKernels.h"
+
 #include "sinter/Artifact/Checksums.h"
 #include "sinter/Artifact/Manifest.h"
 
@@ -617,27 +619,14 @@ static LogicalResult writeFile(Operation *anchor, StringRef dir, StringRef name,
   return success();
 }
 
-static FailureOr<std::string> lower(ModuleOp module,
-                                    const sinter::NVVMPipelineOptions &base,
-                                    StringRef format) {
-  PassManager pm(module.getContext());
-  sinter::NVVMPipelineOptions options;
-  options.copyOptionValuesFrom(base);
-  options.format = format.str();
-  sinter::buildNVVMPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return failure();
-  std::string object;
-  module.walk([&](gpu::BinaryOp binary) {
-    for (Attribute a : binary.getObjects())
-      object = cast<gpu::ObjectAttr>(a).getObject().getValue().str();
-  });
-  return object;
-}
-
 FailureOr<std::string>
-sinter::compileCUDAToPTX(ModuleOp module, const NVVMPipelineOptions &options) {
-  return lower(module, options, "isa");
+sinter::compileCUDAToPTX(ModuleOp module, const NVVMPipelineOptions &options,
+                         const StageCallback &onStage) {
+  FailureOr<CompiledKernels> kernels =
+      compileKernels(module, options, /*withCubin=*/false, onStage);
+  if (failed(kernels))
+    return failure();
+  return std::move(kernels->ptx);
 }
 
 /// The kernels a PTX module defines (its `.entry` directives): the entry
@@ -733,7 +722,7 @@ FailureOr<std::string>
 sinter::planCUDAManifest(ModuleOp module, const NVVMPipelineOptions &options,
                          const ArgumentNames *argNames) {
   PassManager pm(module.getContext());
-  pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
+  buildCUDAOutliningPipeline(pm, options);
   if (failed(pm.run(module)))
     return failure();
   FailureOr<std::vector<FunctionPlan>> plans = planFunctions(module, argNames);
@@ -751,15 +740,15 @@ sinter::planCUDAManifest(ModuleOp module, const NVVMPipelineOptions &options,
 LogicalResult sinter::compileCUDAArtifact(ModuleOp module,
                                           const NVVMPipelineOptions &options,
                                           StringRef outDir,
-                                          const ArgumentNames *argNames) {
+                                          const ArgumentNames *argNames,
+                                          const StageCallback &onStage) {
   std::string chip = options.chip;
-  OwningOpRef<ModuleOp> ptxModule = module.clone();
-  FailureOr<std::string> ptx = lower(*ptxModule, options, "isa");
-  if (failed(ptx))
+  // One LLVM compilation gives the PTX and the cubin.
+  FailureOr<CompiledKernels> kernels =
+      compileKernels(module, options, /*withCubin=*/true, onStage);
+  if (failed(kernels))
     return failure();
-  FailureOr<std::string> cubin = lower(module, options, "bin");
-  if (failed(cubin))
-    return failure();
+  const std::string *ptx = &kernels->ptx, *cubin = &kernels->cubin;
 
   FailureOr<std::vector<FunctionPlan>> planned =
       planFunctions(module, argNames);

@@ -58,16 +58,20 @@ sinter::outlineOptions(const NVVMPipelineOptions &options) {
   return outline;
 }
 
-void sinter::buildNVVMPipeline(OpPassManager &pm,
-                               const NVVMPipelineOptions &options) {
-  // The CUDA toolkit provides ptxas and libdevice (math functions); find it
-  // here rather than rely on the environment of whoever runs the compiler.
-  std::string toolkit = findCUDAToolkit();
+void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
+                                        const NVVMPipelineOptions &options) {
   // Tensor ops left between kernels become generics the kernels run.
   pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
   pm.addPass(createCanonicalizerPass());
   // One kernel per sinter op, launched from the host functions.
   pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
+}
+
+void sinter::buildNVVMLoweringPipeline(OpPassManager &pm,
+                                       const NVVMPipelineOptions &options) {
+  // The CUDA toolkit provides libdevice (math functions); find it here
+  // rather than rely on the environment of whoever runs the compiler.
+  std::string toolkit = findCUDAToolkit();
   // Record the chip and PTX version the kernels are compiled for.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -106,10 +110,17 @@ void sinter::buildNVVMPipeline(OpPassManager &pm,
   // Tensor-map parameters (TMA descriptors) passed by value, in place.
   device.addPass(createNVVMTensorMapParams());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  // Serialize through ptxas (bin) or stop at PTX (isa).
+}
+
+void sinter::buildNVVMPipeline(OpPassManager &pm,
+                               const NVVMPipelineOptions &options) {
+  buildCUDAOutliningPipeline(pm, options);
+  buildNVVMLoweringPipeline(pm, options);
+  // Serialize through ptxas (bin) or stop at PTX (isa); the toolkit
+  // provides ptxas.
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
-  binary.toolkitPath = toolkit;
+  binary.toolkitPath = findCUDAToolkit();
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 

@@ -79,27 +79,7 @@ bool sinter::checkTarget(StringRef target, std::string &error) {
   return false;
 }
 
-namespace {
-/// Times one stage and reports it through CompileOptions::onStage.
-class StageTimer {
-public:
-  StageTimer(const sinter::CompileOptions &options, StringRef stage)
-      : options(options), stage(stage),
-        start(std::chrono::steady_clock::now()) {}
-  void done(StringRef note = "") {
-    if (!options.onStage)
-      return;
-    std::chrono::duration<double, std::milli> elapsed =
-        std::chrono::steady_clock::now() - start;
-    options.onStage(stage, elapsed.count(), note);
-  }
-
-private:
-  const sinter::CompileOptions &options;
-  StringRef stage;
-  std::chrono::steady_clock::time_point start;
-};
-} // namespace
+using sinter::StageTimer;
 
 /// Records the source names of the entry-block arguments of every function
 /// (`%k` gives "k").
@@ -161,9 +141,9 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   sinter::NVVMPipelineOptions nvvm;
   nvvm.copyOptionValuesFrom(options.cuda);
   nvvm.chip = chip.str();
-  StageTimer codegen(options, "codegen");
+  StageTimer codegen(options.onStage, "codegen");
   if (options.driver.emit == sinter::EmitKind::PTX) {
-    FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm);
+    FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm, options.onStage);
     if (failed(ptx))
       return failure();
     codegen.done();
@@ -173,7 +153,8 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   if (outDir == "-")
     return emitError(fileLoc) << "an artifact is a directory: give -o <dir> "
                                  "(or --emit=ptx to write to stdout)";
-  if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir, argNames)))
+  if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir, argNames,
+                                               options.onStage)))
     return failure();
   codegen.done();
   return success();
@@ -223,7 +204,7 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
     return emitError(fileLoc) << targetError;
 
   // Parsing.
-  StageTimer parsing(options, "parsing");
+  StageTimer parsing(options.onStage, "parsing");
   sinter::ArgumentNameMap names;
   OwningOpRef<ModuleOp> module =
       sinter::parseForCompilation(sourceMgr, context, &names);
@@ -232,7 +213,7 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
   parsing.done();
 
   // Fusion.
-  StageTimer fusion(options, "fusion");
+  StageTimer fusion(options.onStage, "fusion");
   if (options.driver.noFusion) {
     // TOSA input still becomes linalg: there is no other way to compile it.
     PassManager pm(&context);
@@ -257,7 +238,7 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
 
   // Lowering. The manifest describes the tensor-level signatures, so it is
   // computed before they become memrefs.
-  StageTimer lowering(options, "lowering");
+  StageTimer lowering(options.onStage, "lowering");
   FailureOr<SmallVector<sinter::FunctionInfo>> functions =
       sinter::describeFunctions(*module, names);
   if (failed(functions))
@@ -288,7 +269,7 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
                        [&](raw_ostream &os) { module->print(os); });
 
   // Code generation.
-  StageTimer codegen(options, "codegen");
+  StageTimer codegen(options.onStage, "codegen");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       sinter::translateForHost(*module, llvmContext);
@@ -306,7 +287,7 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
     return emitError(fileLoc)
            << "an artifact is a directory: give -o <dir> (or --emit=mlir, "
               "--emit=llvm to write to stdout)";
-  StageTimer link(options, "link");
+  StageTimer link(options.onStage, "link");
   // kernels.so records the SHA-256 of its manifest, so that a loader runs it
   // with no other.
   SmallVector<std::string> entryPoints =

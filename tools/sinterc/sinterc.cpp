@@ -98,8 +98,11 @@ int main(int argc, char **argv) {
       "pipeline's and the CUDA pipeline's, cuda-*) are also what "
       "sinter_compile's option string and sinter.compile(**options) "
       "take.\n\n"
-      "Progress and timing lines go to stderr; errors point at the source "
-      "location.\n\n"
+      "Progress and timing lines go to stderr, one per stage (parsing, "
+      "fusion, lowering/codegen, link; for CUDA codegen's outline, nvvm and "
+      "serialize too, the outline line with the census of launches: tuned "
+      "kernels, library calls, general-path kernels); errors point at the "
+      "source location.\n\n"
       "Examples:\n"
       "  sinterc model.mlir --target=cpu -o out/\n"
       "  sinterc model.mlir --no-fusion --emit=mlir -o -\n");
@@ -142,7 +145,7 @@ int main(int argc, char **argv) {
   if (!quiet)
     options.onStage = [](llvm::StringRef stage, double ms,
                          llvm::StringRef note) {
-      llvm::errs() << "sinterc: " << llvm::left_justify(stage, 8) << " "
+      llvm::errs() << "sinterc: " << llvm::left_justify(stage, 9) << " "
                    << llvm::format("%9.1f ms", ms);
       if (!note.empty())
         llvm::errs() << "  (" << note << ")";
@@ -155,7 +158,7 @@ int main(int argc, char **argv) {
   if (!quiet) {
     std::chrono::duration<double, std::milli> total =
         std::chrono::steady_clock::now() - processStart;
-    llvm::errs() << "sinterc: " << llvm::left_justify("total", 8) << " "
+    llvm::errs() << "sinterc: " << llvm::left_justify("total", 9) << " "
                  << llvm::format("%9.1f ms", total.count()) << "  -> "
                  << outputDir << "\n";
   }

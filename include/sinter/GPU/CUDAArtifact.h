@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "sinter/GPU/Passes.h"
+#include "sinter/Pipelines/Stages.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace sinter {
@@ -54,10 +55,14 @@ using ArgumentNames = llvm::StringMap<llvm::SmallVector<std::string>>;
 
 /// `argNames`, when given, names the manifest's arguments after the source
 /// (as the CPU manifest does); otherwise they are arg0, arg1, ...
+/// `onStage` hears of the "outline" (with the kernel census: tuned kernels,
+/// library calls, general-path kernels), "nvvm" and "serialize" (LLVM to
+/// PTX, ptxas) stages.
 mlir::LogicalResult
 compileCUDAArtifact(mlir::ModuleOp module, const NVVMPipelineOptions &options,
                     llvm::StringRef outDir,
-                    const ArgumentNames *argNames = nullptr);
+                    const ArgumentNames *argNames = nullptr,
+                    const StageCallback &onStage = {});
 
 /// The manifest.json that compileCUDAArtifact would write for `module`,
 /// planned right after sinter-outline-cuda-kernels (the host side of every
@@ -71,7 +76,8 @@ planCUDAManifest(mlir::ModuleOp module, const NVVMPipelineOptions &options,
 /// Lowers `module` for `options.chip` and returns the kernels' PTX
 /// (`--emit=ptx`).
 mlir::FailureOr<std::string>
-compileCUDAToPTX(mlir::ModuleOp module, const NVVMPipelineOptions &options);
+compileCUDAToPTX(mlir::ModuleOp module, const NVVMPipelineOptions &options,
+                 const StageCallback &onStage = {});
 
 } // namespace sinter
 

@@ -147,8 +147,20 @@ void populateSoftmaxAnyAxisPatterns(mlir::RewritePatternSet &patterns);
 /// The options of sinter-outline-cuda-kernels within `options`.
 OutlineCUDAKernelsOptions outlineOptions(const NVVMPipelineOptions &options);
 
-/// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: outline every sinter op
-/// into a kernel, lower the kernels to NVVM and serialize them.
+/// The host side of the CUDA pipeline: tensor ops between kernels to
+/// generics, then one kernel per sinter op (or leftover linalg op) outlined
+/// into the `gpu.module` and launched from the host functions.
+void buildCUDAOutliningPipeline(mlir::OpPassManager &pm,
+                                const NVVMPipelineOptions &options);
+
+/// The device side: attach the NVVM target of `options.chip` and lower the
+/// outlined kernels to the NVVM/LLVM dialects (everything before
+/// serialization).
+void buildNVVMLoweringPipeline(mlir::OpPassManager &pm,
+                               const NVVMPipelineOptions &options);
+
+/// sinter ops -> CUDA kernels -> NVVM -> PTX/cubin: the two pipelines above,
+/// then `gpu-module-to-binary` in `options.format`.
 void buildNVVMPipeline(mlir::OpPassManager &pm,
                        const NVVMPipelineOptions &options);
 

@@ -27,6 +27,7 @@
 
 #include "mlir/Pass/PassOptions.h"
 #include "sinter/GPU/Passes.h"
+#include "sinter/Pipelines/Stages.h"
 #include "sinter/Pipelines/Pipelines.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -113,10 +114,10 @@ struct CompileOptions {
   /// Its chip is the target's; its format the artifact's.
   OptionGroup<NVVMPipelineOptions> cuda;
   /// Called after each stage ("parsing", "fusion", "lowering", "codegen",
-  /// "link") with its wall time and a note ("skipped: ..." or empty).
-  std::function<void(llvm::StringRef stage, double milliseconds,
-                     llvm::StringRef note)>
-      onStage;
+  /// "link"; for CUDA also codegen's "outline", "nvvm" and "serialize")
+  /// with its wall time and a note (the fusion and kernel census, "skipped:
+  /// ..." or empty).
+  StageCallback onStage;
 
   /// Sets option `name` of the table to `value` ("" sets a flag); false
   /// with `error` naming the option when it is unknown or the value

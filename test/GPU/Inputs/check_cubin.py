@@ -16,6 +16,7 @@ import sys
 EM_CUDA = 190
 STT_FUNC = 2
 SHT_SYMTAB = 2
+SHN_UNDEF = 0
 
 
 def cstr(data, offset):
@@ -23,7 +24,9 @@ def cstr(data, offset):
 
 
 def kernels(cubin):
-    """The function symbols of the cubin but the compiler's helpers."""
+    """The function symbols the cubin defines, but the compiler's helpers
+    (undefined ones, like __assertfail of a kernel's assert, are the
+    driver's)."""
     shoff = struct.unpack_from("<Q", cubin, 40)[0]
     shentsize, shnum = struct.unpack_from("<HH", cubin, 58)
     sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
@@ -34,9 +37,11 @@ def kernels(cubin):
             continue
         strtab = sections[sec[6]][4]
         for i in range(sec[5] // 24):
-            name, info = struct.unpack_from("<IB", cubin, sec[4] + i * 24)
+            name, info, _, shndx = struct.unpack_from(
+                "<IBBH", cubin, sec[4] + i * 24)
             symbol = cstr(cubin, strtab + name)
-            if info & 0xF == STT_FUNC and not symbol.startswith("$"):
+            if (info & 0xF == STT_FUNC and shndx != SHN_UNDEF
+                    and not symbol.startswith("$")):
                 names.add(symbol)
     return names
 

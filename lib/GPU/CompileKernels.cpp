@@ -1,0 +1,177 @@
+//===- CompileKernels.cpp - The CUDA pipeline in timed stages -------------===//
+//
+// Part of the Sinter project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CompileKernels.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "sinter/Dialect/Sinter/IR/SinterDialect.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+/// The family of a kernel: its name without the `_<index>` the outliner
+/// appends (`layer_norm_12` -> `layer_norm`).
+static StringRef familyOf(StringRef kernel) {
+  auto [head, index] = kernel.rsplit('_');
+  if (!index.empty() && llvm::all_of(index, llvm::isDigit))
+    return head;
+  return kernel;
+}
+
+/// Tuned kernels are the hand-built families: one per sinter op (the
+/// outliner names a sinter op's kernel after the op) and the tiled matmul.
+static bool isTunedFamily(MLIRContext *ctx, StringRef family) {
+  if (family == "matmul" || family == "batch_matmul")
+    return true;
+  std::string name =
+      (sinter::SinterDialect::getDialectNamespace() + "." + family).str();
+  return RegisteredOperationName::lookup(name, ctx).has_value();
+}
+
+sinter::KernelCensus sinter::takeKernelCensus(ModuleOp module) {
+  KernelCensus census;
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    if (auto call = launch->getAttrOfType<DictionaryAttr>(kLibraryCallAttrName)) {
+      auto kind = call.getAs<StringAttr>("kind");
+      ++census.library[kind ? kind.str() : "library"];
+      return;
+    }
+    StringRef family = familyOf(launch.getKernelName().getValue());
+    if (isTunedFamily(module.getContext(), family))
+      ++census.tuned[family.str()];
+    else
+      ++census.general[family.str()];
+  });
+  return census;
+}
+
+/// "12 tuned kernels (attention 2, fused 10)".
+static void printGroup(llvm::raw_ostream &os,
+                       const std::map<std::string, unsigned> &group,
+                       StringRef what) {
+  unsigned total = 0;
+  for (const auto &entry : group)
+    total += entry.second;
+  os << total << " " << what << " (";
+  llvm::interleaveComma(group, os, [&](const auto &entry) {
+    os << entry.first << " " << entry.second;
+  });
+  os << ")";
+}
+
+std::string sinter::KernelCensus::summary() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool first = true;
+  auto print = [&](const std::map<std::string, unsigned> &group,
+                   StringRef what) {
+    if (group.empty())
+      return;
+    if (!first)
+      os << "; ";
+    first = false;
+    printGroup(os, group, what);
+  };
+  print(tuned, "tuned kernels");
+  print(library, "library calls");
+  print(general, "general-path kernels");
+  if (first)
+    os << "no launches";
+  return text;
+}
+
+/// Runs the passes `build` adds on `module`, timed as `stage`; the note is
+/// what `note` says of the module afterwards.
+static LogicalResult
+runStage(ModuleOp module, StringRef stage, const sinter::StageCallback &onStage,
+         llvm::function_ref<void(OpPassManager &)> build,
+         llvm::function_ref<std::string(ModuleOp)> note = nullptr) {
+  sinter::StageTimer timer(onStage, stage);
+  PassManager pm(module.getContext());
+  build(pm);
+  if (failed(pm.run(module)))
+    return failure();
+  timer.done(note ? note(module) : "");
+  return success();
+}
+
+/// "to LLVM IR and optimized 3900 ms, LLVM to PTX 2342 ms, ptxas 4174 ms":
+/// the NVVM target's own timings, recorded on the object it returns, and
+/// the rest of the stage's `totalMs` (translation to LLVM IR, linking
+/// libdevice, LLVM's optimization pipeline).
+static std::string serializerTimings(gpu::ObjectAttr object, double totalMs) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  DictionaryAttr props = object.getProperties();
+  if (!props)
+    return text;
+  auto isa = props.getAs<IntegerAttr>("LLVMIRToISATimeInMs");
+  auto bin = props.getAs<IntegerAttr>("ISAToBinaryTimeInMs");
+  double rest = totalMs - (isa ? isa.getInt() : 0) - (bin ? bin.getInt() : 0);
+  os << "to LLVM IR and optimized " << static_cast<int64_t>(rest) << " ms";
+  if (isa)
+    os << ", LLVM to PTX " << isa.getInt() << " ms";
+  if (bin)
+    os << ", ptxas " << bin.getInt() << " ms";
+  return text;
+}
+
+/// gpu-module-to-binary's work, with the serializer's ISA kept: one LLVM
+/// compilation gives the PTX and, through ptxas, the cubin.
+static FailureOr<sinter::CompiledKernels>
+serialize(ModuleOp module, bool withCubin,
+          const sinter::StageCallback &onStage) {
+  sinter::StageTimer timer(onStage, "serialize");
+  sinter::CompiledKernels out;
+  std::unique_ptr<SymbolTable> table;
+  auto symbolTable = [&]() -> SymbolTable * {
+    if (!table)
+      table = std::make_unique<SymbolTable>(module);
+    return table.get();
+  };
+  auto keepISA = [&](StringRef isa) { out.ptx = isa.str(); };
+  gpu::TargetOptions options(
+      sinter::findCUDAToolkit(), /*librariesToLink=*/{}, /*cmdOptions=*/"",
+      /*elfSection=*/"",
+      withCubin ? gpu::CompilationTarget::Binary
+                : gpu::CompilationTarget::Assembly,
+      symbolTable, {}, {}, {}, keepISA);
+  if (failed(gpu::transformGpuModulesToBinaries(module, nullptr, options)))
+    return failure();
+  std::string timings;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute a : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(a);
+      if (withCubin)
+        out.cubin = object.getObject().getValue().str();
+      timings = serializerTimings(object, timer.elapsedMs());
+    }
+  });
+  if (out.ptx.empty())
+    return module.emitError("the NVVM serializer gave no PTX");
+  timer.done(timings);
+  return out;
+}
+
+FailureOr<sinter::CompiledKernels>
+sinter::compileKernels(ModuleOp module, const NVVMPipelineOptions &options,
+                       bool withCubin, const StageCallback &onStage) {
+  auto census = [](ModuleOp m) { return takeKernelCensus(m).summary(); };
+  if (failed(runStage(
+          module, "outline", onStage,
+          [&](OpPassManager &pm) { buildCUDAOutliningPipeline(pm, options); },
+          census)) ||
+      failed(runStage(module, "nvvm", onStage, [&](OpPassManager &pm) {
+        buildNVVMLoweringPipeline(pm, options);
+      })))
+    return failure();
+  return serialize(module, withCubin, onStage);
+}
