@@ -88,8 +88,8 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
       launch.operands.push_back(op.getExpAvgs()[p.index]);
       launch.operands.push_back(op.getExpAvgSqs()[p.index]);
     }
-    launch.operands.push_back(op.getLr());
-    launch.operands.push_back(op.getStep());
+    launch.operands.push_back(kernelScalarOperand(op.getLr()));
+    launch.operands.push_back(kernelScalarOperand(op.getStep()));
     // Results are written in place into the param and moment buffers.
     for (auto [k, p] : llvm::enumerate(parts)) {
       unsigned base = 4 * k;
@@ -116,8 +116,8 @@ sinter::gpu_kernels::buildAdamWKernels(AdamWOp op, gpu::GPUModuleOp module,
     // them take the cache hint.
     KernelBuilder kb(b, tuning.cacheHints);
     unsigned numArgs = func.getFunctionType().getNumInputs();
-    Value lr = func.getArgument(numArgs - 2);
-    Value step = func.getArgument(numArgs - 1);
+    Value lr = scalarInKernel(b, func.getArgument(numArgs - 2));
+    Value step = scalarInKernel(b, func.getArgument(numArgs - 1));
 
     // Step-dependent scalars, once per thread (as torch.optim.AdamW):
     // step_size = lr / (1 - beta1^t), bc2_sqrt = sqrt(1 - beta2^t).

@@ -56,6 +56,10 @@ static std::string dtypeName(Type t) {
     return value::kInt64;
   if (t.isInteger(32))
     return value::kInt32;
+  if (t.isInteger(16))
+    return value::kInt16;
+  if (t.isInteger(8))
+    return value::kInt8;
   if (t.isInteger(1))
     return value::kBool;
   return "";
@@ -196,7 +200,7 @@ static FailureOr<BufferInfo> describe(Location loc, StringRef name,
     return emitError(loc, "the CUDA target cannot pass ")
            << type << " (" << (what.empty() ? name : what)
            << "): it takes statically shaped tensors and scalars of f16, "
-              "bf16, f32, f64, i1, i32, i64 or index";
+              "bf16, f32, f64, i1, i8, i16, i32, i64 or index";
   info.scalar = !shaped;
   if (shaped) {
     info.shape.assign(shaped.getShape().begin(), shaped.getShape().end());

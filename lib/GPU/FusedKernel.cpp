@@ -36,6 +36,11 @@ static int64_t storageBytes(Type t) {
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
+/// i1 buffers hold a byte per element (as the runtime and scalar loads see
+/// them), but LLVM packs a vector<N x i1> into N bits in memory: i1
+/// elements are loaded and stored one by one.
+static bool isBitPackedInVectors(Type t) { return t.isInteger(1); }
+
 KernelLaunch sinter::gpu_kernels::launchFor(Operation *op, int64_t grid,
                                             int64_t block) {
   KernelLaunch launch;
@@ -192,6 +197,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           start += off * strides[k];
       Value index = kb.idx(start);
       int64_t innerStride = 0; // element stride along the innermost iter dim
+      // A vector access starts at a multiple of `width` elements (aligned)
+      // when the start and the strides of the outer dimensions are
+      // multiples of it; a slice at an odd offset, or of rows of odd
+      // length, is read element by element.
+      bool alignedVectors = start % width == 0;
       for (auto [k, expr] : llvm::enumerate(map.getResults())) {
         auto dim = dyn_cast<AffineDimExpr>(expr);
         if (!dim)
@@ -199,11 +209,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         unsigned p = dim.getPosition();
         if (static_cast<int64_t>(p) == rank - 1)
           innerStride = strides[k];
+        else if (strides[k] % width != 0)
+          alignedVectors = false;
         index = arith::AddIOp::create(
             b, index, arith::MulIOp::create(b, coords[p], kb.idx(strides[k])));
       }
       Type elt = tensorType.getElementType();
-      if (innerStride == 1 && width > 1) {
+      if (innerStride == 1 && width > 1 && alignedVectors &&
+          !isBitPackedInVectors(elt)) {
         auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
                                            flat, index);
         load.setAlignment(
@@ -332,6 +345,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           flat = memref::CollapseShapeOp::create(ob, loc, flat, all);
         }
         Type elt = memType.getElementType();
+        if (isBitPackedInVectors(elt)) {
+          for (auto [j, val] : llvm::enumerate(vals)) {
+            Value at = arith::AddIOp::create(
+                ob, loc, slot.first,
+                arith::ConstantIndexOp::create(ob, loc, j));
+            memref::StoreOp::create(ob, loc, val, flat, ValueRange{at});
+          }
+          continue;
+        }
         Value vec = vector::FromElementsOp::create(
             ob, loc, VectorType::get({width}, elt), vals);
         auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);

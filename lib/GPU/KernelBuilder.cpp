@@ -6,6 +6,8 @@
 
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -39,6 +41,20 @@ gpu::GPUFuncOp sinter::gpu_kernels::createKernel(ImplicitLocOpBuilder &b,
   b.setInsertionPointToEnd(&entry);
   gpu::ReturnOp::create(b);
   return func;
+}
+
+Value sinter::gpu_kernels::kernelScalarOperand(Value scalar) {
+  if (auto extract = scalar.getDefiningOp<tensor::ExtractOp>();
+      extract && extract.getTensor().getType().getRank() == 0 &&
+      extract.getTensor().getType().getElementType() == scalar.getType())
+    return extract.getTensor();
+  return scalar;
+}
+
+Value sinter::gpu_kernels::scalarInKernel(ImplicitLocOpBuilder &b, Value arg) {
+  if (isa<MemRefType>(arg.getType()))
+    return memref::LoadOp::create(b, arg, ValueRange{});
+  return arg;
 }
 
 Value KernelBuilder::idx(int64_t v) {
@@ -485,6 +501,31 @@ Operation *sinter::gpu_kernels::cloneForDevice(OpBuilder &b, Operation &op,
     auto sel = arith::SelectOp::create(b, loc, lt, neg, x);
     mapping.map(abs.getResult(), sel.getResult());
     return sel;
+  }
+  if (auto pow = dyn_cast<math::FPowIOp>(op);
+      pow && isa<IntegerType>(pow.getRhs().getType()) &&
+      pow.getRhs().getType().getIntOrFloatBitWidth() > 32) {
+    // The NVVM lowering calls libdevice's __nv_powif, whose exponent is an
+    // i32; torch-mlir's (aten.pow by an integer scalar) is an i64, which
+    // the call would pass as garbage. Clamped into i32, keeping its parity
+    // (the sign of a negative base): |x|^(2^30) already overflows or
+    // underflows for every |x| != 1, as the wider exponent does.
+    Location loc = pow.getLoc();
+    Value e = mapping.lookupOrDefault(pow.getRhs());
+    Type wide = e.getType();
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(wide, v));
+    };
+    Value odd = arith::AndIOp::create(b, loc, e, cst(1));
+    Value bound = arith::AddIOp::create(b, loc, cst(int64_t(1) << 30), odd);
+    Value negBound = arith::SubIOp::create(b, loc, cst(0), bound);
+    Value clamped = arith::MaxSIOp::create(
+        b, loc, arith::MinSIOp::create(b, loc, e, bound), negBound);
+    Value e32 = arith::TruncIOp::create(b, loc, b.getI32Type(), clamped);
+    auto narrow = math::FPowIOp::create(
+        b, loc, mapping.lookupOrDefault(pow.getLhs()), e32);
+    mapping.map(pow.getResult(), narrow.getResult());
+    return narrow;
   }
   return b.clone(op, mapping);
 }

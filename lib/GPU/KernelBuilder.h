@@ -60,6 +60,15 @@ mlir::gpu::GPUFuncOp createKernel(mlir::ImplicitLocOpBuilder &b,
                                   llvm::StringRef name,
                                   mlir::TypeRange argTypes, int64_t blockSize);
 
+/// A scalar operand as a kernel takes it: a value read on the host from a
+/// 0-d tensor that a kernel computes (torch-mlir's AdamW step counter) is
+/// passed as that tensor's buffer instead, since an artifact runs no host
+/// code; scalarInKernel reads it back inside the kernel.
+mlir::Value kernelScalarOperand(mlir::Value scalar);
+/// The scalar that kernel argument `arg` carries: the argument itself, or
+/// the element of a 0-d buffer (kernelScalarOperand).
+mlir::Value scalarInKernel(mlir::ImplicitLocOpBuilder &b, mlir::Value arg);
+
 /// Clones a region op into a kernel, rewriting the ops the NVVM lowering
 /// has no pattern for into ones it has (math.absi as a compare and select).
 mlir::Operation *cloneForDevice(mlir::OpBuilder &b, mlir::Operation &op,

@@ -249,6 +249,12 @@ mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
     mlir::ValueRange results, mlir::gpu::GPUModuleOp module,
     llvm::StringRef name, const Tuning &tuning,
     llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {});
+/// `ml_program.global_load` / `global_store` (model state across calls, as
+/// torch-mlir's RNG seed): a copy between a buffer and the global's mutable
+/// device copy in `module` (StateKernels.cpp).
+mlir::FailureOr<KernelLaunch> buildStateKernel(mlir::Operation *op,
+                                               mlir::gpu::GPUModuleOp module,
+                                               llvm::StringRef name);
 mlir::FailureOr<KernelLaunch> buildFusedKernel(FusedOp op,
                                                mlir::gpu::GPUModuleOp module,
                                                llvm::StringRef name,

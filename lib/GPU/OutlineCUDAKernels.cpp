@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -189,6 +190,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
                                       generic->getResults(), module, name,
                                       tuning));
   }
+  if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
+    return one(buildStateKernel(op, module, name));
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     // A strided copy: out[x] = in[offsets + x], as an elementwise kernel
     // whose body yields its input.
@@ -364,6 +367,8 @@ struct OutlineCUDAKernelsPass
         ops.push_back(op);
       else if (isa<tensor::ExtractSliceOp>(op) &&
                !op->getParentOfType<FusedOp>())
+        ops.push_back(op);
+      else if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
         ops.push_back(op);
     });
     if (ops.empty())

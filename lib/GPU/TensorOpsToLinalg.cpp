@@ -25,9 +25,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -237,6 +239,120 @@ struct SinkExtractIntoRegion : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+// Scalar arithmetic between kernels, on values read from 0-d tensors
+// (torch-mlir's update of its RNG seed in train mode): an artifact runs no
+// host code, so it becomes a 0-d generic, whose result is read back the same
+// way; chains of such ops become chains of 0-d kernels.
+//
+//   %s = tensor.extract %t[] : tensor<i64>
+//   %n = arith.muli %s, %c : i64
+//   ->
+//   %g = linalg.generic ins(%t) outs(%e : tensor<i64>) { arith.muli %a, %c }
+//   %n = tensor.extract %g[] : tensor<i64>
+struct ScalarArithToZeroDimGeneric : RewritePattern {
+  ScalarArithToZeroDimGeneric(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  /// The 0-d tensor `v` is read from, if any.
+  static Value zeroDimSource(Value v) {
+    auto extract = v.getDefiningOp<tensor::ExtractOp>();
+    if (!extract || extract.getTensor().getType().getRank() != 0)
+      return {};
+    return extract.getTensor();
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            op->getDialect()) ||
+        op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        isa<arith::ConstantOp>(op) || !isa<func::FuncOp>(op->getParentOp()))
+      return failure();
+    Type type = op->getResult(0).getType();
+    if (!type.isIntOrFloat())
+      return failure();
+    SmallVector<Value> sources;
+    for (Value operand : op->getOperands()) {
+      if (Value t = zeroDimSource(operand)) {
+        if (!llvm::is_contained(sources, t))
+          sources.push_back(t);
+      } else if (!matchPattern(operand, m_Constant())) {
+        return failure();
+      }
+    }
+    if (sources.empty())
+      return failure();
+    Location loc = op->getLoc();
+    auto resultType = RankedTensorType::get({}, type);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType, ValueRange{});
+    AffineMap scalar = AffineMap::get(0, 0, rewriter.getContext());
+    SmallVector<AffineMap> maps(sources.size() + 1, scalar);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, sources, init, maps,
+        ArrayRef<utils::IteratorType>{},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          IRMapping map;
+          for (Value operand : op->getOperands()) {
+            if (Value t = zeroDimSource(operand))
+              map.map(operand, args[llvm::find(sources, t) - sources.begin()]);
+            else
+              map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+          }
+          linalg::YieldOp::create(b, l, b.clone(*op, map)->getResult(0));
+        });
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, generic.getResult(0),
+                                                   ValueRange{});
+    return success();
+  }
+};
+
+// The only element of a 0-d tensor overwritten by a value read from another
+// 0-d tensor is that tensor (torch-mlir's seed update stores back so):
+//
+//   %s = tensor.extract %u[] : tensor<i64>
+//   %n = tensor.insert %s into %t[] : tensor<i64>   ->   %u
+struct InsertIntoZeroDim : OpRewritePattern<tensor::InsertOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertOp op,
+                                PatternRewriter &rewriter) const override {
+    auto extract = op.getScalar().getDefiningOp<tensor::ExtractOp>();
+    if (op.getDest().getType().getRank() != 0 || !extract ||
+        extract.getTensor().getType() != op.getDest().getType())
+      return failure();
+    rewriter.replaceOp(op, extract.getTensor());
+    return success();
+  }
+};
+
+// A scalar input of a fused chain read on the host from a 0-d tensor a
+// kernel computes (torch-mlir's 0-d AdamW step math, captured by fusion):
+// the chain reads the tensor itself, through the empty map, as it reads any
+// broadcast operand. The body still receives the scalar.
+//
+//   %s = tensor.extract %t[] : tensor<f32>
+//   sinter.fused ins(%x, %s : tensor<64x256xf32>, f32) maps [#id, ()]
+//   ->
+//   sinter.fused ins(%x, %t : tensor<64x256xf32>, tensor<f32>) maps [#id, ()]
+struct FusedReadsZeroDimTensors : OpRewritePattern<sinter::FusedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(sinter::FusedOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<std::pair<OpOperand *, Value>> reads;
+    for (OpOperand &in : op.getInputsMutable()) {
+      auto extract = in.get().getDefiningOp<tensor::ExtractOp>();
+      if (extract && extract.getTensor().getType().getRank() == 0)
+        reads.push_back({&in, extract.getTensor()});
+    }
+    if (reads.empty())
+      return rewriter.notifyMatchFailure(op, "no scalar input from a 0-d tensor");
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [operand, tensor] : reads)
+        operand->set(tensor);
+    });
+    return success();
+  }
+};
+
 // A constant tensor read by a sinter op or any other kernel that takes
 // buffers: a kernel writes it from the kernel module's copy (the general
 // kernel keeps constant tensors as globals of the module), since an artifact
@@ -294,6 +410,8 @@ struct TensorOpsToLinalgPass
 
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
-               SinkExtractIntoRegion, MaterializeConstantOperands>(
+               SinkExtractIntoRegion, FusedReadsZeroDimTensors,
+               ScalarArithToZeroDimGeneric, InsertIntoZeroDim,
+               MaterializeConstantOperands>(
       patterns.getContext());
 }

@@ -91,3 +91,24 @@ func.func @softmax_dim0(%x: tensor<128x64xbf16>, %m: tensor<1x64xf32>) -> tensor
   %y = sinter.softmax %x dim 0 mask(%m : tensor<1x64xf32>) {scale = 5.000000e-01 : f32} : tensor<128x64xbf16>
   return %y : tensor<128x64xbf16>
 }
+
+// -----
+
+// GELU-tanh's x**3 as torch-mlir lowers it (an i64 exponent): the kernel
+// calls fpowi with the i32 exponent libdevice's __nv_powif takes, clamped
+// with its parity kept.
+// CHECK-LABEL: func.func @cube
+// CHECK: gpu.func
+// CHECK: arith.maxsi
+// CHECK: %[[E:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: math.fpowi %{{.*}}, %[[E]] : f32, i32
+func.func @cube(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %c3 = arith.constant 3 : i64
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = math.fpowi %a, %c3 : f32, i64
+    linalg.yield %p : f32
+  } -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
+}

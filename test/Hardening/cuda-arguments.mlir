@@ -36,4 +36,4 @@ func.func @scale_by_count(%n: index, %ids: tensor<4xindex>,
   return %y : tensor<4x64xf32>
 }
 
-// BAD: cuda-unpassable.mlir:3:27: error: the CUDA target cannot pass 'complex<f32>' (argument #1 'c' of @complex_scalar): it takes statically shaped tensors and scalars of f16, bf16, f32, f64, i1, i32, i64 or index
+// BAD: cuda-unpassable.mlir:3:27: error: the CUDA target cannot pass 'complex<f32>' (argument #1 'c' of @complex_scalar): it takes statically shaped tensors and scalars of f16, bf16, f32, f64, i1, i8, i16, i32, i64 or index

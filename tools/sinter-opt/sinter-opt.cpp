@@ -43,6 +43,11 @@ static mlir::LogicalResult scanInput(const llvm::MemoryBuffer &input,
   return sinter::checkSourceBeforeParsing(sourceMgr, context);
 }
 
+namespace sinter {
+/// TestReturnValue.cpp: sinter-test-return-value, for bisecting.
+void registerTestReturnValuePass();
+} // namespace sinter
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::setBugReportMsg(
@@ -50,6 +55,7 @@ int main(int argc, char **argv) {
       "`mlir-reduce` if you can) and the full sinter-opt command line.\n");
   mlir::registerAllPasses();
   sinter::registerAllPasses();
+  sinter::registerTestReturnValuePass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -25,7 +25,12 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     * `tensor.pad` with a constant padding value;
     * a scalar `tensor.extract`ed on the host with constant indices and used
       by a generic's region (torch-mlir's 0-d step arithmetic) is moved into
-      that region, so the kernel reads it;
+      that region, so the kernel reads it; a fused chain's scalar input read
+      from a 0-d tensor takes the tensor itself (the empty map);
+    * scalar `arith`/`math` ops on values read from 0-d tensors (torch-mlir's
+      update of its RNG seed in train mode) become 0-d generics, and a
+      `tensor.insert` of such a value into a 0-d tensor is that value's
+      tensor: an artifact runs no host code;
     * `sinter.softmax` over a non-trailing axis, which the register-resident
       row kernel cannot hold, becomes three generics (max over the axis, sum
       of exponentials, normalize) with the op's contract (f32 arithmetic, an
@@ -157,6 +162,22 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     rounds where it is written; f32, f64 and integer regions run exactly as
     written. This path is for correctness, not speed: a thread reads its
     whole reduction alone.
+
+    Model state across calls (`ml_program.global`, torch-mlir's RNG seed in
+    train mode) lives in a mutable, 16-byte aligned `memref.global
+    @sinter_state_<name>` of the kernel module, initialized from the
+    global's value and kept as long as the artifact is loaded;
+    `ml_program.global_load` and `global_store` become copy kernels
+    (`global_load_N`, `global_store_N`) between it and a buffer, run in
+    program order. A scalar operand of a kernel read from a 0-d tensor
+    (AdamW's step counter computed by a kernel) is passed as that tensor's
+    buffer and loaded in the kernel.
+
+    i1 buffers hold one byte per element; kernels load and store them
+    element by element (LLVM packs a `vector<N x i1>` into bits). Vector
+    loads are used only where every vector starts at a multiple of its width
+    (a slice at an odd offset, or rows of odd length, are read element by
+    element).
 
     ```mlir
     %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,

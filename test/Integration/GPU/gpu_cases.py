@@ -551,6 +551,123 @@ def reduce_max_case(shape, axis, t="f32"):
             ir, make, ref, torch_same_dtype)
 
 
+def bool_mask_case(rows=2, cols=100):
+    """A padding mask as BERT's real IR computes it (torch-mlir 20261001):
+    ids != 0 as i1, and-ed with a second i1 tensor, then selected into an
+    additive f32 mask and added to scores. The fusion pass makes the i1
+    chain a sinter.fused kernel whose i1 results are bytes in memory (a
+    vector<N x i1> would pack them into bits: regression, the corpus
+    check's BERT/GPT-2 failures of 2026-12-02)."""
+    ids, keep = "tensor<%dx%dxi64>" % (rows, cols), "tensor<%dx%dxi1>" % (rows, cols)
+    f = "tensor<%dx%dxf32>" % (rows, cols)
+    m = "affine_map<(d0, d1) -> (d0, d1)>"
+    ir = """func.func @main(%%ids: %(ids)s, %%keep: %(keep)s, %%s: %(f)s) -> (%(keep)s, %(f)s) {
+  %%z = arith.constant 0 : i64
+  %%zero = arith.constant 0.0 : f32
+  %%ninf = arith.constant 0xFF7FFFFF : f32
+  %%eb = tensor.empty() : %(keep)s
+  %%ne = linalg.generic {indexing_maps = [%(m)s, %(m)s], iterator_types = ["parallel", "parallel"]} ins(%%ids : %(ids)s) outs(%%eb : %(keep)s) {
+  ^bb0(%%i: i64, %%o: i1):
+    %%c = arith.cmpi ne, %%i, %%z : i64
+    linalg.yield %%c : i1
+  } -> %(keep)s
+  %%both = linalg.generic {indexing_maps = [%(m)s, %(m)s, %(m)s], iterator_types = ["parallel", "parallel"]} ins(%%ne, %%keep : %(keep)s, %(keep)s) outs(%%eb : %(keep)s) {
+  ^bb0(%%a: i1, %%b: i1, %%o: i1):
+    %%c = arith.andi %%a, %%b : i1
+    linalg.yield %%c : i1
+  } -> %(keep)s
+  %%ef = tensor.empty() : %(f)s
+  %%masked = linalg.generic {indexing_maps = [%(m)s, %(m)s, %(m)s], iterator_types = ["parallel", "parallel"]} ins(%%both, %%s : %(keep)s, %(f)s) outs(%%ef : %(f)s) {
+  ^bb0(%%k: i1, %%x: f32, %%o: f32):
+    %%add = arith.select %%k, %%zero, %%ninf : f32
+    %%y = arith.addf %%x, %%add : f32
+    linalg.yield %%y : f32
+  } -> %(f)s
+  return %%both, %%masked : %(keep)s, %(f)s
+}
+""" % {"ids": ids, "keep": keep, "f": f, "m": m}
+
+    def make(torch, dev, gen):
+        return [torch.randint(0, 3, (rows, cols), generator=gen, device=dev),
+                torch.rand(rows, cols, generator=gen, device=dev) < 0.7,
+                torch.randn(rows, cols, generator=gen, device=dev)]
+
+    def ref(torch, i, k, x):
+        both = (i != 0) & k
+        low = torch.finfo(torch.float32).min
+        add = torch.where(both, 0.0, low).double()
+        return [both.double(), x.double() + add]
+
+    def torch_same_dtype(torch, i, k, x):
+        both = (i != 0) & k
+        return [both, x + torch.where(both, 0.0, torch.finfo(torch.float32).min)]
+
+    return ("bool_mask_%dx%d" % (rows, cols), ir, make, ref, torch_same_dtype)
+
+
+def fpowi_case(rows=7, cols=1024, exponent=3):
+    """x ** 3 as torch-mlir 20261001 lowers GPT-2's and Gemma-2's tanh-GELU
+    (`math.fpowi %x, %c3_i64`, an i64 exponent): libdevice's __nv_powif
+    takes an i32 (regression: GPT-2 and Gemma-2 wrong on the H200 in the
+    corpus check of 2026-12-02). Negative bases check the sign."""
+    x = _tt([rows, cols], "f32")
+    ir = """func.func @main(%%x: %(x)s) -> %(x)s {
+  %%n = arith.constant %(n)d : i64
+  %%e = tensor.empty() : %(x)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%x : %(x)s) outs(%%e : %(x)s) {
+  ^bb0(%%a: f32, %%o: f32):
+    %%p = math.fpowi %%a, %%n : f32, i64
+    linalg.yield %%p : f32
+  } -> %(x)s
+  return %%r : %(x)s
+}
+""" % {"x": x, "n": exponent}
+
+    def make(torch, dev, gen):
+        return [torch.randn(rows, cols, generator=gen, device=dev) * 3]
+
+    def ref(torch, xx):
+        return [xx.double() ** exponent]
+
+    def torch_same_dtype(torch, xx):
+        return [xx ** exponent]
+
+    return ("fpowi_i64_%d_%dx%d" % (exponent, rows, cols), ir, make, ref,
+            torch_same_dtype)
+
+
+def odd_slice_case(rows=3, cols=101, start=1, width=64, t="bf16"):
+    """A slice of rows of odd length at an odd offset (gemma2's real IR
+    slices position ids so): the copy kernel reads element by element where
+    vector loads would be misaligned (regression: CUDA_ERROR_MISALIGNED_
+    ADDRESS in the corpus check of 2026-12-02)."""
+    x, y = _tt([rows, cols], t), _tt([rows, width], t)
+    ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%s = tensor.extract_slice %%x[0, %(start)d] [%(rows)d, %(width)d] [1, 1] : %(x)s to %(y)s
+  %%e = tensor.empty() : %(y)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%s : %(y)s) outs(%%e : %(y)s) {
+  ^bb0(%%a: %(t)s, %%o: %(t)s):
+    %%n = arith.negf %%a : %(t)s
+    linalg.yield %%n : %(t)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "start": start, "rows": rows, "width": width}
+
+    def make(torch, dev, gen):
+        return [torch.randn(rows, cols, generator=gen, device=dev)
+                .to(getattr(torch, TYPES[t]))]
+
+    def ref(torch, xx):
+        return [-xx.double()[:, start:start + width]]
+
+    def torch_same_dtype(torch, xx):
+        return [-xx[:, start:start + width]]
+
+    return ("odd_slice_%dx%d_at%d_%s" % (rows, cols, start, t), ir, make, ref,
+            torch_same_dtype)
+
+
 def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
     """x @ w^T with w stored [N, K]: linalg.matmul (or batch_matmul) with
     user indexing maps into a zero fill, as torch-mlir emits a linear layer.
@@ -909,6 +1026,9 @@ def correctness_cases():
     cases.append(reduce_sum_case([300, 1000], 0, "bf16"))
     cases.append(reduce_sum_case([300, 1000], 0, "bf16", form="extf"))
     cases.append(reduce_max_case([6, 333, 40], 1, "f32"))
+    cases.append(bool_mask_case())
+    cases.append(odd_slice_case())
+    cases.append(fpowi_case())
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
     cases.append(matmul_transposed_b_case(33, 64, 40, "bf16", batch=2))
