@@ -129,6 +129,10 @@ struct Case {
   int64_t m, n, k, batch;
   std::string inType = "float32", outType = "float32";
   bool accumulate = false;
+  /// The bias epilogue: a float32 vector of n, argument after c0.
+  bool bias = false;
+
+  int biasArg() const { return accumulate ? 3 : 2; }
 
   std::string manifest() const {
     using sinter::test::argument;
@@ -138,11 +142,13 @@ struct Case {
         argument(1, "b", "input", inType, {batch, k, n})};
     if (accumulate)
       args.push_back(argument(2, "c0", "input", outType, {batch, m, n}));
-    int c = accumulate ? 3 : 2;
+    if (bias)
+      args.push_back(argument(biasArg(), "bias", "input", "float32", {n}));
+    int c = biasArg() + (bias ? 1 : 0);
     args.push_back(argument(c, "c", "output", outType, {batch, m, n}));
-    std::string kernelArgs = R"({"arg": 0}, {"arg": 1}, {"arg": 2})";
-    if (accumulate)
-      kernelArgs += R"(, {"arg": 3})";
+    std::string kernelArgs;
+    for (int i = 0; i <= c; ++i)
+      kernelArgs += (i ? ", " : "") + std::string(R"({"arg": )") + num(i) + "}";
     std::string gemm =
         R"({"kind": "cublas_gemm", "name": "matmul_0", "layout": "row-major",
          "m": )" +
@@ -152,6 +158,9 @@ struct Case {
         "}, " +
         (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
                     : R"("accumulate": false, )") +
+        (bias ? R"("bias": {"arg": )" + num(biasArg()) +
+                    R"(}, "bias_dtype": "float32", )"
+              : std::string()) +
         R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
         R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
         R"(", "c_dtype": ")" + outType +
@@ -251,6 +260,11 @@ protected:
                                      : static_cast<void *>(b32.data())};
     if (c.accumulate)
       args.push_back(c0.data());
+    biasValues.assign(c.n, 0);
+    for (int64_t j = 0; j < c.n; ++j)
+      biasValues[j] = value(j, 4);
+    if (c.bias)
+      args.push_back(biasValues.data());
     args.push_back(c.outType == "float32" ? static_cast<void *>(out32.data())
                                           : static_cast<void *>(out16.data()));
     for (int i = 0; i < runs; ++i)
@@ -271,7 +285,8 @@ protected:
             sum += value(n * c.m * c.k + i * c.k + p, 1) *
                    value(n * c.k * c.n + p * c.n + j, 2);
           int64_t o = n * c.m * c.n + i * c.n + j;
-          r[o] = sum + (c.accumulate ? value(o, 3) : 0.0f);
+          r[o] = sum + (c.accumulate ? value(o, 3) : 0.0f) +
+                 (c.bias ? value(j, 4) : 0.0f);
         }
     return r;
   }
@@ -286,7 +301,7 @@ protected:
     EXPECT_NE(std::string(last).find(why), std::string::npos) << last;
   }
 
-  std::vector<float> a32, b32, c0, out32;
+  std::vector<float> a32, b32, c0, out32, biasValues;
   std::vector<uint16_t> a16, b16, out16;
 };
 
@@ -341,6 +356,24 @@ TEST_F(LibraryCalls, Bf16Results) {
   std::vector<float> r = reference(c);
   for (size_t i = 0; i < r.size(); ++i)
     EXPECT_EQ(out16[i], bf16(r[i])) << i;
+}
+
+TEST_F(LibraryCalls, TheBiasEpilogueAddsOneValuePerColumn) {
+  // A bf16 linear layer with its bias (MatmulEpilogue.cpp): cuBLASLt adds
+  // the bias to the rows of its column-major D, the columns of row-major C.
+  Case c{5, 3, 7, 1};
+  c.inType = c.outType = "bfloat16";
+  c.bias = true;
+  ASSERT_EQ(run(c, 2), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled) {
+    EXPECT_STREQ(fakes().launches(), "matmul_0,matmul_0");
+    return;
+  }
+  std::vector<float> r = reference(c);
+  for (size_t i = 0; i < r.size(); ++i)
+    EXPECT_EQ(out16[i], bf16(r[i])) << i;
+  EXPECT_EQ(fakes().heuristics(), 1);
+  expectLibraryCalls(2, 0);
 }
 
 TEST_F(LibraryCalls, EveryStreamHasItsWorkspace) {

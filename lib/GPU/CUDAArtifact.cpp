@@ -99,7 +99,8 @@ struct LibraryCall {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   unsigned a = 0, b = 0, c = 0;
   std::optional<unsigned> cInit;
-  std::string aType, bType, cType;
+  std::optional<unsigned> bias; // the bias epilogue's vector
+  std::string aType, bType, cType, biasType;
 };
 
 struct LaunchInfo {
@@ -254,6 +255,13 @@ static FailureOr<LibraryCall> readLibraryCall(gpu::LaunchFuncOp launch,
            << sinter::kLibraryCallAttrName << ": " << dict;
   if (dict.get("c_init"))
     call.cInit = cInit;
+  if (dict.get("bias")) {
+    unsigned bias = 0;
+    if (!operandType("bias", bias, call.biasType))
+      return launch.emitError("malformed ")
+             << sinter::kLibraryCallAttrName << ": " << dict;
+    call.bias = bias;
+  }
   return call;
 }
 
@@ -592,6 +600,10 @@ static void writeLibraryCall(llvm::json::OStream &json,
     json.attribute(key::kAccumulate, call.cInit.has_value());
     if (call.cInit)
       buffer(key::kCInit, *call.cInit);
+    if (call.bias) {
+      buffer(key::kBias, *call.bias);
+      json.attribute(key::kBiasDtype, call.biasType);
+    }
     json.attribute(key::kAlpha, 1.0);
     json.attribute(key::kBeta, call.cInit ? 1.0 : 0.0);
     json.attribute(key::kADtype, call.aType);

@@ -210,14 +210,25 @@ buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);
+/// A bias epilogue a matmul takes over from the elementwise chain that is
+/// its only use (MatmulEpilogue.cpp): `result` = round(A x B + `bias`[n]),
+/// `bias` an f32 vector over the columns, the rounding to `result`'s type.
+struct MatmulEpilogue {
+  mlir::Value bias;
+  mlir::Value result;
+};
+/// The epilogue `op`'s only use computes, if it is one.
+std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
+
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
 /// accumulation, 64x64 tiles through shared memory). With `libraryCall`, a
 /// matmul whose types cuBLASLt takes also gets a cublas_gemm library call
-/// that the runtime runs instead of the kernel when it can.
-mlir::FailureOr<KernelLaunch> buildMatmulKernel(mlir::linalg::LinalgOp op,
-                                                mlir::gpu::GPUModuleOp module,
-                                                llvm::StringRef name,
-                                                bool libraryCall = false);
+/// that the runtime runs instead of the kernel when it can. With
+/// `epilogue`, both compute and store its result instead of the matmul's.
+mlir::FailureOr<KernelLaunch>
+buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
+                  llvm::StringRef name, bool libraryCall = false,
+                  const MatmulEpilogue *epilogue = nullptr);
 
 /// Any linalg.generic on static tensors that the elementwise and matmul
 /// kernels do not run -- reductions, contractions with transposed or

@@ -48,7 +48,8 @@ static bool cublasLtTakes(Type a, Type b, Type c) {
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
                                        gpu::GPUModuleOp module, StringRef name,
-                                       bool libraryCall) {
+                                       bool libraryCall,
+                                       const MatmulEpilogue *epilogue) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -101,7 +102,14 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   launch.operands = {a, bm};
   if (initTensor)
     launch.operands.push_back(initTensor);
-  launch.results.push_back(op->getResult(0));
+  int64_t biasArg = -1;
+  if (epilogue) {
+    biasArg = launch.operands.size();
+    launch.operands.push_back(epilogue->bias);
+  }
+  int64_t cArg = launch.operands.size();
+  Value result = epilogue ? epilogue->result : op->getResult(0);
+  launch.results.push_back(result);
 
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   gpu::GPUFuncOp func =
@@ -121,7 +129,8 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   Value A = kb.flatten(func.getArgument(0));
   Value Bm = kb.flatten(func.getArgument(1));
   Value C0 = initTensor ? kb.flatten(func.getArgument(2)) : Value();
-  Value C = kb.flatten(func.getArgument(initTensor ? 3 : 2));
+  Value bias = biasArg >= 0 ? func.getArgument(biasArg) : Value();
+  Value C = kb.flatten(func.getArgument(cArg));
 
   Value bid = kb.blockId();
   Value nT = arith::RemUIOp::create(b, bid, kb.idx(nTiles));
@@ -230,6 +239,15 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
       } else if (fill != 0.0) {
         v = arith::AddFOp::create(b, v, kb.f32(fill));
       }
+      if (bias) {
+        // The epilogue: + bias[n] in f32; storeF32 rounds once to C's type.
+        Value safe = arith::SelectOp::create(b, ok, c, kb.idx(0));
+        v = arith::AddFOp::create(
+            b, v,
+            vector::ExtractOp::create(
+                b, kb.loadF32(bias, safe, 1, nullptr, 0.0, false),
+                ArrayRef<int64_t>{0}));
+      }
       kb.storeF32(C, idx, kb.splat(v, 1), ok, /*aligned=*/false);
     }
   }
@@ -238,7 +256,7 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   // has no cuBLASLt form (it is not a matrix in memory): the kernel alone.
   if (libraryCall && (initTensor || fill == 0.0) &&
       cublasLtTakes(aType.getElementType(), bType.getElementType(),
-                    cast<RankedTensorType>(init.getType()).getElementType()) &&
+                    cast<RankedTensorType>(result.getType()).getElementType()) &&
       llvm::all_of(ArrayRef<int64_t>{batch, M, N, K}, [](int64_t d) {
         return d > 0 && d <= std::numeric_limits<int32_t>::max();
       })) {
@@ -251,9 +269,11 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
         b.getNamedAttr("batch", i64(batch)),
         b.getNamedAttr("a", i64(0)),
         b.getNamedAttr("b", i64(1)),
-        b.getNamedAttr("c", i64(initTensor ? 3 : 2))};
+        b.getNamedAttr("c", i64(cArg))};
     if (initTensor)
       call.push_back(b.getNamedAttr("c_init", i64(2)));
+    if (epilogue)
+      call.push_back(b.getNamedAttr("bias", i64(biasArg)));
     launch.libraryCall = b.getDictionaryAttr(call);
   }
   return launch;

@@ -385,9 +385,32 @@ struct OutlineCUDAKernelsPass
     }
 
     unsigned counter = 0;
+    // Chains a matmul took as its epilogue (MatmulEpilogue.cpp): erased
+    // with it, not outlined.
+    llvm::SmallPtrSet<Operation *, 8> taken;
     for (Operation *op : ops) {
+      if (taken.contains(op))
+        continue;
       if (failed(checkKernelTensors(op)))
         return signalPassFailure();
+      if (std::optional<MatmulEpilogue> epilogue =
+              tuning.matmulLibraryCall && isPlainMatmul(op)
+                  ? matchMatmulEpilogue(cast<linalg::LinalgOp>(op))
+                  : std::nullopt) {
+        std::string name = "matmul_" + std::to_string(counter++);
+        FailureOr<KernelLaunch> launch =
+            buildMatmulKernel(cast<linalg::LinalgOp>(op), kernels, name,
+                              /*libraryCall=*/true, &*epilogue);
+        if (failed(launch))
+          return signalPassFailure();
+        Operation *chain = epilogue->result.getDefiningOp();
+        OpBuilder b(chain);
+        emitLaunch(b, chain->getLoc(), *launch);
+        taken.insert(chain);
+        chain->erase();
+        op->erase();
+        continue;
+      }
       // Kernels are named after their op; reductions run by the serial
       // kernel are reduce_N.
       auto generic = dyn_cast<linalg::GenericOp>(op);

@@ -74,6 +74,8 @@ bool open(Api &api, const std::vector<std::string> &paths) {
                   missing);
     ok &= resolve(library, a.matmulDescDestroy, "cublasLtMatmulDescDestroy",
                   missing);
+    ok &= resolve(library, a.matmulDescSetAttribute,
+                  "cublasLtMatmulDescSetAttribute", missing);
     ok &= resolve(library, a.matrixLayoutCreate, "cublasLtMatrixLayoutCreate",
                   missing);
     ok &= resolve(library, a.matrixLayoutDestroy, "cublasLtMatrixLayoutDestroy",

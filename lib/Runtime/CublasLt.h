@@ -52,6 +52,10 @@ constexpr int kDataF16 = 2;           // CUDA_R_16F
 constexpr int kDataBF16 = 14;         // CUDA_R_16BF
 constexpr int kLayoutBatchCount = 5;  // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
 constexpr int kLayoutBatchStride = 6; // ..._STRIDED_BATCH_OFFSET
+constexpr int kDescEpilogue = 7;      // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32_t)
+constexpr int kDescBiasPointer = 8;   // CUBLASLT_MATMUL_DESC_BIAS_POINTER
+constexpr int kDescBiasDataType = 26; // ..._BIAS_DATA_TYPE (int32_t)
+constexpr uint32_t kEpilogueBias = 4; // CUBLASLT_EPILOGUE_BIAS: D = AB + bias
 constexpr int kPrefMaxWorkspace = 1; // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 constexpr int kPrefMinAlignmentA =
     5; // ..._MIN_ALIGNMENT_A_BYTES (B 6, C 7, D 8)
@@ -70,6 +74,8 @@ struct Api {
   Status (*matmulDescCreate)(MatmulDesc *, int computeType,
                              int scaleType) = nullptr;
   Status (*matmulDescDestroy)(MatmulDesc) = nullptr;
+  Status (*matmulDescSetAttribute)(MatmulDesc, int attr, const void *buf,
+                                   size_t size) = nullptr;
   Status (*matrixLayoutCreate)(MatrixLayout *, int type, uint64_t rows,
                                uint64_t cols, int64_t ld) = nullptr;
   Status (*matrixLayoutDestroy)(MatrixLayout) = nullptr;

@@ -126,8 +126,23 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
                                               sizeof(o.batchStride)),
                  "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
   };
+  // The bias epilogue: cuBLASLt adds the bias to each row of its
+  // column-major D (C^T), that is to each row of the row-major C.
+  auto epilogue = [&] {
+    if (!g.hasBias)
+      return true;
+    uint32_t kind = lt::kEpilogueBias;
+    int32_t type = lt::dataType(g.biasType);
+    return check(api.matmulDescSetAttribute(g.op, lt::kDescEpilogue, &kind,
+                                            sizeof(kind)),
+                 "cublasLtMatmulDescSetAttribute(EPILOGUE)") &&
+           check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType, &type,
+                                            sizeof(type)),
+                 "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
+  };
   bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
                   "cublasLtMatmulDescCreate") &&
+            epilogue() &&
             layout(g.first, g.bType, cm.first) &&
             layout(g.second, g.aType, cm.second) &&
             layout(g.cLayout, g.cType, cm.c);
@@ -207,15 +222,36 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
         lt::alignment(a, s.strideA * lt::elementBytes(g.aType), s.batch),
         lt::alignment(c, s.strideC * cBytes, s.batch),
         lt::alignment(d, s.strideC * cBytes, s.batch)};
-    if (g.path == Gemm::Path::Undecided ||
+    // The bias pointer lives in the descriptor; the heuristic reads its
+    // alignment, so a change of alignment decides again.
+    uint64_t bias = g.hasBias ? pointer(g.bias) : 0;
+    bool biasMoved = g.hasBias && bias != g.biasPointer;
+    bool biasRealigned = biasMoved && (bias % 16 == 0) != (g.biasPointer % 16 == 0);
+    auto setBias = [&](std::string &reason) {
+      if (!biasMoved)
+        return true;
+      void *ptr = reinterpret_cast<void *>(bias);
+      if (!ltOk(*api,
+                api->matmulDescSetAttribute(g.op, lt::kDescBiasPointer, &ptr,
+                                            sizeof(ptr)),
+                "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", reason))
+        return false;
+      g.biasPointer = bias;
+      biasMoved = false;
+      return true;
+    };
+    if (g.path == Gemm::Path::Undecided || biasRealigned ||
         !std::equal(aligned, aligned + 4, g.aligned)) {
       std::copy(aligned, aligned + 4, g.aligned);
       std::string reason;
-      bool ok = describeGemm(*api, g, reason) &&
+      bool ok = describeGemm(*api, g, reason) && setBias(reason) &&
                 chooseAlgorithm(*api, *p.lt, g, aligned, reason);
       g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
       g.fallbackReason = reason;
     }
+    std::string biasFailure;
+    if (g.path == Gemm::Path::Library && !setBias(biasFailure))
+      return fail(SINTER_RT_ERROR_DRIVER, biasFailure + " in " + f.name);
     if (g.path == Gemm::Path::Library) {
       lt::Status st = api->matmul(
           p.lt->handle, g.op, &g.alpha, reinterpret_cast<void *>(b), g.first,

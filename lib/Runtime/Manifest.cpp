@@ -415,6 +415,20 @@ static int parseGemm(const JsonValue &lv, const Function &f,
   if (g->accumulate)
     if (int rc = parseBufferRef(cInit, f, where + ": c_init", g->cInit))
       return rc;
+  const JsonValue *bias = lv.get(key::kBias);
+  const JsonValue *biasDtype = lv.get(key::kBiasDtype);
+  if ((bias != nullptr) != (biasDtype != nullptr))
+    return badManifest(where + ": bias and bias_dtype are given together");
+  if (bias) {
+    g->hasBias = true;
+    g->biasType = biasDtype->string;
+    if (int rc = parseBufferRef(bias, f, where + ": bias", g->bias))
+      return rc;
+    if (lt::dataType(g->biasType) < 0 ||
+        (g->biasType != g->cType && g->biasType != value::kFloat32))
+      return badManifest(where + ": bias_dtype " + g->biasType +
+                         " is neither c_dtype nor float32");
+  }
   g->alpha = static_cast<float>(lv.get(key::kAlpha)->number);
   g->beta = static_cast<float>(lv.get(key::kBeta)->number);
   if (g->beta != 0.0f && !g->accumulate)
@@ -442,6 +456,10 @@ static int parseGemm(const JsonValue &lv, const Function &f,
     return rc;
   if (g->accumulate)
     if (int rc = fits(g->cInit, g->cType, s.m, s.n, s.ldc, s.strideC, "c_init"))
+      return rc;
+  // One bias of n elements for every row and every matrix of the batch.
+  if (g->hasBias)
+    if (int rc = fits(g->bias, g->biasType, 1, s.n, s.n, 0, "bias"))
       return rc;
   if (int rc = parseKernelLaunch(*lv.get(key::kFallback), f, context,
                                  path + "." + key::kFallback, l))

@@ -62,6 +62,12 @@ struct Gemm {
   Param a, b, c, cInit; // buffers (Argument or Temp)
   bool accumulate = false;
   float alpha = 1.0f, beta = 0.0f;
+  // The bias epilogue (D = A x B + bias, bias broadcast over the rows of the
+  // row-major D), and the bias pointer the descriptor holds.
+  bool hasBias = false;
+  Param bias;
+  std::string biasType;
+  uint64_t biasPointer = 0;
   // Descriptors, made on first use, destroyed at unload.
   bool described = false;
   sinter::rt::lt::MatmulDesc op = nullptr;

@@ -27,6 +27,9 @@ struct Layout {
 };
 struct Desc {
   int compute, scale;
+  uint32_t epilogue = 0; // 4: BIAS
+  const void *bias = nullptr;
+  int biasType = -1;
 };
 struct Pref {
   uint64_t workspace = 0;
@@ -88,6 +91,18 @@ int cublasLtMatmulDescCreate(Desc **desc, int compute, int scale) {
   if (compute != 68 || scale != 0) // CUBLAS_COMPUTE_32F, CUDA_R_32F
     return kInvalid;
   *desc = new Desc{compute, scale};
+  return kSuccess;
+}
+int cublasLtMatmulDescSetAttribute(Desc *desc, int attr, const void *buf,
+                                   size_t size) {
+  if (attr == 7 && size == 4) // EPILOGUE, uint32_t
+    std::memcpy(&desc->epilogue, buf, 4);
+  else if (attr == 8 && size == 8) // BIAS_POINTER
+    std::memcpy(&desc->bias, buf, 8);
+  else if (attr == 26 && size == 4) // BIAS_DATA_TYPE, int32_t
+    std::memcpy(&desc->biasType, buf, 4);
+  else
+    return kInvalid;
   return kSuccess;
 }
 int cublasLtMatmulDescDestroy(Desc *desc) {
@@ -162,7 +177,7 @@ int cublasLtMatmulAlgoGetHeuristic(void *, Desc *, Layout *a, Layout *b,
   *returned = 1;
   return kSuccess;
 }
-int cublasLtMatmul(void *, Desc *, const void *alpha, const void *A, Layout *a,
+int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A, Layout *a,
                    const void *B, Layout *b, const void *beta, const void *C,
                    Layout *c, void *D, Layout *d, const uint64_t *algo,
                    void *workspace, size_t workspaceSize, void *) {
@@ -183,6 +198,8 @@ int cublasLtMatmul(void *, Desc *, const void *alpha, const void *A, Layout *a,
         float v = al * sum;
         if (be != 0)
           v += be * load(c->type, C, n * c->stride + i + j * c->ld);
+        if (desc->epilogue == 4) // bias over the rows of the column-major D
+          v += load(desc->biasType, desc->bias, i);
         store(d->type, D, n * d->stride + i + j * d->ld, v);
       }
   return kSuccess;

@@ -605,6 +605,47 @@ def bool_mask_case(rows=2, cols=100):
     return ("bool_mask_%dx%d" % (rows, cols), ir, make, ref, torch_same_dtype)
 
 
+def linear_bias_case(M=300, K=256, N=768, t="bf16"):
+    """A bf16 nn.Linear with a bias as torch-mlir 20261001 lowers it (GPT-2's
+    Conv1D, normalize-frontend's narrow operands): an f32-accumulating
+    matmul, then + bias (f32) and the rounding to bf16. The matmul takes the
+    chain as its epilogue: one cublas_gemm with cuBLASLt's bias epilogue
+    (the fallback kernel adds the bias the same way), no f32 product in
+    memory."""
+    a, w, y = _tt([M, K], t), _tt([K, N], t), _tt([M, N], t)
+    ir = """func.func @main(%%a: %(a)s, %%w: %(w)s, %%bias: tensor<%(N)dxf32>) -> %(y)s {
+  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : tensor<%(M)dx%(N)dxf32>
+  %%z = linalg.fill ins(%%zero : f32) outs(%%e : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
+  %%acc = linalg.matmul ins(%%a, %%w : %(a)s, %(w)s) outs(%%z : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
+  %%ey = tensor.empty() : %(y)s
+  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%acc, %%bias : tensor<%(M)dx%(N)dxf32>, tensor<%(N)dxf32>) outs(%%ey : %(y)s) {
+  ^bb0(%%x: f32, %%c: f32, %%o: %(t)s):
+    %%s = arith.addf %%x, %%c : f32
+    %%q = arith.truncf %%s : f32 to %(t)s
+    linalg.yield %%q : %(t)s
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"a": a, "w": w, "y": y, "t": t, "M": M, "N": N}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(M, K, generator=gen, device=dev).to(dt),
+                (torch.randn(K, N, generator=gen, device=dev) / 16).to(dt),
+                torch.randn(N, generator=gen, device=dev)]
+
+    def ref(torch, aa, ww, bb):
+        return [aa.double() @ ww.double() + bb.double()]
+
+    def torch_same_dtype(torch, aa, ww, bb):
+        return [(aa.float() @ ww.float() + bb).to(aa.dtype)]
+
+    name = "linear_bias_%dx%dx%d_%s" % (M, K, N, t)
+    LIBRARY_CALLS[name] = 1
+    return (name, ir, make, ref, torch_same_dtype)
+
+
 def fpowi_case(rows=7, cols=1024, exponent=3):
     """x ** 3 as torch-mlir 20261001 lowers GPT-2's and Gemma-2's tanh-GELU
     (`math.fpowi %x, %c3_i64`, an i64 exponent): libdevice's __nv_powif
@@ -1029,6 +1070,7 @@ def correctness_cases():
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     cases.append(fpowi_case())
+    cases.append(linear_bias_case())
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
     cases.append(matmul_transposed_b_case(33, 64, 40, "bf16", batch=2))
