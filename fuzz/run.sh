@@ -27,6 +27,7 @@ for target in ${FUZZ_TARGETS:-compiler manifest}; do
   [ -n "${FUZZ_JOBS:-}" ] && extra+=(-fork="$FUZZ_JOBS")
   # One input at a time on one core; inputs up to FUZZ_MAX_LEN bytes (64 KiB,
   # the seeds' bound), 30 s per input before it counts as a hang.
+  start=$SECONDS
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$build/bin/sinter-$target-fuzzer" "${extra[@]}" \
@@ -35,11 +36,12 @@ for target in ${FUZZ_TARGETS:-compiler manifest}; do
       -artifact_prefix="$build/fuzz-crashes/$target-" \
       "$corpus" "$build/fuzz-seeds/$target" > "$log" 2>&1
   rc=$?
+  elapsed=$((SECONDS - start))
   runs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   # (-fork prints no stat:: lines: its last status line counts the runs.)
   [ -z "$runs" ] && runs=$(grep -ao '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   crashes=$(ls "$build/fuzz-crashes" | grep -c "^$target-" || true)
-  echo "fuzz $target: ${runs:-?} inputs in ${seconds} s, corpus $(ls "$corpus" | wc -l), crashing inputs in fuzz-crashes/: $crashes (exit $rc, log $log)"
+  echo "fuzz $target: ${runs:-?} inputs in ${elapsed} s (limit ${seconds} s), corpus $(ls "$corpus" | wc -l), crashing inputs in fuzz-crashes/: $crashes (exit $rc, log $log)"
   if [ "$rc" != 0 ]; then
     status=1
     grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$log" | head -20
