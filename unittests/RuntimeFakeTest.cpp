@@ -129,7 +129,7 @@ struct Case {
   int64_t m, n, k, batch;
   std::string inType = "float32", outType = "float32";
   bool accumulate = false;
-  /// The bias epilogue: a float32 vector of n, argument after c0.
+  /// The bias epilogue: a vector of n of outType, argument after c0.
   bool bias = false;
 
   int biasArg() const { return accumulate ? 3 : 2; }
@@ -143,7 +143,7 @@ struct Case {
     if (accumulate)
       args.push_back(argument(2, "c0", "input", outType, {batch, m, n}));
     if (bias)
-      args.push_back(argument(biasArg(), "bias", "input", "float32", {n}));
+      args.push_back(argument(biasArg(), "bias", "input", outType, {n}));
     int c = biasArg() + (bias ? 1 : 0);
     args.push_back(argument(c, "c", "output", outType, {batch, m, n}));
     std::string kernelArgs;
@@ -159,7 +159,7 @@ struct Case {
         (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
                     : R"("accumulate": false, )") +
         (bias ? R"("bias": {"arg": )" + num(biasArg()) +
-                    R"(}, "bias_dtype": "float32", )"
+                    R"(}, "bias_dtype": ")" + outType + R"(", )"
               : std::string()) +
         R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
         R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
@@ -261,10 +261,15 @@ protected:
     if (c.accumulate)
       args.push_back(c0.data());
     biasValues.assign(c.n, 0);
-    for (int64_t j = 0; j < c.n; ++j)
+    bias16.assign(c.n, 0);
+    for (int64_t j = 0; j < c.n; ++j) {
       biasValues[j] = value(j, 4);
+      bias16[j] = bf16(value(j, 4));
+    }
     if (c.bias)
-      args.push_back(biasValues.data());
+      args.push_back(c.outType == "float32"
+                         ? static_cast<void *>(biasValues.data())
+                         : static_cast<void *>(bias16.data()));
     args.push_back(c.outType == "float32" ? static_cast<void *>(out32.data())
                                           : static_cast<void *>(out16.data()));
     for (int i = 0; i < runs; ++i)
@@ -302,7 +307,7 @@ protected:
   }
 
   std::vector<float> a32, b32, c0, out32, biasValues;
-  std::vector<uint16_t> a16, b16, out16;
+  std::vector<uint16_t> a16, b16, out16, bias16;
 };
 
 TEST_F(LibraryCalls, RowMajorGemmRunsAsTransposedColumnMajor) {

@@ -212,13 +212,19 @@ buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);
 /// A bias epilogue a matmul takes over from the elementwise chain that is
 /// its only use (MatmulEpilogue.cpp): `result` = round(A x B + `bias`[n]),
-/// `bias` an f32 vector over the columns, the rounding to `result`'s type.
+/// `bias` a vector over the columns of `result`'s element type (added in
+/// f32), the rounding to `result`'s type.
 struct MatmulEpilogue {
   mlir::Value bias;
   mlir::Value result;
 };
 /// The epilogue `op`'s only use computes, if it is one.
 std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
+/// Two-input chains whose second input is the exact f32 widening of a 1-D
+/// narrow vector (a bias) read the narrow vector and widen it in their body;
+/// the widening chain goes when nothing else reads it. Run before
+/// outlining: it gives matchMatmulEpilogue biases of cuBLASLt's type.
+void foldBiasWidenings(mlir::ModuleOp module);
 
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
 /// accumulation, 64x64 tiles through shared memory). With `libraryCall`, a

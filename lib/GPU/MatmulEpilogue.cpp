@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
@@ -31,17 +32,65 @@ static bool isZeroFill(Value init) {
          value.getValue().isZero();
 }
 
+/// The 1-D tensor of narrow floats that `bias` is the exact f32 widening of
+/// (an elementwise chain that only extends it, as fusion leaves GPT-2's
+/// biases), or null.
+static Value narrowSourceOf(Value bias) {
+  auto widen = bias.getDefiningOp<FusedOp>();
+  if (!widen || widen.getInputs().size() != 1 || widen->getNumResults() != 1)
+    return {};
+  Value source = widen.getInputs()[0];
+  auto type = dyn_cast<RankedTensorType>(source.getType());
+  Block &body = widen.getBody().front();
+  auto ext = dyn_cast<arith::ExtFOp>(body.front());
+  if (!type || type.getRank() != 1 || body.getOperations().size() != 2 ||
+      !ext || ext.getIn() != body.getArgument(0) ||
+      !ext.getType().isF32() ||
+      body.getTerminator()->getOperand(0) != ext.getResult() ||
+      !cast<AffineMapAttr>(widen.getIndexingMaps()[0]).getValue().isIdentity())
+    return {};
+  return source;
+}
+
+void gpu_kernels::foldBiasWidenings(ModuleOp module) {
+  SmallVector<FusedOp> chains;
+  module.walk([&](FusedOp chain) {
+    if (chain.getInputs().size() == 2 && narrowSourceOf(chain.getInputs()[1]))
+      chains.push_back(chain);
+  });
+  for (FusedOp chain : chains) {
+    OpOperand &operand = chain.getInputsMutable()[1];
+    auto widen = operand.get().getDefiningOp<FusedOp>();
+    Value narrow = narrowSourceOf(operand.get());
+    Block &body = chain.getBody().front();
+    BlockArgument arg = body.getArgument(1);
+    // The chain reads the narrow vector and widens each element itself.
+    operand.set(narrow);
+    arg.setType(getElementTypeOrSelf(narrow.getType()));
+    OpBuilder b(chain.getContext());
+    b.setInsertionPointToStart(&body);
+    auto ext = arith::ExtFOp::create(b, chain.getLoc(), b.getF32Type(), arg);
+    arg.replaceAllUsesExcept(ext.getResult(), ext);
+    if (widen->use_empty())
+      widen->erase();
+  }
+}
+
 // The chain a 2-D f32 matmul's only use must be:
 //
 //   %acc = linalg.matmul ins(%a, %b : tensor<MxKxbf16>, tensor<KxNxbf16>)
 //          outs(%zero_fill : tensor<MxNxf32>)
-//   %y = sinter.fused ins(%acc, %bias : tensor<MxNxf32>, tensor<Nxf32>)
+//   %y = sinter.fused ins(%acc, %bias : tensor<MxNxf32>, tensor<Nxbf16>)
 //        maps [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] {
-//   ^bb0(%x: f32, %c: f32):
-//     %s = arith.addf %x, %c : f32          (either order)
+//   ^bb0(%x: f32, %c: bf16):
+//     %c32 = arith.extf %c : bf16 to f32    (none for an f32 bias)
+//     %s = arith.addf %x, %c32 : f32        (either order)
 //     %r = arith.truncf %s : f32 to bf16    (or none: an f32 result)
 //     sinter.yield %r : bf16
 //   } -> tensor<MxNxbf16>
+//
+// where the bias has the result's element type (cuBLASLt's bias is of D's
+// type; foldBiasWidenings moved GPT-2's separate widening into the chain).
 std::optional<gpu_kernels::MatmulEpilogue>
 gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
   auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
@@ -57,6 +106,7 @@ gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
     return std::nullopt;
   Value bias = fused.getInputs()[1];
   auto biasType = dyn_cast<RankedTensorType>(bias.getType());
+  Type resultType = getElementTypeOrSelf(fused->getResult(0).getType());
   int64_t n = accType.getDimSize(1);
   MLIRContext *ctx = op->getContext();
   AffineExpr d0, d1;
@@ -65,24 +115,31 @@ gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
       fused.getIndexingMaps(),
       [](Attribute a) { return cast<AffineMapAttr>(a).getValue(); });
   if (!biasType || biasType.getShape() != ArrayRef<int64_t>{n} ||
-      !biasType.getElementType().isF32() ||
+      biasType.getElementType() != resultType ||
       maps[0] != AffineMap::get(2, 0, {d0, d1}, ctx) ||
       maps[1] != AffineMap::get(2, 0, {d1}, ctx))
     return std::nullopt;
   Block &body = fused.getBody().front();
   auto ops = body.without_terminator();
   auto it = ops.begin();
-  if (it == ops.end())
+  Value biasValue = body.getArgument(1);
+  if (it != ops.end())
+    if (auto ext = dyn_cast<arith::ExtFOp>(*it);
+        ext && ext.getIn() == biasValue && ext.getType().isF32()) {
+      biasValue = ext.getResult();
+      ++it;
+    }
+  if (it == ops.end() || !getElementTypeOrSelf(biasValue.getType()).isF32())
     return std::nullopt;
   auto add = dyn_cast<arith::AddFOp>(*it++);
   if (!add || !llvm::is_contained(add->getOperands(), body.getArgument(0)) ||
-      !llvm::is_contained(add->getOperands(), body.getArgument(1)))
+      !llvm::is_contained(add->getOperands(), biasValue))
     return std::nullopt;
   Value out = add.getResult();
   if (it != ops.end()) {
     auto trunc = dyn_cast<arith::TruncFOp>(*it++);
     if (!trunc || trunc.getIn() != out || it != ops.end() ||
-        !(trunc.getType().isBF16() || trunc.getType().isF16()))
+        trunc.getType() != resultType)
       return std::nullopt;
     out = trunc.getResult();
   }

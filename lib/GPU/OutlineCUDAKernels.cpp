@@ -322,6 +322,9 @@ struct OutlineCUDAKernelsPass
       config.setStrictness(GreedyRewriteStrictness::ExistingOps);
       (void)applyPatternsGreedily(module, std::move(patterns), config);
     }
+    // Bias chains read their narrow bias (matmul epilogues take them).
+    if (tuning.matmulLibraryCall)
+      foldBiasWidenings(module);
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions
     // (linalg.reduce, transposed matmuls, matvec...) on the serial kernel.

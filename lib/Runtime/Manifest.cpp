@@ -424,10 +424,10 @@ static int parseGemm(const JsonValue &lv, const Function &f,
     g->biasType = biasDtype->string;
     if (int rc = parseBufferRef(bias, f, where + ": bias", g->bias))
       return rc;
-    if (lt::dataType(g->biasType) < 0 ||
-        (g->biasType != g->cType && g->biasType != value::kFloat32))
+    // cuBLASLt's bias is of D's type (it adds it in the compute type).
+    if (g->biasType != g->cType)
       return badManifest(where + ": bias_dtype " + g->biasType +
-                         " is neither c_dtype nor float32");
+                         " is not c_dtype " + g->cType);
   }
   g->alpha = static_cast<float>(lv.get(key::kAlpha)->number);
   g->beta = static_cast<float>(lv.get(key::kBeta)->number);

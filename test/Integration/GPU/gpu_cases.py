@@ -608,12 +608,19 @@ def bool_mask_case(rows=2, cols=100):
 def linear_bias_case(M=300, K=256, N=768, t="bf16"):
     """A bf16 nn.Linear with a bias as torch-mlir 20261001 lowers it (GPT-2's
     Conv1D, normalize-frontend's narrow operands): an f32-accumulating
-    matmul, then + bias (f32) and the rounding to bf16. The matmul takes the
+    matmul, then + the bias (bf16, widened to f32 by its own generic) and the
+    rounding to bf16. The matmul takes the
     chain as its epilogue: one cublas_gemm with cuBLASLt's bias epilogue
     (the fallback kernel adds the bias the same way), no f32 product in
     memory."""
     a, w, y = _tt([M, K], t), _tt([K, N], t), _tt([M, N], t)
-    ir = """func.func @main(%%a: %(a)s, %%w: %(w)s, %%bias: tensor<%(N)dxf32>) -> %(y)s {
+    ir = """func.func @main(%%a: %(a)s, %%w: %(w)s, %%b: tensor<%(N)dx%(t)s>) -> %(y)s {
+  %%eb = tensor.empty() : tensor<%(N)dxf32>
+  %%bias = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%%b : tensor<%(N)dx%(t)s>) outs(%%eb : tensor<%(N)dxf32>) {
+  ^bb0(%%v: %(t)s, %%o: f32):
+    %%v32 = arith.extf %%v : %(t)s to f32
+    linalg.yield %%v32 : f32
+  } -> tensor<%(N)dxf32>
   %%zero = arith.constant 0.0 : f32
   %%e = tensor.empty() : tensor<%(M)dx%(N)dxf32>
   %%z = linalg.fill ins(%%zero : f32) outs(%%e : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
@@ -633,13 +640,13 @@ def linear_bias_case(M=300, K=256, N=768, t="bf16"):
         dt = getattr(torch, TYPES[t])
         return [torch.randn(M, K, generator=gen, device=dev).to(dt),
                 (torch.randn(K, N, generator=gen, device=dev) / 16).to(dt),
-                torch.randn(N, generator=gen, device=dev)]
+                torch.randn(N, generator=gen, device=dev).to(dt)]
 
     def ref(torch, aa, ww, bb):
         return [aa.double() @ ww.double() + bb.double()]
 
     def torch_same_dtype(torch, aa, ww, bb):
-        return [(aa.float() @ ww.float() + bb).to(aa.dtype)]
+        return [(aa.float() @ ww.float() + bb.float()).to(aa.dtype)]
 
     name = "linear_bias_%dx%dx%d_%s" % (M, K, N, t)
     LIBRARY_CALLS[name] = 1
