@@ -125,6 +125,31 @@ static bool foldsIntoReductions(linalg::FillOp fill) {
   });
 }
 
+/// `v` as a slice an elementwise kernel can read in place: a static,
+/// unit-stride, rank-preserving tensor.extract_slice (its source is read at
+/// the slice's offsets).
+static tensor::ExtractSliceOp sliceReadInPlace(Value v) {
+  auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.hasUnitStride() ||
+      slice.getSourceType().getRank() != slice.getType().getRank() ||
+      !slice.getSourceType().hasStaticShape() ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()))
+    return {};
+  return slice;
+}
+
+/// Whether every use of `slice` is an input of an elementwise generic, which
+/// reads it in place: then no kernel copies it out.
+static bool readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
+  if (!sliceReadInPlace(slice.getResult()) || slice->use_empty())
+    return false;
+  return llvm::all_of(slice->getUses(), [](OpOperand &use) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    return generic && generic.isDpsInput(&use) &&
+           isElementwiseGeneric(generic);
+  });
+}
+
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
 /// launch.
 static FailureOr<SmallVector<KernelLaunch, 1>>
@@ -174,11 +199,19 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
       return one(buildSerialKernel(generic, module, name));
-    // Inputs, plus the inits whose values the body reads.
+    // Inputs, plus the inits whose values the body reads. A sliced input
+    // is read in place: its source at the slice's offsets.
     SmallVector<Value> inputs(generic.getDpsInputs());
     SmallVector<AffineMap> maps;
+    SmallVector<SmallVector<int64_t>> offsets(inputs.size());
     for (OpOperand *in : generic.getDpsInputOperands())
       maps.push_back(generic.getMatchingIndexingMap(in));
+    for (auto [i, input] : llvm::enumerate(inputs))
+      if (tensor::ExtractSliceOp slice = sliceReadInPlace(input)) {
+        input = slice.getSource();
+        offsets[i].assign(slice.getStaticOffsets().begin(),
+                          slice.getStaticOffsets().end());
+      }
     Block &body = generic.getRegion().front();
     for (OpOperand &init : generic.getDpsInitsMutable()) {
       if (body.getArgument(init.getOperandNumber()).use_empty())
@@ -188,7 +221,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     }
     return one(buildElementwiseKernel(generic, inputs, maps, body,
                                       generic->getResults(), module, name,
-                                      tuning));
+                                      tuning, offsets));
   }
   if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
     return one(buildStateKernel(op, module, name));
@@ -368,8 +401,9 @@ struct OutlineCUDAKernelsPass
       else if (auto g = dyn_cast<linalg::GenericOp>(op);
                g && g.hasPureTensorSemantics() && g->getNumResults() > 0)
         ops.push_back(op);
-      else if (isa<tensor::ExtractSliceOp>(op) &&
-               !op->getParentOfType<FusedOp>())
+      else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+               slice && !op->getParentOfType<FusedOp>() &&
+               !readInPlaceByAllUsers(slice))
         ops.push_back(op);
       else if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
         ops.push_back(op);

@@ -324,6 +324,64 @@ struct InsertIntoZeroDim : OpRewritePattern<tensor::InsertOp> {
   }
 };
 
+// A slice whose result is then split into more dimensions (GPT-2's Q, K and
+// V, sliced from the fused projection and split into heads) is the same
+// slice of the split source, so that the kernel reading it can read the
+// source at an offset (sinter-outline-cuda-kernels reads slices in place):
+//
+//   %s = tensor.extract_slice %x[0, 0, 768] [8, 1024, 768] [1, 1, 1]
+//       : tensor<8x1024x2304xbf16> to tensor<8x1024x768xbf16>
+//   %e = tensor.expand_shape %s [[0], [1], [2, 3]]
+//       output_shape [8, 1024, 12, 64]
+//   ->
+//   %xe = tensor.expand_shape %x [[0], [1], [2, 3]]
+//       output_shape [8, 1024, 36, 64]
+//   %e = tensor.extract_slice %xe[0, 0, 12, 0] [8, 1024, 12, 64] [1, 1, 1, 1]
+//
+// A sliced dimension must split into an outer part and inner parts whose
+// product divides its offset and its extent (whole rows of the inner part).
+struct SliceBeforeExpand : OpRewritePattern<tensor::ExpandShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto slice = op.getSrc().getDefiningOp<tensor::ExtractSliceOp>();
+    RankedTensorType outType = op.getResultType();
+    if (!slice || !slice.hasUnitStride() || !outType.hasStaticShape() ||
+        slice.getSourceType().getRank() != slice.getType().getRank() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+        !slice.getSourceType().hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static slice");
+    ArrayRef<int64_t> srcShape = slice.getSourceType().getShape();
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> out = outType.getShape();
+    SmallVector<int64_t> shape, newOffsets, sizes;
+    for (auto [i, group] : llvm::enumerate(op.getReassociationIndices())) {
+      int64_t inner = 1;
+      for (int64_t j : ArrayRef<int64_t>(group).drop_front())
+        inner *= out[j];
+      if (offsets[i] % inner != 0 || srcShape[i] % inner != 0)
+        return rewriter.notifyMatchFailure(op, "a slice inside the inner dims");
+      shape.push_back(srcShape[i] / inner);
+      newOffsets.push_back(offsets[i] / inner);
+      sizes.push_back(out[group.front()]);
+      for (int64_t j : ArrayRef<int64_t>(group).drop_front()) {
+        shape.push_back(out[j]);
+        newOffsets.push_back(0);
+        sizes.push_back(out[j]);
+      }
+    }
+    auto expandedType = RankedTensorType::get(shape, outType.getElementType());
+    Value expanded = tensor::ExpandShapeOp::create(
+        rewriter, op.getLoc(), expandedType, slice.getSource(),
+        op.getReassociationIndices());
+    SmallVector<int64_t> strides(shape.size(), 1);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, outType, expanded, ValueRange{}, ValueRange{}, ValueRange{},
+        newOffsets, sizes, strides);
+    return success();
+  }
+};
+
 // A scalar input of a fused chain read on the host from a 0-d tensor a
 // kernel computes (torch-mlir's 0-d AdamW step math, captured by fusion):
 // the chain reads the tensor itself, through the empty map, as it reads any
@@ -411,7 +469,7 @@ struct TensorOpsToLinalgPass
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
                SinkExtractIntoRegion, FusedReadsZeroDimTensors,
-               ScalarArithToZeroDimGeneric, InsertIntoZeroDim,
+               ScalarArithToZeroDimGeneric, InsertIntoZeroDim, SliceBeforeExpand,
                MaterializeConstantOperands>(
       patterns.getContext());
 }

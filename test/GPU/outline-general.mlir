@@ -112,3 +112,22 @@ func.func @cube(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   } -> tensor<8x64xf32>
   return %r : tensor<8x64xf32>
 }
+
+// -----
+
+// GPT-2's query heads as torch-mlir lowers them (gpt2_sdpa_b2_bf16, lines
+// 67-73): a slice of the fused QKV projection, split into heads and
+// transposed. The split moves before the slice, and the transpose reads
+// the projection in place at the slice's offset: no copy kernel.
+// CHECK-LABEL: func.func @query_heads
+// CHECK-NOT: @extract_slice
+// CHECK: gpu.launch_func @sinter_kernels::@generic_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<2x32x12x64xbf16>, %{{.*}} : memref<2x4x32x64xbf16>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+func.func @query_heads(%qkv: tensor<2x32x768xbf16>) -> tensor<2x4x32x64xbf16> {
+  %s = tensor.extract_slice %qkv[0, 0, 256] [2, 32, 256] [1, 1, 1] : tensor<2x32x768xbf16> to tensor<2x32x256xbf16>
+  %e = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [2, 32, 4, 64] : tensor<2x32x256xbf16> into tensor<2x32x4x64xbf16>
+  %init = tensor.empty() : tensor<2x4x32x64xbf16>
+  %t = linalg.transpose ins(%e : tensor<2x32x4x64xbf16>) outs(%init : tensor<2x4x32x64xbf16>) permutation = [0, 2, 1, 3]
+  return %t : tensor<2x4x32x64xbf16>
+}

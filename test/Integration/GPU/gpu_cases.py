@@ -653,6 +653,39 @@ def linear_bias_case(M=300, K=256, N=768, t="bf16"):
     return (name, ir, make, ref, torch_same_dtype)
 
 
+def qkv_heads_case(B=2, S=33, H=4, D=64, which=1, t="bf16"):
+    """One of Q, K, V as GPT-2's real IR takes it from the fused projection
+    (slice, split into heads, transpose): the transpose reads the
+    projection in place at the slice's offset (no copy kernel)."""
+    x, y = _tt([B, S, 3 * H * D], t), _tt([B, H, S, D], t)
+    ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%s = tensor.extract_slice %%x[0, 0, %(off)d] [%(B)d, %(S)d, %(HD)d] [1, 1, 1] : %(x)s to tensor<%(B)dx%(S)dx%(HD)dx%(t)s>
+  %%e = tensor.expand_shape %%s [[0], [1], [2, 3]] output_shape [%(B)d, %(S)d, %(H)d, %(D)d] : tensor<%(B)dx%(S)dx%(HD)dx%(t)s> into tensor<%(B)dx%(S)dx%(H)dx%(D)dx%(t)s>
+  %%init = tensor.empty() : %(y)s
+  %%r = linalg.transpose ins(%%e : tensor<%(B)dx%(S)dx%(H)dx%(D)dx%(t)s>) outs(%%init : %(y)s) permutation = [0, 2, 1, 3]
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "B": B, "S": S, "H": H, "D": D,
+       "HD": H * D, "off": which * H * D}
+
+    def make(torch, dev, gen):
+        return [torch.randn(B, S, 3 * H * D, generator=gen, device=dev)
+                .to(getattr(torch, TYPES[t]))]
+
+    def heads(xx):
+        part = xx[:, :, which * H * D:(which + 1) * H * D]
+        return part.reshape(B, S, H, D).transpose(1, 2)
+
+    def ref(torch, xx):
+        return [heads(xx.double())]
+
+    def torch_same_dtype(torch, xx):
+        return [heads(xx).contiguous()]
+
+    return ("qkv_heads_b%ds%dh%dd%d_%d_%s" % (B, S, H, D, which, t), ir, make,
+            ref, torch_same_dtype)
+
+
 def fpowi_case(rows=7, cols=1024, exponent=3):
     """x ** 3 as torch-mlir 20261001 lowers GPT-2's and Gemma-2's tanh-GELU
     (`math.fpowi %x, %c3_i64`, an i64 exponent): libdevice's __nv_powif
@@ -1078,6 +1111,7 @@ def correctness_cases():
     cases.append(odd_slice_case())
     cases.append(fpowi_case())
     cases.append(linear_bias_case())
+    cases.append(qkv_heads_case())
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
     cases.append(matmul_transposed_b_case(33, 64, 40, "bf16", batch=2))
