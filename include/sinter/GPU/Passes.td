@@ -31,6 +31,10 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
       update of its RNG seed in train mode) become 0-d generics, and a
       `tensor.insert` of such a value into a 0-d tensor is that value's
       tensor: an artifact runs no host code;
+    * a `tensor.expand_shape` of a static slice moves before the slice when
+      the split keeps whole rows of the inner dimensions (GPT-2's Q, K and V
+      sliced from the fused projection, then split into heads), so that the
+      kernel after it reads the slice in place;
     * `sinter.softmax` over a non-trailing axis, which the register-resident
       row kernel cannot hold, becomes three generics (max over the axis, sum
       of exponentials, normalize) with the op's contract (f32 arithmetic, an
@@ -172,6 +176,19 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     program order. A scalar operand of a kernel read from a 0-d tensor
     (AdamW's step counter computed by a kernel) is passed as that tensor's
     buffer and loaded in the kernel.
+
+    Slices are read in place: a static, unit-stride `tensor.extract_slice`
+    whose every use is an input of an elementwise generic is not copied out;
+    the generic's kernel reads the slice's source at its offsets.
+
+    A bias add after a matmul becomes the matmul's epilogue (with
+    `matmul=cublas`): an f32-accumulating `linalg.matmul` whose only use is a
+    `sinter.fused` chain `round(acc + bias[n])` (bias over the columns, of
+    the result's type; an f32 bias that only widens a narrow vector is read
+    narrow) launches once, with `bias` in its `sinter.library_call` (the
+    manifest's `bias`/`bias_dtype`, cuBLASLt's EPILOGUE_BIAS), and its
+    fallback kernel adds the bias before the one rounding. The f32 product
+    never reaches memory.
 
     i1 buffers hold one byte per element; kernels load and store them
     element by element (LLVM packs a `vector<N x i1>` into bits). Vector
