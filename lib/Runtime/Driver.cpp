@@ -6,6 +6,8 @@
 
 #include "Driver.h"
 
+#include <type_traits>
+
 #include <mutex>
 #include <sstream>
 
@@ -21,6 +23,22 @@ bool Driver::load() {
   }
   cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(
       dlsym(handle, "cuTensorMapEncodeTiled"));
+  auto optional = [&](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(handle, name));
+  };
+  optional(cuStreamCreate, "cuStreamCreate");
+  optional(cuStreamDestroy, "cuStreamDestroy_v2");
+  optional(cuEventCreate, "cuEventCreate");
+  optional(cuEventDestroy, "cuEventDestroy_v2");
+  optional(cuEventRecord, "cuEventRecord");
+  optional(cuStreamWaitEvent, "cuStreamWaitEvent");
+  optional(cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+  optional(cuStreamEndCapture, "cuStreamEndCapture");
+  optional(cuGraphInstantiate, "cuGraphInstantiateWithFlags");
+  optional(cuGraphLaunch, "cuGraphLaunch");
+  optional(cuGraphDestroy, "cuGraphDestroy");
+  optional(cuGraphExecDestroy, "cuGraphExecDestroy");
   return resolve(cuInit, "cuInit") &&
          resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
          resolve(cuDeviceGet, "cuDeviceGet") &&

@@ -30,6 +30,13 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUevent = void *;
+using CUgraph = void *;
+using CUgraphExec = void *;
+/// CU_STREAM_CAPTURE_MODE_RELAXED: other threads' calls are not checked.
+constexpr int kCaptureModeRelaxed = 2;
+constexpr unsigned kStreamNonBlocking = 1; // CU_STREAM_NON_BLOCKING
+constexpr unsigned kEventDisableTiming = 2; // CU_EVENT_DISABLE_TIMING
 constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kMultiprocessorCountAttr =
@@ -61,6 +68,27 @@ struct Driver {
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  /// Optional: CUDA-graph replay (SINTER_CUDA_GRAPH=1, Graph.cpp) needs
+  /// them all.
+  CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
+  CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *) = nullptr;
+  CUresult (*cuGraphInstantiate)(CUgraphExec *, CUgraph,
+                                 unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  bool hasGraphs() const {
+    return cuStreamCreate && cuStreamDestroy && cuEventCreate &&
+           cuEventDestroy && cuEventRecord && cuStreamWaitEvent &&
+           cuStreamBeginCapture && cuStreamEndCapture && cuGraphInstantiate &&
+           cuGraphLaunch && cuGraphDestroy && cuGraphExecDestroy;
+  }
   /// Optional (CUDA 12+): only manifests with tensor maps need it.
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
                                      const uint64_t *, const uint64_t *,

@@ -10,6 +10,7 @@
 
 #include "sinter-c/Runtime.h"
 
+#include "Graph.h"
 #include "LibraryCalls.h"
 #include "Program.h"
 
@@ -85,6 +86,18 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
       f.temps.push_back(ptr);
     }
   }
+  bool ran = false;
+  if (int rc = runAsGraph(*program, f, args, stream, ran))
+    return rc;
+  if (ran)
+    return SINTER_RT_OK;
+  return runLaunches(*program, f, args, stream);
+}
+
+int sinter::rt::runLaunches(sinter_rt_program &p, Function &f,
+                            void *const *args, CUstream stream) {
+  sinter_rt_program *program = &p;
+  Driver *d = program->drv;
   static const bool syncEach = [] {
     const char *v = std::getenv("SINTER_CUDA_SYNC");
     return v && std::strcmp(v, "0") != 0;

@@ -106,6 +106,16 @@ struct Function {
   std::vector<size_t> tempBytes;
   std::vector<CUdeviceptr> temps; // allocated on first run
   std::vector<Launch> launches;
+  /// CUDA-graph replay (SINTER_CUDA_GRAPH=1, Graph.cpp): the launches for
+  /// the arguments in `key` (pointers, scalar bits), captured on a stream of
+  /// the runtime's own and replayed in order with the caller's stream.
+  struct Graph {
+    std::vector<uint64_t> key;
+    bool warm = false; // ran once for `key` (workspaces allocated)
+    CUgraphExec exec = nullptr;
+    CUstream stream = nullptr;
+    CUevent in = nullptr, out = nullptr;
+  } graph;
 };
 
 /// The cuBLASLt handle of a context and one workspace per stream (two

@@ -13,6 +13,7 @@
 #include "sinter-c/Runtime.h"
 
 #include "Artifact.h"
+#include "Graph.h"
 #include "LibraryCalls.h"
 #include "Manifest.h"
 #include "Program.h"
@@ -119,6 +120,7 @@ extern "C" void sinter_rt_unload(sinter_rt_program *program) {
     return;
   if (Driver *d = program->drv) {
     d->cuCtxSetCurrent(program->context);
+    releaseGraphs(*program);
     releaseLibraryCalls(*program);
     for (auto &[name, f] : program->functions)
       for (CUdeviceptr t : f.temps)
