@@ -54,7 +54,7 @@ struct TestReturnValuePass
         continue;
       }
       if (index >= static_cast<int>(candidates.size())) {
-        func.emitError() << "index " << index << " is past the "
+        func.emitError() << "index " << static_cast<int>(index) << " is past the "
                          << candidates.size() << " tensor values";
         return signalPassFailure();
       }
