@@ -39,7 +39,8 @@ static bool isTunedFamily(MLIRContext *ctx, StringRef family) {
 sinter::KernelCensus sinter::takeKernelCensus(ModuleOp module) {
   KernelCensus census;
   module.walk([&](gpu::LaunchFuncOp launch) {
-    if (auto call = launch->getAttrOfType<DictionaryAttr>(kLibraryCallAttrName)) {
+    if (auto call =
+            launch->getAttrOfType<DictionaryAttr>(kLibraryCallAttrName)) {
       auto kind = call.getAs<StringAttr>("kind");
       ++census.library[kind ? kind.str() : "library"];
       return;
@@ -138,12 +139,12 @@ serialize(ModuleOp module, bool withCubin,
     return table.get();
   };
   auto keepISA = [&](StringRef isa) { out.ptx = isa.str(); };
-  gpu::TargetOptions options(
-      sinter::findCUDAToolkit(), /*librariesToLink=*/{}, /*cmdOptions=*/"",
-      /*elfSection=*/"",
-      withCubin ? gpu::CompilationTarget::Binary
-                : gpu::CompilationTarget::Assembly,
-      symbolTable, {}, {}, {}, keepISA);
+  gpu::TargetOptions options(sinter::findCUDAToolkit(), /*librariesToLink=*/{},
+                             /*cmdOptions=*/"",
+                             /*elfSection=*/"",
+                             withCubin ? gpu::CompilationTarget::Binary
+                                       : gpu::CompilationTarget::Assembly,
+                             symbolTable, {}, {}, {}, keepISA);
   if (failed(gpu::transformGpuModulesToBinaries(module, nullptr, options)))
     return failure();
   std::string timings;

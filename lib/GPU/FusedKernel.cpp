@@ -112,8 +112,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   int64_t minBytes = 16;
   auto considerType = [&](Type t) {
     if (auto rt = dyn_cast<RankedTensorType>(t))
-      minBytes = std::min<int64_t>(
-          minBytes, storageBytes(rt.getElementType()));
+      minBytes = std::min<int64_t>(minBytes, storageBytes(rt.getElementType()));
   };
   for (Value v : inputs)
     considerType(v.getType());
@@ -219,8 +218,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           !isBitPackedInVectors(elt)) {
         auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
                                            flat, index);
-        load.setAlignment(
-            std::min<int64_t>(16, width * storageBytes(elt)));
+        load.setAlignment(std::min<int64_t>(16, width * storageBytes(elt)));
         for (int64_t j = 0; j < width; ++j)
           vals.push_back(
               vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
@@ -335,9 +333,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         Value flat = func.getArgument(firstResultArg + r);
         auto memType = cast<MemRefType>(flat.getType());
         if (memType.getRank() == 0) {
-          flat = memref::ExpandShapeOp::create(ob, loc, ArrayRef<int64_t>{1},
-                                               flat,
-                                               ArrayRef<ReassociationIndices>{});
+          flat =
+              memref::ExpandShapeOp::create(ob, loc, ArrayRef<int64_t>{1}, flat,
+                                            ArrayRef<ReassociationIndices>{});
         } else if (memType.getRank() != 1) {
           SmallVector<ReassociationIndices> all(1);
           for (int64_t d = 0; d < memType.getRank(); ++d)
@@ -357,8 +355,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         Value vec = vector::FromElementsOp::create(
             ob, loc, VectorType::get({width}, elt), vals);
         auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);
-        store.setAlignment(
-            std::min<int64_t>(16, width * storageBytes(elt)));
+        store.setAlignment(std::min<int64_t>(16, width * storageBytes(elt)));
       }
     };
     if (!slot.valid) {

@@ -81,8 +81,8 @@ Value KernelBuilder::flatten(Value memref) {
   if (type.getRank() == 1)
     return memref;
   if (type.getRank() == 0) // A scalar: one element.
-    return memref::ExpandShapeOp::create(
-        b, ArrayRef<int64_t>{1}, memref, ArrayRef<ReassociationIndices>{});
+    return memref::ExpandShapeOp::create(b, ArrayRef<int64_t>{1}, memref,
+                                         ArrayRef<ReassociationIndices>{});
   SmallVector<ReassociationIndices> reassoc(1);
   for (int64_t i = 0; i < type.getRank(); ++i)
     reassoc[0].push_back(i);
@@ -496,8 +496,8 @@ Operation *sinter::gpu_kernels::cloneForDevice(OpBuilder &b, Operation &op,
     Value x = mapping.lookupOrDefault(abs.getOperand());
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType()));
     Value neg = arith::SubIOp::create(b, loc, zero, x);
-    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
-                                     zero);
+    Value lt =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
     auto sel = arith::SelectOp::create(b, loc, lt, neg, x);
     mapping.map(abs.getResult(), sel.getResult());
     return sel;

@@ -44,8 +44,7 @@ static Value narrowSourceOf(Value bias) {
   Block &body = widen.getBody().front();
   auto ext = dyn_cast<arith::ExtFOp>(body.front());
   if (!type || type.getRank() != 1 || body.getOperations().size() != 2 ||
-      !ext || ext.getIn() != body.getArgument(0) ||
-      !ext.getType().isF32() ||
+      !ext || ext.getIn() != body.getArgument(0) || !ext.getType().isF32() ||
       body.getTerminator()->getOperand(0) != ext.getResult() ||
       !cast<AffineMapAttr>(widen.getIndexingMaps()[0]).getValue().isIdentity())
     return {};
@@ -101,8 +100,8 @@ gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
   if (!accType.getElementType().isF32())
     return std::nullopt;
   auto fused = dyn_cast<FusedOp>(*mm->getUsers().begin());
-  if (!fused || fused.getInputs().size() != 2 ||
-      fused->getNumResults() != 1 || fused.getInputs()[0] != mm->getResult(0))
+  if (!fused || fused.getInputs().size() != 2 || fused->getNumResults() != 1 ||
+      fused.getInputs()[0] != mm->getResult(0))
     return std::nullopt;
   Value bias = fused.getInputs()[1];
   auto biasType = dyn_cast<RankedTensorType>(bias.getType());
@@ -111,9 +110,10 @@ gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
   MLIRContext *ctx = op->getContext();
   AffineExpr d0, d1;
   bindDims(ctx, d0, d1);
-  SmallVector<AffineMap> maps = llvm::map_to_vector(
-      fused.getIndexingMaps(),
-      [](Attribute a) { return cast<AffineMapAttr>(a).getValue(); });
+  SmallVector<AffineMap> maps =
+      llvm::map_to_vector(fused.getIndexingMaps(), [](Attribute a) {
+        return cast<AffineMapAttr>(a).getValue();
+      });
   if (!biasType || biasType.getShape() != ArrayRef<int64_t>{n} ||
       biasType.getElementType() != resultType ||
       maps[0] != AffineMap::get(2, 0, {d0, d1}, ctx) ||

@@ -45,11 +45,9 @@ static bool cublasLtTakes(Type a, Type b, Type c) {
   return (a.isF16() || a.isBF16()) && (c == a || c.isF32());
 }
 
-FailureOr<KernelLaunch>
-sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
-                                       gpu::GPUModuleOp module, StringRef name,
-                                       bool libraryCall,
-                                       const MatmulEpilogue *epilogue) {
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
+    linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name,
+    bool libraryCall, const MatmulEpilogue *epilogue) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -255,8 +253,9 @@ sinter::gpu_kernels::buildMatmulKernel(linalg::LinalgOp op,
   // C = C0 + A x B (beta = 1) reading the init. A non-zero constant fill
   // has no cuBLASLt form (it is not a matrix in memory): the kernel alone.
   if (libraryCall && (initTensor || fill == 0.0) &&
-      cublasLtTakes(aType.getElementType(), bType.getElementType(),
-                    cast<RankedTensorType>(result.getType()).getElementType()) &&
+      cublasLtTakes(
+          aType.getElementType(), bType.getElementType(),
+          cast<RankedTensorType>(result.getType()).getElementType()) &&
       llvm::all_of(ArrayRef<int64_t>{batch, M, N, K}, [](int64_t d) {
         return d > 0 && d <= std::numeric_limits<int32_t>::max();
       })) {

@@ -15,18 +15,18 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "sinter/Conversion/SinterToLoops.h"
 #include "sinter/GPU/CUDAArtifact.h"
@@ -145,8 +145,7 @@ static bool readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
     return false;
   return llvm::all_of(slice->getUses(), [](OpOperand &use) {
     auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-    return generic && generic.isDpsInput(&use) &&
-           isElementwiseGeneric(generic);
+    return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
   });
 }
 

@@ -142,8 +142,8 @@ static Value constantBuffer(ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
   }
   OpBuilder mb(module.getContext());
   mb.setInsertionPointToStart(module.getBody());
-  memref::GlobalOp::create(mb, b.getLoc(), name,
-                           mb.getStringAttr("private"), memType, value,
+  memref::GlobalOp::create(mb, b.getLoc(), name, mb.getStringAttr("private"),
+                           memType, value,
                            /*constant=*/true, /*alignment=*/IntegerAttr());
   return memref::GetGlobalOp::create(b, memType, name);
 }
@@ -171,8 +171,8 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
       continue; // Inputs are read through any affine map.
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return op->emitOpError("writes init #")
-             << operand.getOperandNumber() - op.getNumDpsInputs()
-             << " through " << AffineMapAttr::get(map)
+             << operand.getOperandNumber() - op.getNumDpsInputs() << " through "
+             << AffineMapAttr::get(map)
              << ", which is not a projected permutation of the loops; the "
                 "CUDA backend cannot run that";
     // Every output element is written by exactly one thread: the output
@@ -368,7 +368,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   IRMapping captures;
   for (Value v : captured) {
     DenseElementsAttr dense;
-    if (isa<RankedTensorType>(v.getType()) && matchPattern(v, m_Constant(&dense)))
+    if (isa<RankedTensorType>(v.getType()) &&
+        matchPattern(v, m_Constant(&dense)))
       captures.map(v, constantBuffer(b, module, dense));
     else if (Operation *def = v.getDefiningOp();
              def && matchPattern(v, m_Constant()))

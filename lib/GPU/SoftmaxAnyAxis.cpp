@@ -16,7 +16,8 @@
 //   y(i, j)  = 0.5 * f32(x[i, j]) + m[0, j]                  (in each body)
 //   %max     = generic max-reduce over i of y     -> tensor<64xf32>
 //   %sum     = generic sum over i of exp(y - shift(%max))    -> tensor<64xf32>
-//   %p       = generic exp(y - shift) / %sum, bf16           -> tensor<128x64xbf16>
+//   %p       = generic exp(y - shift) / %sum, bf16           ->
+//   tensor<128x64xbf16>
 //
 // with shift = 0 where the max is -inf and 0 written where the sum is 0:
 // the op's contract (f32 arithmetic; an all -inf slice gives zeros), as the
@@ -46,11 +47,11 @@ namespace {
 /// What the three generics share: the operands every body reads and how
 /// the body turns them into the softmax's f32 input `y`.
 struct SoftmaxParts {
-  mutable SoftmaxOp op;  // op accessors are not const
+  mutable SoftmaxOp op; // op accessors are not const
   int64_t rank, dim;
-  SmallVector<Value> inputs;    // x, then the mask when there is one
-  SmallVector<AffineMap> maps;  // their indexing maps over the full space
-  AffineMap statMap;            // the full space -> the reduced statistic
+  SmallVector<Value> inputs;   // x, then the mask when there is one
+  SmallVector<AffineMap> maps; // their indexing maps over the full space
+  AffineMap statMap;           // the full space -> the reduced statistic
 
   /// y = scale * f32(x) + f32(mask), from the body's leading arguments.
   Value y(OpBuilder &b, Location l, ValueRange args) const {
@@ -62,8 +63,8 @@ struct SoftmaxParts {
     if (std::optional<APFloat> s = op.getScale())
       v = arith::MulFOp::create(
           b, l, v,
-          arith::ConstantOp::create(
-              b, l, b.getF32FloatAttr(s->convertToDouble())));
+          arith::ConstantOp::create(b, l,
+                                    b.getF32FloatAttr(s->convertToDouble())));
     if (op.getMask())
       v = arith::AddFOp::create(b, l, v, toF32(args[1]));
     return v;
@@ -81,7 +82,8 @@ SoftmaxParts partsOf(SoftmaxOp op, MLIRContext *ctx) {
   if (Value mask = op.getMask()) {
     // numpy broadcasting: the mask's dimensions align with the trailing
     // ones of the input; its dimensions of size 1 read index 0.
-    ArrayRef<int64_t> mShape = cast<RankedTensorType>(mask.getType()).getShape();
+    ArrayRef<int64_t> mShape =
+        cast<RankedTensorType>(mask.getType()).getShape();
     int64_t lead = p.rank - static_cast<int64_t>(mShape.size());
     SmallVector<AffineExpr> exprs;
     for (auto [k, size] : llvm::enumerate(mShape))
@@ -103,8 +105,8 @@ SoftmaxParts partsOf(SoftmaxOp op, MLIRContext *ctx) {
 Value statInit(PatternRewriter &rw, Location loc, const SoftmaxParts &p,
                double init) {
   SmallVector<int64_t> shape;
-  for (auto [d, size] :
-       llvm::enumerate(cast<RankedTensorType>(p.inputs[0].getType()).getShape()))
+  for (auto [d, size] : llvm::enumerate(
+           cast<RankedTensorType>(p.inputs[0].getType()).getShape()))
     if (static_cast<int64_t>(d) != p.dim)
       shape.push_back(size);
   Value empty = tensor::EmptyOp::create(rw, loc, shape, rw.getF32Type());
@@ -126,8 +128,8 @@ Value shiftOf(OpBuilder &b, Location l, Value max) {
 /// through the statistic's map) into a statistic starting at `init`;
 /// `step(y, extras, acc)` is the body.
 Value reduceOverAxis(
-    PatternRewriter &rw, Location loc, const SoftmaxParts &p,
-    ValueRange extra, double init,
+    PatternRewriter &rw, Location loc, const SoftmaxParts &p, ValueRange extra,
+    double init,
     function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)> step) {
   SmallVector<Value> ins(p.inputs);
   SmallVector<AffineMap> maps(p.maps);
@@ -159,8 +161,8 @@ Value normalize(PatternRewriter &rw, Location loc, const SoftmaxParts &p,
   SmallVector<AffineMap> maps(p.maps);
   AffineMap identity = p.maps.front();
   maps.append({p.statMap, p.statMap, identity});
-  Value init = tensor::EmptyOp::create(rw, loc, type.getShape(),
-                                       type.getElementType());
+  Value init =
+      tensor::EmptyOp::create(rw, loc, type.getShape(), type.getElementType());
   SmallVector<utils::IteratorType> iters(p.rank, utils::IteratorType::parallel);
   size_t nIn = p.inputs.size();
   auto g = linalg::GenericOp::create(

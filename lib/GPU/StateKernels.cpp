@@ -34,8 +34,8 @@ static constexpr int64_t kCopyBlock = 256;
 /// The device global holding `global`'s value, created in `module` at its
 /// first use: `sinter_state_<name>`, 16-byte aligned, initialized from the
 /// global's value (zero when it has none).
-static FailureOr<memref::GlobalOp>
-deviceGlobalFor(ml_program::GlobalOp global, gpu::GPUModuleOp module) {
+static FailureOr<memref::GlobalOp> deviceGlobalFor(ml_program::GlobalOp global,
+                                                   gpu::GPUModuleOp module) {
   std::string name = ("sinter_state_" + global.getSymName()).str();
   if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
     return existing;
@@ -96,16 +96,14 @@ sinter::gpu_kernels::buildStateKernel(Operation *op, gpu::GPUModuleOp module,
   MemRefType memType = device->getType();
   int64_t count = std::max<int64_t>(1, memType.getNumElements());
 
-  KernelLaunch launch =
-      launchFor(op, llvm::divideCeil(count, kCopyBlock),
-                std::min<int64_t>(count, kCopyBlock));
+  KernelLaunch launch = launchFor(op, llvm::divideCeil(count, kCopyBlock),
+                                  std::min<int64_t>(count, kCopyBlock));
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
   b.setInsertionPointToStart(&func.getBody().front());
-  Value state =
-      memref::GetGlobalOp::create(b, memType, device->getSymName());
+  Value state = memref::GetGlobalOp::create(b, memType, device->getSymName());
   // A load's kernel takes its result buffer; a store's the stored value.
   Value buffer = func.getArgument(0);
   if (load)

@@ -54,9 +54,8 @@ namespace {
 Value gatherGeneric(
     PatternRewriter &rewriter, Location loc, RankedTensorType type,
     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> fn) {
-  Value init =
-      tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                              type.getElementType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
   int64_t rank = type.getRank();
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   auto g = linalg::GenericOp::create(
@@ -83,10 +82,10 @@ Value clampIdx(OpBuilder &b, Location l, Value x, int64_t lo, int64_t hi) {
 
 /// `lo <= x < hi` as an i1.
 Value inRange(OpBuilder &b, Location l, Value x, int64_t lo, int64_t hi) {
-  Value a = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, x,
-                                  cIdx(b, l, lo));
-  Value c = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x,
-                                  cIdx(b, l, hi));
+  Value a =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, x, cIdx(b, l, lo));
+  Value c =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, cIdx(b, l, hi));
   return arith::AndIOp::create(b, l, a, c);
 }
 
@@ -106,14 +105,14 @@ struct ConcatToGather : OpRewritePattern<tensor::ConcatOp> {
           for (Value in : op.getInputs()) {
             int64_t size = cast<RankedTensorType>(in.getType()).getDimSize(dim);
             SmallVector<Value> at(idx.begin(), idx.end());
-            Value local = arith::SubIOp::create(b, l, idx[dim],
-                                                cIdx(b, l, offset));
+            Value local =
+                arith::SubIOp::create(b, l, idx[dim], cIdx(b, l, offset));
             at[dim] = clampIdx(b, l, local, 0, size - 1);
             Value v = tensor::ExtractOp::create(b, l, in, at);
-            result = result ? arith::SelectOp::create(
-                                  b, l, inRange(b, l, local, 0, size), v,
-                                  result)
-                            : v;
+            result = result
+                         ? arith::SelectOp::create(
+                               b, l, inRange(b, l, local, 0, size), v, result)
+                         : v;
             offset += size;
           }
           return result;
@@ -155,9 +154,9 @@ struct InsertSliceToGather : OpRewritePattern<tensor::InsertSliceOp> {
                   ? Value(arith::ConstantOp::create(
                         b, l, b.getZeroAttr(type.getElementType())))
                   : Value(tensor::ExtractOp::create(b, l, op.getDest(), idx));
-          return inside ? arith::SelectOp::create(b, l, inside, fromSrc,
-                                                  fromDest)
-                        : fromSrc;
+          return inside
+                     ? arith::SelectOp::create(b, l, inside, fromSrc, fromDest)
+                     : fromSrc;
         });
     rewriter.replaceOp(op, out);
     return success();
@@ -284,7 +283,8 @@ struct ScalarArithToZeroDimGeneric : RewritePattern {
       return failure();
     Location loc = op->getLoc();
     auto resultType = RankedTensorType::get({}, type);
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType, ValueRange{});
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, resultType, ValueRange{});
     AffineMap scalar = AffineMap::get(0, 0, rewriter.getContext());
     SmallVector<AffineMap> maps(sources.size() + 1, scalar);
     auto generic = linalg::GenericOp::create(
@@ -402,7 +402,8 @@ struct FusedReadsZeroDimTensors : OpRewritePattern<sinter::FusedOp> {
         reads.push_back({&in, extract.getTensor()});
     }
     if (reads.empty())
-      return rewriter.notifyMatchFailure(op, "no scalar input from a 0-d tensor");
+      return rewriter.notifyMatchFailure(op,
+                                         "no scalar input from a 0-d tensor");
     rewriter.modifyOpInPlace(op, [&] {
       for (auto [operand, tensor] : reads)
         operand->set(tensor);
@@ -469,7 +470,7 @@ struct TensorOpsToLinalgPass
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
                SinkExtractIntoRegion, FusedReadsZeroDimTensors,
-               ScalarArithToZeroDimGeneric, InsertIntoZeroDim, SliceBeforeExpand,
-               MaterializeConstantOperands>(
+               ScalarArithToZeroDimGeneric, InsertIntoZeroDim,
+               SliceBeforeExpand, MaterializeConstantOperands>(
       patterns.getContext());
 }

@@ -52,8 +52,8 @@ constexpr int kDataF16 = 2;           // CUDA_R_16F
 constexpr int kDataBF16 = 14;         // CUDA_R_16BF
 constexpr int kLayoutBatchCount = 5;  // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
 constexpr int kLayoutBatchStride = 6; // ..._STRIDED_BATCH_OFFSET
-constexpr int kDescEpilogue = 7;      // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32_t)
-constexpr int kDescBiasPointer = 8;   // CUBLASLT_MATMUL_DESC_BIAS_POINTER
+constexpr int kDescEpilogue = 7;    // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32_t)
+constexpr int kDescBiasPointer = 8; // CUBLASLT_MATMUL_DESC_BIAS_POINTER
 constexpr int kDescBiasDataType = 26; // ..._BIAS_DATA_TYPE (int32_t)
 constexpr uint32_t kEpilogueBias = 4; // CUBLASLT_EPILOGUE_BIAS: D = AB + bias
 constexpr int kPrefMaxWorkspace = 1; // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES

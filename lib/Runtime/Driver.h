@@ -35,7 +35,7 @@ using CUgraph = void *;
 using CUgraphExec = void *;
 /// CU_STREAM_CAPTURE_MODE_RELAXED: other threads' calls are not checked.
 constexpr int kCaptureModeRelaxed = 2;
-constexpr unsigned kStreamNonBlocking = 1; // CU_STREAM_NON_BLOCKING
+constexpr unsigned kStreamNonBlocking = 1;  // CU_STREAM_NON_BLOCKING
 constexpr unsigned kEventDisableTiming = 2; // CU_EVENT_DISABLE_TIMING
 constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES

@@ -61,8 +61,8 @@ static int onOwnStream(Driver &d, Function &f, CUstream stream, Work work) {
   return SINTER_RT_OK;
 }
 
-int sinter::rt::runAsGraph(sinter_rt_program &p, Function &f,
-                           void *const *args, CUstream stream, bool &ran) {
+int sinter::rt::runAsGraph(sinter_rt_program &p, Function &f, void *const *args,
+                           CUstream stream, bool &ran) {
   ran = false;
   Driver &d = *p.drv;
   if (!graphsRequested() || !d.hasGraphs() || std::getenv("SINTER_CUDA_SYNC"))
@@ -98,8 +98,8 @@ int sinter::rt::runAsGraph(sinter_rt_program &p, Function &f,
     CUresult inst = d.cuGraphInstantiate(&g.exec, graph, 0);
     d.cuGraphDestroy(graph);
     if (inst != 0)
-      return fail(SINTER_RT_ERROR_DRIVER, "cuGraphInstantiate for " + f.name +
-                                              ": " + d.describe(inst));
+      return fail(SINTER_RT_ERROR_DRIVER,
+                  "cuGraphInstantiate for " + f.name + ": " + d.describe(inst));
   }
   ran = true;
   return onOwnStream(d, f, stream, [&]() -> int {

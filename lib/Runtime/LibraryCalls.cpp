@@ -142,8 +142,7 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
   };
   bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
                   "cublasLtMatmulDescCreate") &&
-            epilogue() &&
-            layout(g.first, g.bType, cm.first) &&
+            epilogue() && layout(g.first, g.bType, cm.first) &&
             layout(g.second, g.aType, cm.second) &&
             layout(g.cLayout, g.cType, cm.c);
   if (!ok) {
@@ -226,7 +225,8 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
     // alignment, so a change of alignment decides again.
     uint64_t bias = g.hasBias ? pointer(g.bias) : 0;
     bool biasMoved = g.hasBias && bias != g.biasPointer;
-    bool biasRealigned = biasMoved && (bias % 16 == 0) != (g.biasPointer % 16 == 0);
+    bool biasRealigned =
+        biasMoved && (bias % 16 == 0) != (g.biasPointer % 16 == 0);
     auto setBias = [&](std::string &reason) {
       if (!biasMoved)
         return true;

@@ -143,7 +143,8 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
   nvvm.chip = chip.str();
   StageTimer codegen(options.onStage, "codegen");
   if (options.driver.emit == sinter::EmitKind::PTX) {
-    FailureOr<std::string> ptx = sinter::compileCUDAToPTX(module, nvvm, options.onStage);
+    FailureOr<std::string> ptx =
+        sinter::compileCUDAToPTX(module, nvvm, options.onStage);
     if (failed(ptx))
       return failure();
     codegen.done();
@@ -154,7 +155,7 @@ static LogicalResult compileForCUDA(ModuleOp module, StringRef chip,
     return emitError(fileLoc) << "an artifact is a directory: give -o <dir> "
                                  "(or --emit=ptx to write to stdout)";
   if (failed(sinter::compileCUDAArtifact(module, nvvm, outDir, argNames,
-                                               options.onStage)))
+                                         options.onStage)))
     return failure();
   codegen.done();
   return success();

@@ -25,8 +25,7 @@ struct TestReturnValuePass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestReturnValuePass)
 
   TestReturnValuePass() = default;
-  TestReturnValuePass(const TestReturnValuePass &other)
-      : PassWrapper(other) {}
+  TestReturnValuePass(const TestReturnValuePass &other) : PassWrapper(other) {}
 
   StringRef getArgument() const final { return "sinter-test-return-value"; }
   StringRef getDescription() const final {
@@ -54,8 +53,9 @@ struct TestReturnValuePass
         continue;
       }
       if (index >= static_cast<int>(candidates.size())) {
-        func.emitError() << "index " << static_cast<int>(index) << " is past the "
-                         << candidates.size() << " tensor values";
+        func.emitError() << "index " << static_cast<int>(index)
+                         << " is past the " << candidates.size()
+                         << " tensor values";
         return signalPassFailure();
       }
       truncate(func, candidates[index]);

@@ -177,10 +177,11 @@ int cublasLtMatmulAlgoGetHeuristic(void *, Desc *, Layout *a, Layout *b,
   *returned = 1;
   return kSuccess;
 }
-int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A, Layout *a,
-                   const void *B, Layout *b, const void *beta, const void *C,
-                   Layout *c, void *D, Layout *d, const uint64_t *algo,
-                   void *workspace, size_t workspaceSize, void *) {
+int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
+                   Layout *a, const void *B, Layout *b, const void *beta,
+                   const void *C, Layout *c, void *D, Layout *d,
+                   const uint64_t *algo, void *workspace, size_t workspaceSize,
+                   void *) {
   if (mode == 2)
     return kExecutionFailed;
   if (!algo || algo[0] != 42 || !workspace || workspaceSize < 1024)

@@ -58,11 +58,11 @@ using ArgumentNames = llvm::StringMap<llvm::SmallVector<std::string>>;
 /// `onStage` hears of the "outline" (with the kernel census: tuned kernels,
 /// library calls, general-path kernels), "nvvm" and "serialize" (LLVM to
 /// PTX, ptxas) stages.
-mlir::LogicalResult
-compileCUDAArtifact(mlir::ModuleOp module, const NVVMPipelineOptions &options,
-                    llvm::StringRef outDir,
-                    const ArgumentNames *argNames = nullptr,
-                    const StageCallback &onStage = {});
+mlir::LogicalResult compileCUDAArtifact(mlir::ModuleOp module,
+                                        const NVVMPipelineOptions &options,
+                                        llvm::StringRef outDir,
+                                        const ArgumentNames *argNames = nullptr,
+                                        const StageCallback &onStage = {});
 
 /// The manifest.json that compileCUDAArtifact would write for `module`,
 /// planned right after sinter-outline-cuda-kernels (the host side of every

@@ -27,8 +27,8 @@
 
 #include "mlir/Pass/PassOptions.h"
 #include "sinter/GPU/Passes.h"
-#include "sinter/Pipelines/Stages.h"
 #include "sinter/Pipelines/Pipelines.h"
+#include "sinter/Pipelines/Stages.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <functional>

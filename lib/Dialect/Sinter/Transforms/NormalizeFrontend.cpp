@@ -37,8 +37,7 @@ namespace {
 static FloatAttr convertFloat(FloatAttr c, FloatType type) {
   APFloat v = c.getValue();
   bool losesInfo = false;
-  v.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-            &losesInfo);
+  v.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
   return FloatAttr::get(type, v);
 }
 

@@ -100,102 +100,101 @@ Value additiveFromBoolean(OpBuilder &b, Location loc, Value mask, Type elem) {
 // GQA repeats, scales); an i1 mask that the mask analysis proves causal
 // becomes `causal`, any other becomes `select(m, 0, -inf)`.
 LogicalResult raiseTMTensorAttention(tm_tensor::AttentionOp op,
-                                    RewriterBase &rewriter, std::string &why) {
-    rewriter.setInsertionPoint(op);
-    ValueRange in = op.getInputs();
-    auto qType = cast<RankedTensorType>(in[0].getType());
-    int64_t r = qType.getRank();
-    if ((r != 3 && r != 4) || !qType.hasStaticShape()) {
-      why = "only static rank-3 and rank-4 tm_tensor.attention is raised";
-      return failure();
-    }
-    std::optional<Operand> q = resolveOperand(in[0], false, true, why);
-    std::optional<Operand> k = q ? resolveOperand(in[1], false, true, why)
-                                 : std::nullopt;
-    std::optional<Operand> v = k ? resolveOperand(in[2], false, false, why)
-                                 : std::nullopt;
-    if (!v)
-      return failure();
-    SmallVector<int64_t> qs = operandShape(*q), ks = operandShape(*k);
-    int64_t batch = 1, heads = qType.getDimSize(0);
-    if (q->is4D) {
-      batch = qs[0];
-      heads = qs[1];
-    } else if (r == 4) {
-      batch = qType.getDimSize(0);
-      heads = qType.getDimSize(1);
-    }
-    int64_t kvHeads = k->is4D ? ks[1] : heads;
-    if ((k->is4D ? ks[1] * k->repeat : heads) != heads ||
-        (v->is4D ? operandShape(*v)[1] : heads) != kvHeads) {
-      why = "the heads of Q, K and V do not line up";
-      return failure();
-    }
-    Type elem = qType.getElementType();
-    int64_t sq = qType.getDimSize(r - 2), d = qType.getDimSize(r - 1);
-    int64_t skv = cast<RankedTensorType>(in[1].getType()).getDimSize(r - 2);
-    double scale = op.getScale() ? op.getScale()->convertToDouble()
-                                 : 1.0 / std::sqrt(static_cast<double>(d));
-    scale *= q->scale * k->scale;
+                                     RewriterBase &rewriter, std::string &why) {
+  rewriter.setInsertionPoint(op);
+  ValueRange in = op.getInputs();
+  auto qType = cast<RankedTensorType>(in[0].getType());
+  int64_t r = qType.getRank();
+  if ((r != 3 && r != 4) || !qType.hasStaticShape()) {
+    why = "only static rank-3 and rank-4 tm_tensor.attention is raised";
+    return failure();
+  }
+  std::optional<Operand> q = resolveOperand(in[0], false, true, why);
+  std::optional<Operand> k =
+      q ? resolveOperand(in[1], false, true, why) : std::nullopt;
+  std::optional<Operand> v =
+      k ? resolveOperand(in[2], false, false, why) : std::nullopt;
+  if (!v)
+    return failure();
+  SmallVector<int64_t> qs = operandShape(*q), ks = operandShape(*k);
+  int64_t batch = 1, heads = qType.getDimSize(0);
+  if (q->is4D) {
+    batch = qs[0];
+    heads = qs[1];
+  } else if (r == 4) {
+    batch = qType.getDimSize(0);
+    heads = qType.getDimSize(1);
+  }
+  int64_t kvHeads = k->is4D ? ks[1] : heads;
+  if ((k->is4D ? ks[1] * k->repeat : heads) != heads ||
+      (v->is4D ? operandShape(*v)[1] : heads) != kvHeads) {
+    why = "the heads of Q, K and V do not line up";
+    return failure();
+  }
+  Type elem = qType.getElementType();
+  int64_t sq = qType.getDimSize(r - 2), d = qType.getDimSize(r - 1);
+  int64_t skv = cast<RankedTensorType>(in[1].getType()).getDimSize(r - 2);
+  double scale = op.getScale() ? op.getScale()->convertToDouble()
+                               : 1.0 / std::sqrt(static_cast<double>(d));
+  scale *= q->scale * k->scale;
 
-    Location loc = op.getLoc();
-    Value mask;
-    bool causal = false;
-    std::string note;
-    if (in.size() == 4) {
-      Value m = in[3];
-      auto mType = cast<RankedTensorType>(m.getType());
-      // The mask over the loops [B, H, Sq, Skv] (its batch dim is B*H).
-      SmallVector<int64_t> loops{batch, heads, sq, skv};
-      MLIRContext *ctx = op.getContext();
-      AffineExpr b0 = getAffineDimExpr(0, ctx), h0 = getAffineDimExpr(1, ctx);
-      SmallVector<AffineExpr> res;
-      if (r == 3)
-        res.push_back(b0 * heads + h0);
-      else
-        res.append({b0, h0});
-      res.append({getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)});
-      AffineMap map = AffineMap::get(4, 0, res, ctx);
-      KeyVisibility vis =
-          mType.getElementType().isInteger(1)
-              ? classifyBooleanMask(m, map, loops)
-              : classifyAdditiveMask(m, map, loops);
-      bool causalKind = vis.kind == KeyVisibility::Kind::Causal ||
-                        vis.kind == KeyVisibility::Kind::CausalAndData;
-      causal = causalKind && vis.offset == skv - sq &&
-               !(vis.finiteFill && sq > skv);
-      if (vis.kind != KeyVisibility::Kind::All &&
-          !(causal && vis.kind == KeyVisibility::Kind::Causal)) {
-        mask = m;
-        if (mType.getElementType().isInteger(1))
-          mask = additiveFromBoolean(rewriter, loc, m, elem);
-        if (r == 3)
-          mask = to4D(rewriter, loc, mask, batch, heads);
-        note = vis.why;
-      }
-    }
-    Value q4 = materialize(rewriter, loc, *q, batch, heads);
-    Value k4 = materialize(rewriter, loc, *k, batch, kvHeads);
-    Value v4 = materialize(rewriter, loc, *v, batch, kvHeads);
-    int64_t dv = cast<RankedTensorType>(in[2].getType()).getDimSize(r - 1);
-    auto attnType = RankedTensorType::get({batch, heads, sq, dv}, elem);
-    FloatAttr scaleAttr = rewriter.getF32FloatAttr(static_cast<float>(scale));
-    if (std::fabs(scale * std::sqrt(static_cast<double>(d)) - 1.0) < 1e-6)
-      scaleAttr = FloatAttr();
-    auto attn = AttentionOp::create(
-        rewriter, loc, attnType, Type(), q4, k4, v4, mask, Value(), scaleAttr,
-        causal ? rewriter.getUnitAttr() : UnitAttr(),
-        rewriter.getF64FloatAttr(0.0));
-    Value out = attn.getOutput();
+  Location loc = op.getLoc();
+  Value mask;
+  bool causal = false;
+  std::string note;
+  if (in.size() == 4) {
+    Value m = in[3];
+    auto mType = cast<RankedTensorType>(m.getType());
+    // The mask over the loops [B, H, Sq, Skv] (its batch dim is B*H).
+    SmallVector<int64_t> loops{batch, heads, sq, skv};
+    MLIRContext *ctx = op.getContext();
+    AffineExpr b0 = getAffineDimExpr(0, ctx), h0 = getAffineDimExpr(1, ctx);
+    SmallVector<AffineExpr> res;
     if (r == 3)
-      out = tensor::CollapseShapeOp::create(
-          rewriter, loc, op.getResults()[0].getType(), out,
-          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-    rewriter.replaceOp(op, out);
-    reportFusion(attn, "attention", 0);
-    if (!note.empty() && mask)
-      attn->emitRemark("attention mask: ") << note;
-    return success();
+      res.push_back(b0 * heads + h0);
+    else
+      res.append({b0, h0});
+    res.append({getAffineDimExpr(2, ctx), getAffineDimExpr(3, ctx)});
+    AffineMap map = AffineMap::get(4, 0, res, ctx);
+    KeyVisibility vis = mType.getElementType().isInteger(1)
+                            ? classifyBooleanMask(m, map, loops)
+                            : classifyAdditiveMask(m, map, loops);
+    bool causalKind = vis.kind == KeyVisibility::Kind::Causal ||
+                      vis.kind == KeyVisibility::Kind::CausalAndData;
+    causal =
+        causalKind && vis.offset == skv - sq && !(vis.finiteFill && sq > skv);
+    if (vis.kind != KeyVisibility::Kind::All &&
+        !(causal && vis.kind == KeyVisibility::Kind::Causal)) {
+      mask = m;
+      if (mType.getElementType().isInteger(1))
+        mask = additiveFromBoolean(rewriter, loc, m, elem);
+      if (r == 3)
+        mask = to4D(rewriter, loc, mask, batch, heads);
+      note = vis.why;
+    }
+  }
+  Value q4 = materialize(rewriter, loc, *q, batch, heads);
+  Value k4 = materialize(rewriter, loc, *k, batch, kvHeads);
+  Value v4 = materialize(rewriter, loc, *v, batch, kvHeads);
+  int64_t dv = cast<RankedTensorType>(in[2].getType()).getDimSize(r - 1);
+  auto attnType = RankedTensorType::get({batch, heads, sq, dv}, elem);
+  FloatAttr scaleAttr = rewriter.getF32FloatAttr(static_cast<float>(scale));
+  if (std::fabs(scale * std::sqrt(static_cast<double>(d)) - 1.0) < 1e-6)
+    scaleAttr = FloatAttr();
+  auto attn = AttentionOp::create(rewriter, loc, attnType, Type(), q4, k4, v4,
+                                  mask, Value(), scaleAttr,
+                                  causal ? rewriter.getUnitAttr() : UnitAttr(),
+                                  rewriter.getF64FloatAttr(0.0));
+  Value out = attn.getOutput();
+  if (r == 3)
+    out = tensor::CollapseShapeOp::create(
+        rewriter, loc, op.getResults()[0].getType(), out,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+  rewriter.replaceOp(op, out);
+  reportFusion(attn, "attention", 0);
+  if (!note.empty() && mask)
+    attn->emitRemark("attention mask: ") << note;
+  return success();
 }
 
 struct RaiseTMTensorAttention : OpRewritePattern<tm_tensor::AttentionOp> {
@@ -248,7 +247,6 @@ struct SinterRaiseAttentionPass
 
 void sinter::populateRaiseAttentionPatterns(RewritePatternSet &patterns,
                                             bool allowRngChange) {
-  patterns.add<RaiseDecomposedAttention>(patterns.getContext(),
-                                         allowRngChange);
+  patterns.add<RaiseDecomposedAttention>(patterns.getContext(), allowRngChange);
   patterns.add<RaiseTMTensorAttention>(patterns.getContext());
 }

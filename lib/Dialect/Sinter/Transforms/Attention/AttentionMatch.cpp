@@ -185,8 +185,7 @@ bool AttentionMatcher::checkShapes() {
   dv = vs[3];
   if (ks[0] * ks[1] * k.repeat == batch * heads && ks[0] != batch)
     return fail("K splits its heads differently from Q");
-  if (ks[0] != batch || ks[1] * k.repeat != heads || ks[2] != skv ||
-      ks[3] != d)
+  if (ks[0] != batch || ks[1] * k.repeat != heads || ks[2] != skv || ks[3] != d)
     return fail("the shapes of Q and K do not line up");
   if (vs[0] != batch || vs[1] * v.repeat != heads || vs[2] != skv)
     return fail("the shapes of the probabilities and V do not line up");
@@ -247,8 +246,8 @@ bool AttentionMatcher::checkMask() {
   }
   // A rank-3 [N, Sq, Skv] mask indexed by the collapsed batch*heads loop
   // needs N = B * H split; reads of it keep the same element order.
-  if (chain.maskRank == 3 && chain.maskMap.getNumResults() == 3 &&
-      batch != 1 && mType.getDimSize(0) != 1)
+  if (chain.maskRank == 3 && chain.maskMap.getNumResults() == 3 && batch != 1 &&
+      mType.getDimSize(0) != 1)
     return fail("a per-(batch*head) mask over collapsed heads is not "
                 "supported yet");
   return true;
@@ -378,7 +377,8 @@ void AttentionMatcher::rewrite(RewriterBase &rewriter,
   auto bytesOf = [&](ArrayRef<Operation *> ops) {
     int64_t bytes = 0;
     for (Operation *op : ops)
-      if (op != pv && op != outputCast && !llvm::is_contained(outputReshapes, op) &&
+      if (op != pv && op != outputCast &&
+          !llvm::is_contained(outputReshapes, op) &&
           !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
         for (Value r : op->getResults())
           bytes += tensorBytes(r.getType());

@@ -98,13 +98,13 @@ using SymRef = std::shared_ptr<const Sym>;
 
 struct Sym {
   enum class Kind { Unknown, Int, Bool, Float, Select } kind;
-  Affine aff;                          // Int
-  bool falsy = false;                  // Bool: false
-  SmallVector<Affine, 2> constraints;  // Bool: AND of `e >= 0`
-  bool opaque = false;                 // Bool: AND an unknown condition
-  double f = 0;                        // Float
-  SymRef cond, tv, fv;                 // Select
-  std::string why;                     // Unknown
+  Affine aff;                         // Int
+  bool falsy = false;                 // Bool: false
+  SmallVector<Affine, 2> constraints; // Bool: AND of `e >= 0`
+  bool opaque = false;                // Bool: AND an unknown condition
+  double f = 0;                       // Float
+  SymRef cond, tv, fv;                // Select
+  std::string why;                    // Unknown
   bool data = false; // Unknown: depends on run-time data (not on structure)
 };
 
@@ -384,8 +384,8 @@ SymRef Evaluator::op(Operation *o, ArrayRef<SymRef> args) {
   if (auto cmp = dyn_cast<arith::CmpIOp>(o)) {
     P p = cmp.getPredicate();
     return ints([&](const Affine &a, const Affine &b) -> SymRef {
-      bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt ||
-                        p == P::uge;
+      bool isUnsigned =
+          p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
       if (isUnsigned && (range(a).first < 0 || range(b).first < 0))
         return unknown("an unsigned compare of possibly negative values");
       Affine bMinusA = combine(b, a, -1), aMinusB = combine(a, b, -1);
@@ -466,8 +466,7 @@ SymRef constantSym(Attribute a) {
   return unknown("a constant of an unsupported type");
 }
 
-SymRef Evaluator::scalar(Value v, Operation *linalgOp,
-                         ArrayRef<Affine> loopIdx,
+SymRef Evaluator::scalar(Value v, Operation *linalgOp, ArrayRef<Affine> loopIdx,
                          DenseMap<Value, SymRef> &memo) {
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
@@ -492,7 +491,8 @@ SymRef Evaluator::scalar(Value v, Operation *linalgOp,
     r = at(operand->get(), idx);
   } else if (matchPattern(v, m_Constant(&c))) {
     r = constantSym(c);
-  } else if (Operation *def = v.getDefiningOp(); def && def->getBlock() == body) {
+  } else if (Operation *def = v.getDefiningOp();
+             def && def->getBlock() == body) {
     if (auto index = dyn_cast<linalg::IndexOp>(def)) {
       r = intSym(loopIdx[index.getDim()]);
     } else if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
@@ -580,8 +580,7 @@ bool Evaluator::splitLinear(const Affine &e, ArrayRef<int64_t> group,
     bool placed = false;
     for (size_t i = 0; i < group.size() && !placed; ++i) {
       int64_t extent = k < extents.size() ? extents[k] : 0;
-      if (!used[i] && e.a[k] == strides[i] &&
-          extent <= srcShape[group[i]]) {
+      if (!used[i] && e.a[k] == strides[i] && extent <= srcShape[group[i]]) {
         src[group[i]] = variable(k);
         used[i] = placed = true;
       }
@@ -638,8 +637,8 @@ SymRef Evaluator::concatAt(tensor::ConcatOp concat, ArrayRef<Affine> idx) {
     local[dim] = combine(idx[dim], constant(offset), -1);
     SymRef piece = at(in, local);
     // x < offset + size  <=>  offset + size - 1 - x >= 0
-    SymRef inside = constraint(
-        combine(constant(offset + size - 1), idx[dim], -1));
+    SymRef inside =
+        constraint(combine(constant(offset + size - 1), idx[dim], -1));
     result = result ? selectSym(inside, piece, result) : piece;
   }
   return result ? result : unknown("a concat read out of range");
@@ -742,8 +741,8 @@ SymRef Evaluator::denseBand(DenseElementsAttr dense, ArrayRef<Affine> idx) {
     if (last[i] != std::clamp<int64_t>(i + *c, -1, cols - 1))
       return unknown("a constant mask that is not a causal band");
   // j <= i + c  <=>  idx_i - idx_j + c >= 0
-  SymRef band = constraint(combine(combine(idx[r - 2], idx[r - 1], -1),
-                                   constant(*c), 1));
+  SymRef band =
+      constraint(combine(combine(idx[r - 2], idx[r - 1], -1), constant(*c), 1));
   return selectSym(band, constantSym(in), constantSym(out));
 }
 
@@ -842,8 +841,8 @@ KeyVisibility classifyVisible(const Sym &cond, unsigned r) {
     }
   }
   if (!upper && !lower) {
-    v.kind = cond.opaque ? KeyVisibility::Kind::Unknown
-                         : KeyVisibility::Kind::All;
+    v.kind =
+        cond.opaque ? KeyVisibility::Kind::Unknown : KeyVisibility::Kind::All;
     if (cond.opaque)
       v.why = "the mask depends on data";
     return v;
@@ -958,8 +957,8 @@ KeyVisibility sinter::attention::classifyBooleanMask(Value mask,
     return v;
   }
   SymRef visible = ev.at(mask, idx);
-  if (visible->kind == Sym::Kind::Unknown && visible->why.find("argument") !=
-                                                 std::string::npos) {
+  if (visible->kind == Sym::Kind::Unknown &&
+      visible->why.find("argument") != std::string::npos) {
     // A mask passed in: data, nothing known.
     v.why = visible->why;
     return v;

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Operands.h"
-#include "Products.h"
 #include "../MatchUtils.h"
+#include "Products.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -85,8 +85,8 @@ Value stepCollapse(tensor::CollapseShapeOp c, int64_t &rank) {
 
 } // namespace
 
-std::optional<Operand> resolveOperand(Value v, bool transposed,
-                                      bool allowScale, std::string &why) {
+std::optional<Operand> resolveOperand(Value v, bool transposed, bool allowScale,
+                                      std::string &why) {
   Operand op;
   bool swapped = transposed;
   Value cur = v;
@@ -178,8 +178,8 @@ SmallVector<int64_t> operandShape(const Operand &op) {
   return shape;
 }
 
-Value materialize(OpBuilder &b, Location loc, const Operand &op,
-                  int64_t batch, int64_t heads) {
+Value materialize(OpBuilder &b, Location loc, const Operand &op, int64_t batch,
+                  int64_t heads) {
   Value v = op.source;
   if (!op.perm.empty()) {
     auto type = cast<RankedTensorType>(v.getType());

@@ -78,7 +78,8 @@ private:
     why = r.str();
     return false;
   }
-  bool peelBody(linalg::GenericOp g, BlockArgument chainArg, double &outerScale);
+  bool peelBody(linalg::GenericOp g, BlockArgument chainArg,
+                double &outerScale);
   bool peelScale(Operation *op, Value &v, double &outerScale);
   bool peelMaskAdd(linalg::GenericOp g, arith::AddFOp add, Value &v,
                    BlockArgument chainArg, double outerScale);
@@ -205,12 +206,12 @@ bool ScoreWalker::peelSelect(linalg::GenericOp g, arith::SelectOp sel,
     return fail("the index mask is not the bottom-right aligned causal "
                 "mask (key j hidden iff j > i + " +
                 Twine(skv - sq) + ")");
-  std::string what = vis.kind == KeyVisibility::Kind::SlidingWindow
-                         ? "a sliding window of " + std::to_string(vis.window) +
-                               " keys"
-                     : vis.kind == KeyVisibility::Kind::CausalAndData
-                         ? std::string("causal and data-dependent")
-                         : vis.why;
+  std::string what =
+      vis.kind == KeyVisibility::Kind::SlidingWindow
+          ? "a sliding window of " + std::to_string(vis.window) + " keys"
+      : vis.kind == KeyVisibility::Kind::CausalAndData
+          ? std::string("causal and data-dependent")
+          : vis.why;
   return fail("the scores are selected by a condition that is not a causal "
               "comparison of the query and key indices: " +
               what);
