@@ -174,6 +174,16 @@ mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
 mlir::FailureOr<KernelLaunch>
 buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                      llvm::StringRef name);
+/// The shape of an attention op, as every attention kernel reads it: Q
+/// [B, Hq, Sq, D], K [B, Hkv, Skv, D], V [B, Hkv, Skv, Dv] of `elt`, and
+/// the dropout probability.
+struct AttentionShape {
+  explicit AttentionShape(AttentionOp op);
+  int64_t B, Hq, Sq, D, Hkv, Skv, Dv;
+  mlir::Type elt;
+  double dropP;
+};
+
 /// The buffers of an attention kernel's arguments (q, k, v[, mask][, seed],
 /// out[, lse]), flattened to 1-D; absent ones are null.
 struct AttentionArgs {

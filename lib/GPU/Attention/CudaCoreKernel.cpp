@@ -55,7 +55,7 @@ static constexpr double kLog2e = 1.4426950408889634;
 
 namespace {
 /// The values of the CUDA-core kernel under construction.
-class CudaCoreKernel {
+class CudaCoreKernel : AttentionShape {
 public:
   CudaCoreKernel(AttentionOp op, ImplicitLocOpBuilder &b, gpu::GPUFuncOp func);
   void build();
@@ -78,9 +78,8 @@ private:
   ImplicitLocOpBuilder &b;
   gpu::GPUFuncOp func;
   KernelBuilder kb;
-  int64_t Hq, Sq, D, Hkv, Skv, Dv, dq, dv, mTiles, vecElems;
-  Type elt;
-  double dropP, ninf;
+  int64_t dq, dv, mTiles, vecElems;
+  double ninf;
   Value q, k, v, mask, seed, out, lseOut;
   Value kTile, vTile, sTile;
   Value h, batch, tid, rowInBlock, lane, q0, row, rowValid, safeRow, bhq, bhkv,
@@ -92,18 +91,8 @@ private:
 
 CudaCoreKernel::CudaCoreKernel(AttentionOp op, ImplicitLocOpBuilder &b,
                                gpu::GPUFuncOp func)
-    : op(op), visibility(KeyVisibility::of(op)), b(b), func(func), kb(b) {
-  auto qType = cast<RankedTensorType>(op.getQuery().getType());
-  auto kType = cast<RankedTensorType>(op.getKey().getType());
-  auto vType = cast<RankedTensorType>(op.getValue().getType());
-  Hq = qType.getDimSize(1);
-  Sq = qType.getDimSize(2);
-  D = qType.getDimSize(3);
-  Hkv = kType.getDimSize(1);
-  Skv = kType.getDimSize(2);
-  Dv = vType.getDimSize(3);
-  elt = qType.getElementType();
-  dropP = op.getDropoutP().convertToDouble();
+    : AttentionShape(op), op(op), visibility(KeyVisibility::of(op)), b(b),
+      func(func), kb(b) {
   ninf = -std::numeric_limits<double>::infinity();
   dq = D / kLanesPerRow;
   dv = Dv / kLanesPerRow;

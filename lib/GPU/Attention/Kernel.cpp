@@ -26,26 +26,11 @@ using namespace sinter::gpu_kernels::attention;
 MMAKernel::MMAKernel(AttentionOp op, const AttentionConfig &cfg,
                      ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                      const KernelLaunch &launch)
-    : op(op), cfg(cfg), visibility(KeyVisibility::of(op)),
-      tiles(cfg, cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
-      layout(cfg, cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3),
-             cast<RankedTensorType>(op.getQuery().getType())
-                     .getElementType()
-                     .getIntOrFloatBitWidth() /
-                 8),
-      b(b), func(func), launch(launch),
-      mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
+    : AttentionShape(op), op(op), cfg(cfg),
+      visibility(KeyVisibility::of(op)),
+      eltBytes(elt.getIntOrFloatBitWidth() / 8), tiles(cfg, D),
+      layout(cfg, D, eltBytes), b(b), func(func), launch(launch), mb(b, elt),
       kb(mb.kb) {
-  auto qType = cast<RankedTensorType>(op.getQuery().getType());
-  auto kType = cast<RankedTensorType>(op.getKey().getType());
-  B = qType.getDimSize(0);
-  Hq = qType.getDimSize(1);
-  Sq = qType.getDimSize(2);
-  D = qType.getDimSize(3);
-  Hkv = kType.getDimSize(1);
-  Skv = kType.getDimSize(2);
-  eltBytes = qType.getElementType().getIntOrFloatBitWidth() / 8;
-  dropP = op.getDropoutP().convertToDouble();
   W = tiles.warps;
   MT = tiles.mTiles;
   BN = tiles.blockN;

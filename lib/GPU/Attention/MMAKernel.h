@@ -60,7 +60,7 @@ struct RowState {
   llvm::SmallVector<mlir::Value> O, M, L;
 };
 
-class MMAKernel {
+class MMAKernel : AttentionShape {
 public:
   MMAKernel(AttentionOp op, const AttentionConfig &cfg,
             mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
@@ -178,8 +178,7 @@ private:
   const AttentionConfig &cfg;
   /// Which keys each query row sees.
   KeyVisibility visibility;
-  int64_t B, Hq, Sq, D, Hkv, Skv, eltBytes;
-  double dropP;
+  int64_t eltBytes;
   Tiles tiles;
   int64_t W, MT, BN, BM, T, P, NT, DT, KS, stages;
   bool WG, WS, PERSIST, MB, tmaStore;

@@ -14,6 +14,21 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
+sinter::gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKey().getType());
+  auto vType = cast<RankedTensorType>(op.getValue().getType());
+  B = qType.getDimSize(0);
+  Hq = qType.getDimSize(1);
+  Sq = qType.getDimSize(2);
+  D = qType.getDimSize(3);
+  Hkv = kType.getDimSize(1);
+  Skv = kType.getDimSize(2);
+  Dv = vType.getDimSize(3);
+  elt = qType.getElementType();
+  dropP = op.getDropoutP().convertToDouble();
+}
+
 AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
                                                       gpu::GPUFuncOp func,
                                                       AttentionOp op) {
