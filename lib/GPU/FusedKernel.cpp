@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -109,7 +110,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
 
   // The vector width: one 16-byte access for the narrowest element type,
   // dividing the innermost extent.
-  int64_t minBytes = 16;
+  int64_t minBytes = kMaxVectorAccessBytes;
   auto considerType = [&](Type t) {
     if (auto rt = dyn_cast<RankedTensorType>(t))
       minBytes = std::min<int64_t>(minBytes, storageBytes(rt.getElementType()));
@@ -118,7 +119,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     considerType(v.getType());
   for (Value v : results)
     considerType(v.getType());
-  int64_t width = 16 / std::max<int64_t>(minBytes, 1);
+  int64_t width = kMaxVectorAccessBytes / std::max<int64_t>(minBytes, 1);
   while (width > 1 && inner % width != 0)
     width /= 2;
 
@@ -218,7 +219,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           !isBitPackedInVectors(elt)) {
         auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
                                            flat, index);
-        load.setAlignment(std::min<int64_t>(16, width * storageBytes(elt)));
+        load.setAlignment(
+            std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
         for (int64_t j = 0; j < width; ++j)
           vals.push_back(
               vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
@@ -355,7 +357,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         Value vec = vector::FromElementsOp::create(
             ob, loc, VectorType::get({width}, elt), vals);
         auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);
-        store.setAlignment(std::min<int64_t>(16, width * storageBytes(elt)));
+        store.setAlignment(
+            std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
       }
     };
     if (!slot.valid) {

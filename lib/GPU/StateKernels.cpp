@@ -15,6 +15,7 @@
 
 #include "KernelBuilder.h"
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -56,7 +57,7 @@ static FailureOr<memref::GlobalOp> deviceGlobalFor(ml_program::GlobalOp global,
   return memref::GlobalOp::create(
       b, global.getLoc(), name, b.getStringAttr("private"),
       MemRefType::get(type.getShape(), type.getElementType()), init,
-      /*constant=*/false, b.getI64IntegerAttr(16));
+      /*constant=*/false, b.getI64IntegerAttr(kMaxVectorAccessBytes));
 }
 
 /// `to[i] = from[i]` for the `count` elements of two buffers of one shape,

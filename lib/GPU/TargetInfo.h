@@ -55,6 +55,9 @@ inline constexpr int64_t kMaxRegistersPerThread = 255;
 inline constexpr int64_t kSetMaxNRegMin = 24;
 inline constexpr int64_t kSetMaxNRegMax = 256;
 inline constexpr int64_t kSetMaxNRegStep = 8;
+/// The widest global access of one thread (ld/st.global.v4.b32), and the
+/// alignment it needs.
+inline constexpr int64_t kMaxVectorAccessBytes = 16;
 /// PTX ISA of the cache-policy qualifiers (L1::no_allocate, L2::cache_hint,
 /// L2::256B, createpolicy), times ten.
 inline constexpr int64_t kCacheHintPtxVersion = 74;

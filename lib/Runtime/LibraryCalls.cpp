@@ -225,8 +225,8 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
     // alignment, so a change of alignment decides again.
     uint64_t bias = g.hasBias ? pointer(g.bias) : 0;
     bool biasMoved = g.hasBias && bias != g.biasPointer;
-    bool biasRealigned =
-        biasMoved && (bias % 16 == 0) != (g.biasPointer % 16 == 0);
+    bool biasRealigned = biasMoved && lt::alignment(bias, 0, 1) !=
+                                          lt::alignment(g.biasPointer, 0, 1);
     auto setBias = [&](std::string &reason) {
       if (!biasMoved)
         return true;
