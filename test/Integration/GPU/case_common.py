@@ -1,0 +1,27 @@
+# Part of the Sinter project.
+"""What the GPU case modules share: dtype names, the per-case sinterc flags
+and expected library calls (filled as the cases are made), the attention
+configuration prefixes, and the tensor type spelling."""
+
+import os
+import sys
+
+# The numpy Philox reference shared with the CPU tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "CPU"))
+
+TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+# Extra sinterc flags of some cases, by case name.
+FLAGS = {}
+# How many cublas_gemm library calls the manifest of some cases must hold,
+# by case name (gpu_checks.py also checks which path ran them).
+LIBRARY_CALLS = {}
+# Prefix of the sm_90a warpgroup-MMA attention configurations.
+WG = "wgmma,mtiles=1,"
+# ... and of its two-stage (software-pipelined) form.
+WGP = "wgmma,pipe,mtiles=1,"
+
+
+def _tt(shape, t):
+    return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), t)
