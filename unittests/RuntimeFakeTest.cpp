@@ -54,6 +54,7 @@ struct Fakes {
   void (*setSmCount)(int) = nullptr;
   unsigned (*lastGrid)() = nullptr;
   int (*moduleLoads)() = nullptr;
+  int (*graphLaunches)() = nullptr;
   bool hasEncoder = false; // the fake driver has cuTensorMapEncodeTiled
   void (*resetLt)() = nullptr;
   void (*setMode)(int) = nullptr;
@@ -90,7 +91,8 @@ struct Fakes {
         !control(setEncodeStatus, "fake_cuda_set_encode_status") ||
         !control(setSmCount, "fake_cuda_set_sm_count") ||
         !control(lastGrid, "fake_cuda_last_grid") ||
-        !control(moduleLoads, "fake_cuda_module_loads"))
+        !control(moduleLoads, "fake_cuda_module_loads") ||
+        !control(graphLaunches, "fake_cuda_graph_launches"))
       return false;
     hasEncoder = dlsym(cuda, "cuTensorMapEncodeTiled") != nullptr;
     if (disabled)
@@ -536,6 +538,28 @@ TEST_F(FakeDriver, PersistentGridsFollowTheDeviceSMCount) {
   ASSERT_EQ(load(plain), SINTER_RT_OK) << sinter_rt_last_error();
   ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
   EXPECT_EQ(fakes().lastGrid(), 1u);
+}
+
+// SINTER_CUDA_GRAPH=1 (Graph.cpp): the first call with some arguments runs
+// directly, the second captures the launches and replays them, the third
+// replays; new arguments start over. Every call runs every kernel once.
+TEST_F(FakeDriver, GraphsReplayTheLaunchesOfTheSameArguments) {
+  ASSERT_EQ(setenv("SINTER_CUDA_GRAPH", "1", 1), 0);
+  ASSERT_EQ(load(tensorMapManifest(false)), SINTER_RT_OK)
+      << sinter_rt_last_error();
+  void *args[] = {kQ, kO};
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK)
+        << sinter_rt_last_error();
+  EXPECT_STREQ(fakes().launches(), "attn_0,attn_0,attn_0");
+  EXPECT_EQ(fakes().graphLaunches(), 2);
+  void *moved[] = {kQ, reinterpret_cast<void *>(0x7f0000300000)};
+  ASSERT_EQ(sinter_rt_run(program, "attn", moved, 2, nullptr), SINTER_RT_OK);
+  EXPECT_EQ(fakes().graphLaunches(), 2); // new arguments: run directly
+  unsetenv("SINTER_CUDA_GRAPH");
+  ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
+  EXPECT_STREQ(fakes().launches(), "attn_0,attn_0,attn_0,attn_0,attn_0");
+  EXPECT_EQ(fakes().graphLaunches(), 2);
 }
 
 // A corrupt, truncated or modified artifact is refused before anything

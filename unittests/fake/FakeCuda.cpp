@@ -44,6 +44,12 @@ int encodeStatus = 0;  // what cuTensorMapEncodeTiled returns
 int smCount = 132;     // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 unsigned lastGrid = 0; // gridDimX of the last launch
 int moduleLoads = 0;   // cuModuleLoadData calls
+/// Stream capture (CUDA graphs): launches on a capturing stream are
+/// recorded into the graph, and a graph launch replays them by name.
+void *capturing = nullptr;
+std::vector<std::string> captured;
+int graphLaunches = 0;
+int handle;
 } // namespace
 
 extern "C" {
@@ -83,6 +89,10 @@ int cuLaunchKernel(void *f, unsigned gridX, unsigned, unsigned, unsigned,
   std::lock_guard<std::mutex> lock(mutex);
   lastGrid = gridX;
   const char *name = static_cast<const char *>(f);
+  if (capturing) {
+    captured.push_back(name);
+    return 0;
+  }
   launches += std::string(launches.empty() ? "" : ",") + name;
   auto sizes = paramSizes.find(name);
   if (sizes != paramSizes.end()) {
@@ -110,6 +120,50 @@ int cuMemFree_v2(unsigned long long ptr) {
   return 0;
 }
 int cuStreamSynchronize(void *) { return 0; }
+int cuStreamCreate(void **stream, unsigned) {
+  *stream = &handle;
+  return 0;
+}
+int cuStreamDestroy_v2(void *) { return 0; }
+int cuEventCreate(void **event, unsigned) {
+  *event = &handle;
+  return 0;
+}
+int cuEventDestroy_v2(void *) { return 0; }
+int cuEventRecord(void *, void *) { return 0; }
+int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
+int cuStreamBeginCapture_v2(void *stream, int) {
+  std::lock_guard<std::mutex> lock(mutex);
+  capturing = stream;
+  captured.clear();
+  return 0;
+}
+int cuStreamEndCapture(void *, void **graph) {
+  std::lock_guard<std::mutex> lock(mutex);
+  capturing = nullptr;
+  *graph = new std::vector<std::string>(captured);
+  return 0;
+}
+int cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long) {
+  *exec = new std::vector<std::string>(
+      *static_cast<std::vector<std::string> *>(graph));
+  return 0;
+}
+int cuGraphLaunch(void *exec, void *) {
+  std::lock_guard<std::mutex> lock(mutex);
+  ++graphLaunches;
+  for (const std::string &name : *static_cast<std::vector<std::string> *>(exec))
+    launches += (launches.empty() ? "" : ",") + name;
+  return 0;
+}
+int cuGraphDestroy(void *graph) {
+  delete static_cast<std::vector<std::string> *>(graph);
+  return 0;
+}
+int cuGraphExecDestroy(void *exec) {
+  delete static_cast<std::vector<std::string> *>(exec);
+  return 0;
+}
 int cuGetErrorName(int, const char **name) {
   *name = "CUDA_ERROR_FAKE";
   return 0;
@@ -175,6 +229,7 @@ const void *fake_cuda_param_address(int i) { return paramAddresses.at(i); }
 const unsigned char *fake_cuda_param_bytes(int i) {
   return paramBytes.at(i).data();
 }
+int fake_cuda_graph_launches() { return graphLaunches; }
 int fake_cuda_encodes() { return static_cast<int>(encodes.size()); }
 const FakeTensorMapEncode *fake_cuda_encode(int i) { return &encodes.at(i); }
 void fake_cuda_set_encode_status(int status) { encodeStatus = status; }
@@ -190,5 +245,8 @@ void fake_cuda_reset() {
   smCount = 132;
   lastGrid = 0;
   moduleLoads = 0;
+  capturing = nullptr;
+  captured.clear();
+  graphLaunches = 0;
 }
 }
