@@ -26,8 +26,7 @@ using namespace sinter::gpu_kernels::attention;
 MMAKernel::MMAKernel(AttentionOp op, const AttentionConfig &cfg,
                      ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                      const KernelLaunch &launch)
-    : AttentionShape(op), op(op), cfg(cfg),
-      visibility(KeyVisibility::of(op)),
+    : AttentionShape(op), op(op), cfg(cfg), visibility(KeyVisibility::of(op)),
       eltBytes(elt.getIntOrFloatBitWidth() / 8), tiles(cfg, D),
       layout(cfg, D, eltBytes), b(b), func(func), launch(launch), mb(b, elt),
       kb(mb.kb) {
