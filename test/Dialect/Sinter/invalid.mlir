@@ -569,3 +569,115 @@ func.func @yield_outside_fused() {
   // expected-error @+1 {{'sinter.yield' op expects parent op 'sinter.fused'}}
   sinter.yield
 }
+
+// -----
+
+func.func @attention_backward_rank(%do: tensor<1x8x128x64xf32>, %q: tensor<8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>) {
+  // expected-error @+1 {{query must have rank 4 ([B, Hq, Sq, D]), got rank 3}}
+  %g:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<1x8x128x64xf32>, tensor<8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_lse(%do: tensor<1x8x128x64xf32>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x64xf32>) {
+  // expected-error @+1 {{lse shape must be [B, Hq, Sq] = [1, 8, 128], got [1, 8, 64]}}
+  %g:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x64xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_grad_key(%do: tensor<1x8x128x64xf32>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>) {
+  // expected-error @+1 {{grad_key type 'tensor<1x8x128x64xf32>' must match the key type 'tensor<1x2x128x64xf32>'}}
+  %g:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x2x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_grad_output(%do: tensor<1x8x128x64xbf16>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>) {
+  // expected-error @+1 {{grad_output type 'tensor<1x8x128x64xbf16>' must match the output type 'tensor<1x8x128x64xf32>'}}
+  %g:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<1x8x128x64xbf16>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_dmask_without_mask(%do: tensor<1x8x128x64xf32>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>) {
+  // expected-error @+1 {{a grad_mask result requires a mask operand}}
+  %g:4 = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32> dmask(tensor<1x1x128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_backward_dmask_shape(%do: tensor<1x8x128x64xf32>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>, %m: tensor<1x1x128x128xf32>) {
+  // expected-error @+1 {{grad_mask shape [1, 8, 128, 128] must equal the mask shape [1, 1, 128, 128]}}
+  %g:4 = sinter.attention_backward %do, %q, %k, %v, %o, %lse mask(%m : tensor<1x1x128x128xf32>) : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32> dmask(tensor<1x8x128x128xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_backward_dropout_seed(%do: tensor<1x8x128x64xf32>, %q: tensor<1x8x128x64xf32>, %k: tensor<1x8x128x64xf32>, %v: tensor<1x8x128x64xf32>, %o: tensor<1x8x128x64xf32>, %lse: tensor<1x8x128xf32>) {
+  // expected-error @+1 {{dropout_p > 0 requires a seed operand}}
+  %g:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse {dropout_p = 0.1 : f64} : tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128xf32> -> tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>, tensor<1x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_backward_dim(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{dimension 2 is out of range for an output of rank 2}}
+  %dx = sinter.softmax_backward %dy, %y dim 2 : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @softmax_backward_scale(%dy: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{scale must be finite and nonzero, got 0}}
+  %dx = sinter.softmax_backward %dy, %y dim 1 {scale = 0.0 : f32} : tensor<4x8xf32>
+  return %dx : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @layer_norm_backward_stats(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<8xf32>) {
+  // expected-error @+1 {{mean shape [8] must equal the leading (unnormalized) shape [4]}}
+  %dx = sinter.layer_norm_backward %dy, %x, %m, %m : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_backward_rank(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<4xf32>) {
+  // expected-error @+1 {{normalized_rank 3 must be in [1, 2]}}
+  %dx = sinter.layer_norm_backward %dy, %x, %m, %m {normalized_rank = 3 : i64} : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_backward_dbias(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %m: tensor<4xf32>) {
+  // expected-error @+1 {{grad_bias shape [4] must equal the normalized shape [8]}}
+  %dx:2 = sinter.layer_norm_backward %dy, %x, %m, %m : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32> dbias(tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @rms_norm_backward_dweight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{a grad_weight result requires a weight operand}}
+  %dx:2 = sinter.rms_norm_backward %dy, %x, %r : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32> dweight(tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @rms_norm_backward_types(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that all of {grad_output, input, grad_input} have same type}}
+  %dx = "sinter.rms_norm_backward"(%dy, %x, %r) : (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}

@@ -131,3 +131,51 @@ func.func @fused(%x: tensor<16x64xbf16>, %b: tensor<64xbf16>, %t: tensor<64x16xf
   } -> tensor<16x64xbf16>, tensor<16x64xf32>
   return %y#0 : tensor<16x64xbf16>
 }
+
+// The backward ops: GQA attention with a mask, its gradient and dropout.
+// CHECK-LABEL: func.func @attention_backward
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = sinter.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}} : tensor<1x1x128x128xf32>) seed(%{{.*}}) {causal, deterministic, dropout_p = 1.000000e-01 : f64, scale = 1.250000e-01 : f32} : tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128xf32> -> tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16> dmask(tensor<1x1x128x128xf32>)
+// CHECK: sinter.attention_backward {{.*}} -> tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>{{$}}
+// GENERIC: "sinter.attention_backward"{{.*}}operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1>
+func.func @attention_backward(%do: tensor<2x8x128x64xbf16>, %q: tensor<2x8x128x64xbf16>,
+                              %k: tensor<2x2x128x64xbf16>, %v: tensor<2x2x128x64xbf16>,
+                              %o: tensor<2x8x128x64xbf16>, %lse: tensor<2x8x128xf32>,
+                              %m: tensor<1x1x128x128xf32>, %seed: i64) {
+  %g:4 = sinter.attention_backward %do, %q, %k, %v, %o, %lse mask(%m : tensor<1x1x128x128xf32>)
+      seed(%seed) {causal, deterministic, dropout_p = 0.1 : f64, scale = 0.125 : f32}
+      : tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128xf32>
+      -> tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+         dmask(tensor<1x1x128x128xf32>)
+  %h:3 = sinter.attention_backward %do, %q, %k, %v, %o, %lse
+      : tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128xf32>
+      -> tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+  return
+}
+
+// CHECK-LABEL: func.func @softmax_backward
+// CHECK: sinter.softmax_backward %{{.*}}, %{{.*}} dim 0 {scale = 5.000000e-01 : f32} : tensor<7x33xf16>
+func.func @softmax_backward(%dy: tensor<7x33xf16>, %y: tensor<7x33xf16>) -> tensor<7x33xf16> {
+  %dx = sinter.softmax_backward %dy, %y dim 0 {scale = 0.5 : f32} : tensor<7x33xf16>
+  return %dx : tensor<7x33xf16>
+}
+
+// CHECK-LABEL: func.func @norm_backward
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}} = sinter.layer_norm_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} weight(%{{.*}} : tensor<768xbf16>) : tensor<8x16x768xbf16>, tensor<8x16xf32> -> tensor<8x16x768xbf16> dweight(tensor<768xf32>) dbias(tensor<768xbf16>)
+// CHECK: sinter.layer_norm_backward %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {normalized_rank = 2 : i64} : tensor<8x16x768xbf16>, tensor<8xf32> -> tensor<8x16x768xbf16> dbias(tensor<16x768xf32>)
+// CHECK: %{{.*}}, %{{.*}} = sinter.rms_norm_backward %{{.*}}, %{{.*}}, %{{.*}} weight(%{{.*}} : tensor<768xbf16>) : tensor<8x16x768xbf16>, tensor<8x16xf32> -> tensor<8x16x768xbf16> dweight(tensor<768xbf16>)
+// GENERIC: "sinter.layer_norm_backward"{{.*}}resultSegmentSizes = array<i32: 1, 1, 1>
+// GENERIC: "sinter.layer_norm_backward"{{.*}}resultSegmentSizes = array<i32: 1, 0, 1>
+func.func @norm_backward(%dy: tensor<8x16x768xbf16>, %x: tensor<8x16x768xbf16>,
+                         %mean: tensor<8x16xf32>, %rstd: tensor<8x16xf32>,
+                         %w: tensor<768xbf16>, %m8: tensor<8xf32>, %r8: tensor<8xf32>) {
+  %a:3 = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<768xbf16>)
+      : tensor<8x16x768xbf16>, tensor<8x16xf32>
+      -> tensor<8x16x768xbf16> dweight(tensor<768xf32>) dbias(tensor<768xbf16>)
+  %b:2 = sinter.layer_norm_backward %dy, %x, %m8, %r8 {normalized_rank = 2 : i64}
+      : tensor<8x16x768xbf16>, tensor<8xf32> -> tensor<8x16x768xbf16> dbias(tensor<16x768xf32>)
+  %c:2 = sinter.rms_norm_backward %dy, %x, %rstd weight(%w : tensor<768xbf16>)
+      : tensor<8x16x768xbf16>, tensor<8x16xf32> -> tensor<8x16x768xbf16> dweight(tensor<768xbf16>)
+  return
+}

@@ -14,11 +14,21 @@
 using namespace mlir;
 using namespace sinter;
 
-KeyVisibility KeyVisibility::of(AttentionOp op) {
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  auto k = cast<RankedTensorType>(op.getKey().getType());
-  return KeyVisibility(op.getCausal() ? Kind::Causal : Kind::All,
+/// The rule of an attention op's `causal` flag over its query and key.
+static KeyVisibility visibilityOf(bool causal, Value query, Value key) {
+  auto q = cast<RankedTensorType>(query.getType());
+  auto k = cast<RankedTensorType>(key.getType());
+  return KeyVisibility(causal ? KeyVisibility::Kind::Causal
+                              : KeyVisibility::Kind::All,
                        q.getDimSize(2), k.getDimSize(2));
+}
+
+KeyVisibility KeyVisibility::of(AttentionOp op) {
+  return visibilityOf(op.getCausal(), op.getQuery(), op.getKey());
+}
+
+KeyVisibility KeyVisibility::of(AttentionBackwardOp op) {
+  return visibilityOf(op.getCausal(), op.getQuery(), op.getKey());
 }
 
 bool KeyVisibility::isVisible(int64_t query, int64_t key) const {

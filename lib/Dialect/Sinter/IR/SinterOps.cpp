@@ -87,90 +87,154 @@ static Type elementTypeOf(Value v) {
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-double AttentionOp::getEffectiveScale() {
-  if (std::optional<APFloat> s = getScale())
-    return s->convertToDouble();
-  int64_t d = shapeOf(getQuery())[3];
+/// The softmax scale of an attention op: `scale`, or 1/sqrt(D).
+static double effectiveScale(std::optional<APFloat> scale, Value query) {
+  if (scale)
+    return scale->convertToDouble();
+  int64_t d = shapeOf(query)[3];
   return 1.0 / std::sqrt(static_cast<double>(d));
 }
 
-LogicalResult AttentionOp::verify() {
+double AttentionOp::getEffectiveScale() {
+  return effectiveScale(getScale(), getQuery());
+}
+
+double AttentionBackwardOp::getEffectiveScale() {
+  return effectiveScale(getScale(), getQuery());
+}
+
+namespace {
+/// What sinter.attention and sinter.attention_backward share: the operands
+/// of the forward, its output and lse, and its attributes.
+struct AttentionParts {
+  Value query, key, value, output, lse, mask, seed;
+  std::optional<APFloat> scale;
+  double dropoutP;
+};
+} // namespace
+
+/// Checks the shapes and attributes of the forward attention in `a` (the
+/// lse is optional).
+static LogicalResult verifyAttention(Operation *op, const AttentionParts &a) {
   auto checkRank = [&](Value v, StringRef name,
                        StringRef layout) -> LogicalResult {
     int64_t rank = shapeOf(v).size();
     if (rank != 4)
-      return emitOpError() << name << " must have rank 4 (" << layout
-                           << "), got rank " << rank;
+      return op->emitOpError() << name << " must have rank 4 (" << layout
+                               << "), got rank " << rank;
     return success();
   };
-  if (failed(checkRank(getQuery(), "query", "[B, Hq, Sq, D]")) ||
-      failed(checkRank(getKey(), "key", "[B, Hkv, Skv, D]")) ||
-      failed(checkRank(getValue(), "value", "[B, Hkv, Skv, Dv]")) ||
-      failed(checkRank(getOutput(), "output", "[B, Hq, Sq, Dv]")))
+  if (failed(checkRank(a.query, "query", "[B, Hq, Sq, D]")) ||
+      failed(checkRank(a.key, "key", "[B, Hkv, Skv, D]")) ||
+      failed(checkRank(a.value, "value", "[B, Hkv, Skv, Dv]")) ||
+      failed(checkRank(a.output, "output", "[B, Hq, Sq, Dv]")))
     return failure();
 
-  Type elt = elementTypeOf(getQuery());
-  if (elementTypeOf(getKey()) != elt || elementTypeOf(getValue()) != elt)
-    return emitOpError("query, key and value must have the same element "
-                       "type, got ")
-           << elt << ", " << elementTypeOf(getKey()) << " and "
-           << elementTypeOf(getValue());
-  if (elementTypeOf(getOutput()) != elt)
-    return emitOpError("output element type ")
-           << elementTypeOf(getOutput()) << " must match the query's " << elt;
+  Type elt = elementTypeOf(a.query);
+  if (elementTypeOf(a.key) != elt || elementTypeOf(a.value) != elt)
+    return op->emitOpError("query, key and value must have the same element "
+                           "type, got ")
+           << elt << ", " << elementTypeOf(a.key) << " and "
+           << elementTypeOf(a.value);
+  if (elementTypeOf(a.output) != elt)
+    return op->emitOpError("output element type ")
+           << elementTypeOf(a.output) << " must match the query's " << elt;
 
-  ArrayRef<int64_t> q = shapeOf(getQuery()), k = shapeOf(getKey()),
-                    v = shapeOf(getValue());
+  ArrayRef<int64_t> q = shapeOf(a.query), k = shapeOf(a.key),
+                    v = shapeOf(a.value);
   if (!sizesCompatible(q[0], k[0]))
-    return emitOpError("batch size of key (")
+    return op->emitOpError("batch size of key (")
            << k[0] << ") does not match the query's (" << q[0] << ")";
   if (!sizesCompatible(q[3], k[3]))
-    return emitOpError("head dimension of key (")
+    return op->emitOpError("head dimension of key (")
            << k[3] << ") does not match the query's (" << q[3] << ")";
   // An empty head dimension has no dot product to scale (1/sqrt(0)); no
   // target's kernels take one.
   for (auto [name, d] : {std::pair<StringRef, int64_t>{"head dimension", q[3]},
                          {"value head dimension", v[3]}})
     if (!ShapedType::isDynamic(d) && d < 1)
-      return emitOpError() << name << " must be at least 1, got " << d;
+      return op->emitOpError() << name << " must be at least 1, got " << d;
   if (!shapesCompatible(k.take_front(3), v.take_front(3)))
-    return emitOpError("value must have the batch, heads and sequence "
-                       "length of key: ")
+    return op->emitOpError("value must have the batch, heads and sequence "
+                           "length of key: ")
            << shapeStr(v.take_front(3)) << " vs " << shapeStr(k.take_front(3));
   if (!ShapedType::isDynamic(q[1]) && !ShapedType::isDynamic(k[1]) &&
       (k[1] == 0 || q[1] % k[1] != 0))
-    return emitOpError("number of query heads (")
+    return op->emitOpError("number of query heads (")
            << q[1] << ") must be a multiple of the number of key/value heads ("
            << k[1] << ")";
 
   SmallVector<int64_t> outShape = {q[0], q[1], q[2], v[3]};
-  if (!shapesCompatible(shapeOf(getOutput()), outShape))
-    return emitOpError("output shape must be [B, Hq, Sq, Dv] = ")
-           << shapeStr(outShape) << ", got " << shapeStr(shapeOf(getOutput()));
-  if (Value lse = getLse()) {
+  if (!shapesCompatible(shapeOf(a.output), outShape))
+    return op->emitOpError("output shape must be [B, Hq, Sq, Dv] = ")
+           << shapeStr(outShape) << ", got " << shapeStr(shapeOf(a.output));
+  if (a.lse) {
     SmallVector<int64_t> lseShape = {q[0], q[1], q[2]};
-    if (!shapesCompatible(shapeOf(lse), lseShape))
-      return emitOpError("lse shape must be [B, Hq, Sq] = ")
-             << shapeStr(lseShape) << ", got " << shapeStr(shapeOf(lse));
+    if (!shapesCompatible(shapeOf(a.lse), lseShape))
+      return op->emitOpError("lse shape must be [B, Hq, Sq] = ")
+             << shapeStr(lseShape) << ", got " << shapeStr(shapeOf(a.lse));
   }
-  if (Value mask = getMask()) {
+  if (a.mask) {
     SmallVector<int64_t> scores = {q[0], q[1], q[2], k[2]};
-    if (!broadcastsTo(shapeOf(mask), scores))
-      return emitOpError("mask of shape ")
-             << shapeStr(shapeOf(mask))
+    if (!broadcastsTo(shapeOf(a.mask), scores))
+      return op->emitOpError("mask of shape ")
+             << shapeStr(shapeOf(a.mask))
              << " does not broadcast to the scores [B, Hq, Sq, Skv] = "
              << shapeStr(scores);
   }
-  if (std::optional<APFloat> s = getScale()) {
-    double sv = s->convertToDouble();
+  if (a.scale) {
+    double sv = a.scale->convertToDouble();
     if (!std::isfinite(sv) || sv == 0.0)
-      return emitOpError("scale must be finite and nonzero, got ") << num(sv);
+      return op->emitOpError("scale must be finite and nonzero, got ")
+             << num(sv);
   }
-  double p = getDropoutP().convertToDouble();
+  double p = a.dropoutP;
   if (!(p >= 0.0 && p < 1.0))
-    return emitOpError("dropout_p must be in [0, 1), got ") << num(p);
-  if (p > 0.0 && !getSeed())
-    return emitOpError("dropout_p > 0 requires a seed operand");
+    return op->emitOpError("dropout_p must be in [0, 1), got ") << num(p);
+  if (p > 0.0 && !a.seed)
+    return op->emitOpError("dropout_p > 0 requires a seed operand");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, {getQuery(), getKey(), getValue(), getOutput(),
+                                 getLse(), getMask(), getSeed(), getScale(),
+                                 getDropoutP().convertToDouble()});
+}
+
+/// `grad` (named `name`) must have the type of `primal` (named `of`).
+static LogicalResult verifyGradType(Operation *op, Value grad, StringRef name,
+                                    Value primal, StringRef of) {
+  if (grad.getType() != primal.getType())
+    return op->emitOpError() << name << " type " << grad.getType()
+                             << " must match the " << of << " type "
+                             << primal.getType();
+  return success();
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  if (failed(verifyAttention(*this, {getQuery(), getKey(), getValue(),
+                                     getOutput(), getLse(), getMask(),
+                                     getSeed(), getScale(),
+                                     getDropoutP().convertToDouble()})))
+    return failure();
+  Operation *op = *this;
+  if (failed(verifyGradType(op, getGradOutput(), "grad_output", getOutput(),
+                            "output")) ||
+      failed(verifyGradType(op, getGradQuery(), "grad_query", getQuery(),
+                            "query")) ||
+      failed(verifyGradType(op, getGradKey(), "grad_key", getKey(), "key")) ||
+      failed(verifyGradType(op, getGradValue(), "grad_value", getValue(),
+                            "value")))
+    return failure();
+  if (Value dmask = getGradMask()) {
+    if (!getMask())
+      return emitOpError("a grad_mask result requires a mask operand");
+    if (!shapesCompatible(shapeOf(dmask), shapeOf(getMask())))
+      return emitOpError("grad_mask shape ")
+             << shapeStr(shapeOf(dmask)) << " must equal the mask shape "
+             << shapeStr(shapeOf(getMask()));
+  }
   return success();
 }
 
@@ -189,6 +253,18 @@ LogicalResult SoftmaxOp::verify() {
       return emitOpError("mask of shape ")
              << shapeStr(shapeOf(mask)) << " does not broadcast to the input "
              << shapeStr(shape);
+  if (std::optional<APFloat> s = getScale())
+    if (!std::isfinite(s->convertToDouble()) || s->isZero())
+      return emitOpError("scale must be finite and nonzero, got ")
+             << num(s->convertToDouble());
+  return success();
+}
+
+LogicalResult SoftmaxBackwardOp::verify() {
+  int64_t rank = shapeOf(getOutput()).size(), dim = getDimension();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("dimension ")
+           << dim << " is out of range for an output of rank " << rank;
   if (std::optional<APFloat> s = getScale())
     if (!std::isfinite(s->convertToDouble()) || s->isZero())
       return emitOpError("scale must be finite and nonzero, got ")
@@ -247,6 +323,50 @@ LogicalResult RMSNormOp::verify() {
   return verifyNorm(*this, getInput(), getOutput(), getNormalizedRank(),
                     getEpsilon(), {{"weight", getWeight()}},
                     {{"rstd", getRstd()}});
+}
+
+/// Checks what the norms' backward ops share: normalized_rank, the
+/// statistics of the leading shape, and parameters and their gradients of
+/// the normalized shape (a gradient of the weight requires the weight).
+static LogicalResult
+verifyNormBackward(Operation *op, Value input, int64_t normalizedRank,
+                   ArrayRef<std::pair<StringRef, Value>> stats, Value weight,
+                   Value gradWeight, Value gradBias) {
+  ArrayRef<int64_t> shape = shapeOf(input);
+  int64_t rank = shape.size();
+  if (normalizedRank < 1 || normalizedRank > rank)
+    return op->emitOpError("normalized_rank ")
+           << normalizedRank << " must be in [1, " << rank << "]";
+  ArrayRef<int64_t> normalized = shape.take_back(normalizedRank);
+  ArrayRef<int64_t> leading = shape.drop_back(normalizedRank);
+  for (auto [name, v] : stats)
+    if (!shapesCompatible(shapeOf(v), leading))
+      return op->emitOpError()
+             << name << " shape " << shapeStr(shapeOf(v))
+             << " must equal the leading (unnormalized) shape "
+             << shapeStr(leading);
+  if (gradWeight && !weight)
+    return op->emitOpError("a grad_weight result requires a weight operand");
+  std::pair<StringRef, Value> params[] = {
+      {"weight", weight}, {"grad_weight", gradWeight}, {"grad_bias", gradBias}};
+  for (auto [name, v] : params)
+    if (v && !shapesCompatible(shapeOf(v), normalized))
+      return op->emitOpError()
+             << name << " shape " << shapeStr(shapeOf(v))
+             << " must equal the normalized shape " << shapeStr(normalized);
+  return success();
+}
+
+LogicalResult LayerNormBackwardOp::verify() {
+  return verifyNormBackward(*this, getInput(), getNormalizedRank(),
+                            {{"mean", getMean()}, {"rstd", getRstd()}},
+                            getWeight(), getGradWeight(), getGradBias());
+}
+
+LogicalResult RMSNormBackwardOp::verify() {
+  return verifyNormBackward(*this, getInput(), getNormalizedRank(),
+                            {{"rstd", getRstd()}}, getWeight(),
+                            getGradWeight(), Value());
 }
 
 //===----------------------------------------------------------------------===//

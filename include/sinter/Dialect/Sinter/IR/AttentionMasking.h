@@ -37,6 +37,7 @@
 namespace sinter {
 
 class AttentionOp;
+class AttentionBackwardOp;
 
 class KeyVisibility {
 public:
@@ -46,6 +47,7 @@ public:
       : kind(kind), sq(querySeqLen), skv(keySeqLen) {}
   /// The rule of `op` (static sequence lengths).
   static KeyVisibility of(AttentionOp op);
+  static KeyVisibility of(AttentionBackwardOp op);
 
   Kind getKind() const { return kind; }
   /// Whether some key below Skv is hidden from some query.

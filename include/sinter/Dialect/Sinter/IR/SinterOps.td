@@ -379,4 +379,6 @@ def Sinter_DropoutOp : Sinter_Op<"dropout",
   let hasVerifier = 1;
 }
 
+include "sinter/Dialect/Sinter/IR/SinterBackwardOps.td"
+
 #endif // SINTER_DIALECT_SINTER_IR_SINTEROPS_TD
