@@ -53,6 +53,14 @@ void populateTMTensorToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateLinalgAggregatesToGenericsPatterns(
     mlir::RewritePatternSet &patterns);
 
+/// The backward of softmax, LayerNorm and RMSNorm as whole-tensor linalg
+/// generics (f32 sums, each gradient rounded once); both targets run them.
+void populateRowBackwardToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// sinter.attention_backward as linalg generics over [B, Hkv, group, Sq,
+/// Skv] f32 score tensors (the reference form; both targets run it).
+void populateAttentionBackwardToLinalgPatterns(
+    mlir::RewritePatternSet &patterns);
+
 /// All of the above.
 void populateSinterToLoopsPatterns(mlir::RewritePatternSet &patterns,
                                    const SinterToLoopsOptions &options);

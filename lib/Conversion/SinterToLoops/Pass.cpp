@@ -31,6 +31,8 @@ void sinter::populateSinterToLoopsPatterns(RewritePatternSet &patterns,
   populateRowOpsToLoopsPatterns(patterns, opts);
   populateAdamWToLoopsPatterns(patterns, opts);
   populateFusedToLoopsPatterns(patterns, opts);
+  populateRowBackwardToLinalgPatterns(patterns);
+  populateAttentionBackwardToLinalgPatterns(patterns);
   populateTMTensorToLinalgPatterns(patterns);
   populateLinalgAggregatesToGenericsPatterns(patterns);
 }

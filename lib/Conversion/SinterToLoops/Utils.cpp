@@ -39,6 +39,28 @@ sinter::detail::buildGeneric(OpBuilder &b, Location loc, ValueRange ins,
                                    iterators, body);
 }
 
+Value sinter::detail::castElements(OpBuilder &b, Location loc, Value tensor,
+                                   Type type) {
+  auto tt = cast<RankedTensorType>(tensor.getType());
+  if (tt.getElementType() == type)
+    return tensor;
+  unsigned rank = tt.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value init = tensor::EmptyOp::create(b, loc, tt.getShape(), type);
+  return buildGeneric(
+             b, loc, {tensor}, {init}, {id, id}, rank, {},
+             [&](OpBuilder &bb, Location l, ValueRange a) {
+               Value v = a[0];
+               if (type.getIntOrFloatBitWidth() <
+                   v.getType().getIntOrFloatBitWidth())
+                 v = arith::TruncFOp::create(bb, l, type, v);
+               else
+                 v = arith::ExtFOp::create(bb, l, type, v);
+               linalg::YieldOp::create(bb, l, ValueRange{v});
+             })
+      .getResult(0);
+}
+
 LogicalResult sinter::detail::requireStaticShapes(Operation *op,
                                                   PatternRewriter &rewriter) {
   for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))

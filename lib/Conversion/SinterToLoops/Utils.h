@@ -80,6 +80,11 @@ buildGeneric(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange ins,
              unsigned numLoops, llvm::ArrayRef<unsigned> reductionLoops,
              BodyFn body);
 
+/// `tensor` with its elements rounded (or extended) to `type` by an
+/// elementwise generic; `tensor` itself when it already has them.
+mlir::Value castElements(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value tensor, mlir::Type type);
+
 /// Product of a static shape.
 inline int64_t numElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;

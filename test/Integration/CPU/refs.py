@@ -282,3 +282,85 @@ def compile_ops(ir):
 def flt(x):
     """A float literal MLIR parses (always with a mantissa dot)."""
     return "%.9e" % float(x)
+
+
+# --------------------------------------------------------------------------
+# Backward references (float64), from the op descriptions of
+# SinterBackwardOps.td: the gradients of the forward references above.
+# --------------------------------------------------------------------------
+
+def softmax_backward(dy, y, dim, scale=1.0):
+    dy, y = f64(dy), f64(y)
+    return scale * y * (dy - np.sum(dy * y, axis=dim, keepdims=True))
+
+
+def layer_norm_backward(dy, x, normalized_rank=1, weight=None, eps=1e-5):
+    """(dx, dweight, dbias) of layer_norm with the statistics recomputed in
+    float64."""
+    dy, x = f64(dy), f64(x)
+    axes = tuple(range(x.ndim - normalized_rank, x.ndim))
+    lead = tuple(range(x.ndim - normalized_rank))
+    mean = np.mean(x, axis=axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(np.mean((x - mean) ** 2, axis=axes, keepdims=True)
+                         + eps)
+    xhat = (x - mean) * rstd
+    g = dy * f64(weight) if weight is not None else dy
+    dx = rstd * (g - np.mean(g, axis=axes, keepdims=True)
+                 - xhat * np.mean(g * xhat, axis=axes, keepdims=True))
+    return dx, np.sum(dy * xhat, axis=lead), np.sum(dy, axis=lead)
+
+
+def rms_norm_backward(dy, x, normalized_rank=1, weight=None, eps=1e-6):
+    dy, x = f64(dy), f64(x)
+    axes = tuple(range(x.ndim - normalized_rank, x.ndim))
+    lead = tuple(range(x.ndim - normalized_rank))
+    rstd = 1.0 / np.sqrt(np.mean(x * x, axis=axes, keepdims=True) + eps)
+    xhat = x * rstd
+    g = dy * f64(weight) if weight is not None else dy
+    dx = rstd * (g - xhat * np.mean(g * xhat, axis=axes, keepdims=True))
+    return dx, np.sum(dy * xhat, axis=lead)
+
+
+def attention_backward(do, q, k, v, scale=None, causal=False, mask=None,
+                       dropout_p=0.0, seed=None):
+    """(dq, dk, dv, dmask) of `attention`, the probabilities recomputed in
+    float64; dmask has the mask's shape (None without a mask)."""
+    do, q, k, v = f64(do), f64(q), f64(k), f64(v)
+    B, Hq, Sq, D = q.shape
+    Hkv, Skv = k.shape[1], k.shape[2]
+    if scale is None:
+        scale = 1.0 / np.sqrt(D)
+    group = Hq // Hkv
+    kr = np.repeat(k, group, axis=1)
+    vr = np.repeat(v, group, axis=1)
+    s = scale * np.einsum("bhid,bhjd->bhij", q, kr)
+    if mask is not None:
+        s = s + np.broadcast_to(f64(mask), s.shape)
+    if causal:
+        i = np.arange(Sq)[:, None]
+        j = np.arange(Skv)[None, :]
+        s = np.where(j > i + (Skv - Sq), -np.inf, s)
+    m = np.max(s, axis=-1, keepdims=True)
+    empty = np.isneginf(m)
+    e = np.exp(s - np.where(empty, 0.0, m))
+    p = np.where(empty, 0.0, e / np.where(empty, 1.0,
+                                          np.sum(e, axis=-1, keepdims=True)))
+    keep = (dropout_keep((B, Hq, Sq, Skv), seed, dropout_p)
+            if dropout_p > 0.0 else np.ones(p.shape, bool))
+    r = 1.0 / (1.0 - dropout_p)
+    pd = np.where(keep, p * r, 0.0)
+    dv = np.einsum("bhij,bhid->bhjd", pd, do)
+    dpd = np.einsum("bhid,bhjd->bhij", do, vr)
+    dp = np.where(keep, dpd * r, 0.0)
+    ds = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))
+    dq = scale * np.einsum("bhij,bhjd->bhid", ds, kr)
+    dk = scale * np.einsum("bhij,bhid->bhjd", ds, q)
+    fold = lambda t: t.reshape(B, Hkv, group, *t.shape[2:]).sum(axis=2)
+    dmask = None
+    if mask is not None:
+        mshape = np.shape(mask)
+        lead = 4 - len(mshape)
+        red = tuple(d for d in range(4)
+                    if d < lead or (mshape[d - lead] == 1 and ds.shape[d] != 1))
+        dmask = np.sum(ds, axis=red, keepdims=True).reshape(mshape)
+    return dq, fold(dk), fold(dv), dmask

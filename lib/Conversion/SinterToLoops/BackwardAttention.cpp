@@ -1,0 +1,334 @@
+//===- BackwardAttention.cpp - sinter.attention_backward to generics ------===//
+//
+// Part of the Sinter project.
+//
+// The reference form of the attention backward: whole-tensor linalg
+// generics over the score space, every sum in f32 and every gradient
+// rounded once. The query heads are split as [B, Hkv, G, ...] (G = Hq / Hkv
+// query heads per key/value head) so that every map is a projection and the
+// sums of dK and dV over a group are ordinary reductions:
+//
+//   delta[b,g,r,i]  = sum_e dO[b,g,r,i,e] O[b,g,r,i,e]
+//   s[b,g,r,i,j]    = sum_d Q[b,g,r,i,d] K[b,g,j,d]
+//   dpd[b,g,r,i,j]  = sum_e dO[b,g,r,i,e] V[b,g,j,e]
+//   pd, ds          = generic over (b,g,r,i,j): p = exp(scale s + mask - lse)
+//                     (0 for hidden keys and rows without one), the dropout
+//                     decision from the forward's Philox offset,
+//                     pd = keep p / (1-q), ds = p (keep dpd / (1-q) - delta)
+//   dV[b,g,j,e]     = sum_{r,i} pd dO,  dK[b,g,j,d] = scale sum_{r,i} ds Q
+//   dQ[b,g,r,i,d]   = scale sum_j ds K, dmask = ds summed to the mask shape
+//
+// It holds f32 tensors of B x Hq x Sq x Skv elements: the CPU's numerics and
+// the CUDA general path's correct fallback, not the fast kernel (which
+// recomputes P tile by tile and never stores it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utils.h"
+
+#include "sinter/Conversion/Philox.h"
+#include "sinter/Conversion/SinterToLoops.h"
+#include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::detail;
+
+namespace {
+
+/// The op's shape with the query heads split into (Hkv, G), and the builders
+/// of the maps over the iteration spaces below.
+struct BackwardShape {
+  int64_t B, Hq, Hkv, G, Sq, Skv, D, Dv;
+  MLIRContext *ctx;
+
+  /// A map of an `n`-loop space onto the loops `dims`.
+  AffineMap map(unsigned n, ArrayRef<unsigned> dims) const {
+    SmallVector<AffineExpr> e;
+    for (unsigned d : dims)
+      e.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(n, 0, e, ctx);
+  }
+};
+
+/// [B, Hq, S, X] -> [B, Hkv, G, S, X] (or [B, Hq, S] -> [B, Hkv, G, S]).
+Value splitHeads(OpBuilder &b, Location loc, Value v, const BackwardShape &s) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape = {s.B, s.Hkv, s.G};
+  llvm::append_range(shape, type.getShape().drop_front(2));
+  SmallVector<ReassociationIndices> re = {{0}, {1, 2}};
+  for (int64_t d = 3; d < static_cast<int64_t>(shape.size()); ++d)
+    re.push_back({d});
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, re);
+}
+
+/// [B, Hkv, G, S, X] -> [B, Hq, S, X].
+Value joinHeads(OpBuilder &b, Location loc, Value v) {
+  return tensor::CollapseShapeOp::create(
+      b, loc, v, ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+}
+
+/// An f32 accumulator of `shape` filled with zeros.
+Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  return filledTensor(b, loc, shape, b.getF32Type(), cF32(b, loc, 0.0));
+}
+
+/// sum over the reduction loops of f32(lhs) * f32(rhs), into `out`.
+Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs, Value out,
+                    ArrayRef<AffineMap> maps, unsigned numLoops,
+                    ArrayRef<unsigned> reductions) {
+  return buildGeneric(b, loc, {lhs, rhs}, {out}, maps, numLoops, reductions,
+                      [&](OpBuilder &bb, Location l, ValueRange a) {
+                        Value p = arith::MulFOp::create(
+                            bb, l, toF32(bb, l, a[0]), toF32(bb, l, a[1]));
+                        linalg::YieldOp::create(
+                            bb, l,
+                            ValueRange{arith::AddFOp::create(bb, l, a[2], p)});
+                      })
+      .getResult(0);
+}
+
+/// `scale * t` rounded once to `type`.
+Value scaleAndRound(OpBuilder &b, Location loc, Value t, double scale,
+                    Type type) {
+  auto tt = cast<RankedTensorType>(t.getType());
+  unsigned rank = tt.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value init = tensor::EmptyOp::create(b, loc, tt.getShape(), type);
+  return buildGeneric(b, loc, {t}, {init}, {id, id}, rank, {},
+                      [&](OpBuilder &bb, Location l, ValueRange a) {
+                        Value v = arith::MulFOp::create(bb, l, a[0],
+                                                        cF32(bb, l, scale));
+                        linalg::YieldOp::create(
+                            bb, l, ValueRange{fromF32(bb, l, v, type)});
+                      })
+      .getResult(0);
+}
+
+/// The body of the generic over (b, g, r, i, j) that recomputes the
+/// probabilities and yields pd and ds. Block arguments: s, dpd, lse, delta
+/// [, seed], then the two outputs.
+struct ProbabilityBody {
+  mutable AttentionBackwardOp op; // op accessors are not const
+  const BackwardShape &shape;
+  KeyVisibility visibility;
+  double scale, dropP;
+
+  /// The score scale * s + mask (the mask read at its broadcast index).
+  Value score(OpBuilder &b, Location l, Value s, ValueRange full) const {
+    Value x = arith::MulFOp::create(b, l, s, cF32(b, l, scale));
+    Value mask = op.getMask();
+    if (!mask)
+      return x;
+    ArrayRef<int64_t> mShape = shapeOf(mask);
+    int64_t lead = 4 - static_cast<int64_t>(mShape.size());
+    SmallVector<Value> idx;
+    for (auto [k, size] : llvm::enumerate(mShape))
+      idx.push_back(size == 1 ? cIdx(b, l, 0) : full[lead + k]);
+    Value mv = tensor::ExtractOp::create(b, l, mask, idx);
+    return arith::AddFOp::create(b, l, x, toF32(b, l, mv));
+  }
+
+  /// Whether the forward's dropout kept element (b, h, i, j).
+  Value keep(OpBuilder &b, Location l, ValueRange full, Value seed) const {
+    Type i64 = b.getI64Type();
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, l, i64, v);
+    };
+    auto cast = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, l, i64, v);
+    };
+    Value off = cast(full[0]);
+    off = arith::AddIOp::create(
+        b, l, arith::MulIOp::create(b, l, off, c(shape.Hq)), cast(full[1]));
+    off = arith::AddIOp::create(
+        b, l, arith::MulIOp::create(b, l, off, c(shape.Sq)), cast(full[2]));
+    off = arith::AddIOp::create(
+        b, l, arith::MulIOp::create(b, l, off, c(shape.Skv)), cast(full[3]));
+    return buildPhiloxKeep(b, l, off, seed, dropP);
+  }
+
+  void operator()(OpBuilder &b, Location l, ValueRange a) const {
+    const double inf = std::numeric_limits<double>::infinity();
+    Value bIdx = linalg::IndexOp::create(b, l, 0);
+    Value h = arith::AddIOp::create(
+        b, l,
+        arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
+                              cIdx(b, l, shape.G)),
+        linalg::IndexOp::create(b, l, 2));
+    Value i = linalg::IndexOp::create(b, l, 3);
+    Value j = linalg::IndexOp::create(b, l, 4);
+    Value full[4] = {bIdx, h, i, j};
+    Value lse = a[2], delta = a[3];
+    Value zero = cF32(b, l, 0.0);
+    Value p = math::ExpOp::create(
+        b, l, arith::SubFOp::create(b, l, score(b, l, a[0], full), lse));
+    // Rows without a visible key have lse = -inf and p = 0.
+    Value hidden = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, lse,
+                                         cF32(b, l, -inf));
+    if (Value seen = visibility.buildIsVisible(b, l, i, j))
+      hidden = arith::OrIOp::create(
+          b, l, hidden,
+          arith::XOrIOp::create(
+              b, l, seen,
+              arith::ConstantIntOp::create(b, l, b.getI1Type(), 1)));
+    p = arith::SelectOp::create(b, l, hidden, zero, p);
+    Value pd = p, dp = a[1];
+    if (dropP > 0.0) {
+      Value kept = keep(b, l, full, a[4]);
+      Value r = cF32(b, l, 1.0 / (1.0 - dropP));
+      pd = arith::SelectOp::create(b, l, kept,
+                                   arith::MulFOp::create(b, l, p, r), zero);
+      dp = arith::SelectOp::create(b, l, kept,
+                                   arith::MulFOp::create(b, l, dp, r), zero);
+    }
+    Value ds =
+        arith::MulFOp::create(b, l, p, arith::SubFOp::create(b, l, dp, delta));
+    linalg::YieldOp::create(b, l, ValueRange{pd, ds});
+  }
+};
+
+/// ds [B, Hkv, G, Sq, Skv] summed over the dimensions the mask broadcasts
+/// along, rounded to `gradType`; failure when the shapes do not reshape.
+FailureOr<Value> buildMaskGrad(OpBuilder &b, Location loc, Value ds,
+                               RankedTensorType gradType,
+                               const BackwardShape &s) {
+  Value full = joinHeads(b, loc, ds); // [B, Hq, Sq, Skv]
+  int64_t fullShape[4] = {s.B, s.Hq, s.Sq, s.Skv};
+  ArrayRef<int64_t> mShape = gradType.getShape();
+  int64_t lead = 4 - static_cast<int64_t>(mShape.size());
+  SmallVector<unsigned> kept, reduced;
+  SmallVector<int64_t> keptShape;
+  for (unsigned d = 0; d < 4; ++d) {
+    int64_t k = static_cast<int64_t>(d) - lead;
+    if (k >= 0 && mShape[k] == fullShape[d]) {
+      kept.push_back(d);
+      keptShape.push_back(fullShape[d]);
+    } else {
+      reduced.push_back(d);
+    }
+  }
+  AffineMap id = AffineMap::getMultiDimIdentityMap(4, b.getContext());
+  Value sum =
+      buildGeneric(b, loc, {full}, {zeros(b, loc, keptShape)},
+                   {id, s.map(4, kept)}, 4, reduced,
+                   [&](OpBuilder &bb, Location l, ValueRange a) {
+                     linalg::YieldOp::create(
+                         bb, l,
+                         ValueRange{arith::AddFOp::create(bb, l, a[1], a[0])});
+                   })
+          .getResult(0);
+  sum = castElements(b, loc, sum, gradType.getElementType());
+  if (keptShape == mShape)
+    return sum;
+  auto keptType = cast<RankedTensorType>(sum.getType());
+  std::optional<SmallVector<ReassociationIndices>> re =
+      getReassociationIndicesForReshape(keptType, gradType);
+  if (!re)
+    return failure();
+  return tensor::ExpandShapeOp::create(b, loc, gradType, sum, *re).getResult();
+}
+
+struct AttentionBackwardToLinalg
+    : public OpRewritePattern<AttentionBackwardOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionBackwardOp op,
+                                PatternRewriter &rw) const override {
+    if (failed(requireStaticShapes(op, rw)))
+      return failure();
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
+                      v = shapeOf(op.getValue());
+    BackwardShape s{q[0], q[1], k[1], q[1] / k[1],    q[2],
+                    k[2], q[3], v[3], rw.getContext()};
+    double scale = op.getEffectiveScale();
+    double dropP = op.getDropoutP().convertToDouble();
+
+    Value dO = splitHeads(rw, loc, op.getGradOutput(), s);
+    Value qs = splitHeads(rw, loc, op.getQuery(), s);
+    Value os = splitHeads(rw, loc, op.getOutput(), s);
+    Value lse = splitHeads(rw, loc, op.getLse(), s);
+    Value key = op.getKey(), value = op.getValue();
+
+    // Loops (b, g, r, i, x): delta, a row dot product over x = e.
+    Value delta =
+        sumOfProducts(rw, loc, dO, os, zeros(rw, loc, {s.B, s.Hkv, s.G, s.Sq}),
+                      {s.map(5, {0, 1, 2, 3, 4}), s.map(5, {0, 1, 2, 3, 4}),
+                       s.map(5, {0, 1, 2, 3})},
+                      5, {4});
+    // Loops (b, g, r, i, j, x): the scores and dO V^T over x = d or e.
+    SmallVector<int64_t> scoreShape = {s.B, s.Hkv, s.G, s.Sq, s.Skv};
+    SmallVector<AffineMap> rowByKey = {s.map(6, {0, 1, 2, 3, 5}),
+                                       s.map(6, {0, 1, 4, 5}),
+                                       s.map(6, {0, 1, 2, 3, 4})};
+    Value scores = sumOfProducts(rw, loc, qs, key, zeros(rw, loc, scoreShape),
+                                 rowByKey, 6, {5});
+    Value dpd = sumOfProducts(rw, loc, dO, value, zeros(rw, loc, scoreShape),
+                              rowByKey, 6, {5});
+
+    // pd and ds over (b, g, r, i, j).
+    SmallVector<Value> ins = {scores, dpd, lse, delta};
+    AffineMap id5 = s.map(5, {0, 1, 2, 3, 4}), row5 = s.map(5, {0, 1, 2, 3});
+    SmallVector<AffineMap> maps = {id5, id5, row5, row5};
+    if (dropP > 0.0) {
+      ins.push_back(tensor::FromElementsOp::create(
+          rw, loc, RankedTensorType::get({}, rw.getI64Type()),
+          ValueRange{op.getSeed()}));
+      maps.push_back(s.map(5, {}));
+    }
+    maps.append({id5, id5});
+    ProbabilityBody body{op, s, KeyVisibility::of(op), scale, dropP};
+    auto probs = buildGeneric(
+        rw, loc, ins,
+        {tensor::EmptyOp::create(rw, loc, scoreShape, rw.getF32Type()),
+         tensor::EmptyOp::create(rw, loc, scoreShape, rw.getF32Type())},
+        maps, 5, {}, body);
+    Value pd = probs.getResult(0), ds = probs.getResult(1);
+
+    // dV and dK over (b, g, j, x, r, i); dQ over (b, g, r, i, x, j).
+    SmallVector<AffineMap> byKey = {s.map(6, {0, 1, 4, 5, 2}),
+                                    s.map(6, {0, 1, 4, 5, 3}),
+                                    s.map(6, {0, 1, 2, 3})};
+    Value dV = sumOfProducts(rw, loc, pd, dO,
+                             zeros(rw, loc, {s.B, s.Hkv, s.Skv, s.Dv}), byKey,
+                             6, {4, 5});
+    Value dK =
+        sumOfProducts(rw, loc, ds, qs, zeros(rw, loc, {s.B, s.Hkv, s.Skv, s.D}),
+                      byKey, 6, {4, 5});
+    Value dQ = sumOfProducts(rw, loc, ds, key,
+                             zeros(rw, loc, {s.B, s.Hkv, s.G, s.Sq, s.D}),
+                             {s.map(6, {0, 1, 2, 3, 5}), s.map(6, {0, 1, 5, 4}),
+                              s.map(6, {0, 1, 2, 3, 4})},
+                             6, {5});
+    SmallVector<Value> results = {
+        joinHeads(
+            rw, loc,
+            scaleAndRound(rw, loc, dQ, scale, elementTypeOf(op.getQuery()))),
+        scaleAndRound(rw, loc, dK, scale, elementTypeOf(key)),
+        scaleAndRound(rw, loc, dV, 1.0, elementTypeOf(value))};
+    if (Value gradMask = op.getGradMask()) {
+      FailureOr<Value> dm = buildMaskGrad(
+          rw, loc, ds, cast<RankedTensorType>(gradMask.getType()), s);
+      if (failed(dm))
+        return rw.notifyMatchFailure(op, "cannot reshape the mask gradient");
+      results.push_back(*dm);
+    }
+    rw.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void sinter::populateAttentionBackwardToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionBackwardToLinalg>(patterns.getContext());
+}
