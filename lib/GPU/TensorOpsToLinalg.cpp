@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
+#include "sinter/Conversion/SinterToLoops.h"
 #include "sinter/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -460,6 +461,10 @@ struct TensorOpsToLinalgPass
     RewritePatternSet patterns(&getContext());
     sinter::populateTensorOpsToLinalgPatterns(patterns);
     sinter::populateSoftmaxAnyAxisPatterns(patterns);
+    // The backward ops until their tuned kernels exist: the generics of
+    // their reference form, which the general path runs.
+    sinter::populateRowBackwardToLinalgPatterns(patterns);
+    sinter::populateAttentionBackwardToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -113,8 +113,9 @@ Value scaleAndRound(OpBuilder &b, Location loc, Value t, double scale,
 }
 
 /// The body of the generic over (b, g, r, i, j) that recomputes the
-/// probabilities and yields pd and ds. Block arguments: s, dpd, lse, delta
-/// [, seed], then the two outputs.
+/// probabilities and yields pd and ds. Block arguments: s, dpd, lse, delta,
+/// then the two outputs; the seed is used from above (a scalar the kernel
+/// takes as a parameter).
 struct ProbabilityBody {
   mutable AttentionBackwardOp op; // op accessors are not const
   const BackwardShape &shape;
@@ -182,7 +183,7 @@ struct ProbabilityBody {
     p = arith::SelectOp::create(b, l, hidden, zero, p);
     Value pd = p, dp = a[1];
     if (dropP > 0.0) {
-      Value kept = keep(b, l, full, a[4]);
+      Value kept = keep(b, l, full, op.getSeed());
       Value r = cF32(b, l, 1.0 / (1.0 - dropP));
       pd = arith::SelectOp::create(b, l, kept,
                                    arith::MulFOp::create(b, l, p, r), zero);
@@ -278,12 +279,6 @@ struct AttentionBackwardToLinalg
     SmallVector<Value> ins = {scores, dpd, lse, delta};
     AffineMap id5 = s.map(5, {0, 1, 2, 3, 4}), row5 = s.map(5, {0, 1, 2, 3});
     SmallVector<AffineMap> maps = {id5, id5, row5, row5};
-    if (dropP > 0.0) {
-      ins.push_back(tensor::FromElementsOp::create(
-          rw, loc, RankedTensorType::get({}, rw.getI64Type()),
-          ValueRange{op.getSeed()}));
-      maps.push_back(s.map(5, {}));
-    }
     maps.append({id5, id5});
     ProbabilityBody body{op, s, KeyVisibility::of(op), scale, dropP};
     auto probs = buildGeneric(

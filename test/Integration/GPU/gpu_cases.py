@@ -25,6 +25,7 @@ from general_cases import (  # noqa: F401
     matmul_cases,
     dropout_residual_case,
 )
+from backward_cases import backward_cases  # noqa: E402
 
 
 def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6,
@@ -633,6 +634,7 @@ def correctness_cases():
         attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
                        dropout_p=0.2, config=WG + "warps=4,bn=64"),
     ]
+    cases += backward_cases()
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
     # Persistent warp-specialized blocks: with --cuda-sm-count=3 each block
     # takes several work items (the barriers' phases run across items;

@@ -1,0 +1,177 @@
+# Part of the Sinter project.
+"""GPU cases of the backward ops: each program runs the forward op and its
+backward, and is checked against torch autograd of the same computation in
+float64 (the reference) and in the storage dtype (the same-dtype peer)."""
+
+from case_common import TYPES, _tt
+
+import refs  # the numpy Philox reference of the CPU tests
+
+
+def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32"):
+    """LayerNorm (weight and bias) or RMSNorm (weight) forward saving its
+    statistics, then the backward: dx, dweight (and dbias)."""
+    layer = kind == "layer"
+    x, w, s, g = _tt([rows, cols], t), _tt([cols], t), _tt([rows], "f32"), \
+        _tt([cols], grad_t)
+    if layer:
+        body = """  %%y, %%mean, %%rstd = sinter.layer_norm %%x weight(%%w : %(w)s) bias(%%b : %(w)s) : %(x)s -> %(x)s mean(%(s)s) rstd(%(s)s)
+  %%dx, %%dw, %%db = sinter.layer_norm_backward %%dy, %%x, %%mean, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s) dbias(%(g)s)
+  return %%dx, %%dw, %%db : %(x)s, %(g)s, %(g)s"""
+        args, results = "%%x: %(x)s, %%w: %(w)s, %%b: %(w)s, %%dy: %(x)s", \
+            "%(x)s, %(g)s, %(g)s"
+    else:
+        body = """  %%y, %%rstd = sinter.rms_norm %%x weight(%%w : %(w)s) : %(x)s -> %(x)s rstd(%(s)s)
+  %%dx, %%dw = sinter.rms_norm_backward %%dy, %%x, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s)
+  return %%dx, %%dw : %(x)s, %(g)s"""
+        args, results = "%%x: %(x)s, %%w: %(w)s, %%dy: %(x)s", "%(x)s, %(g)s"
+    ir = ("func.func @main(" + args + ") -> (" + results + ") {\n" + body +
+          "\n}\n") % {"x": x, "w": w, "s": s, "g": g}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+               (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
+        if layer:
+            ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
+        ins.append(torch.randn(rows, cols, generator=gen, device=dev).to(dt))
+        return ins
+
+    def grads(torch, dtype, *ins):
+        xs = [a.detach().to(dtype).requires_grad_() for a in ins[:-1]]
+        dy = ins[-1].to(dtype)
+        if layer:
+            y = torch.nn.functional.layer_norm(xs[0], (cols,), xs[1], xs[2])
+        else:
+            y = torch.nn.functional.rms_norm(xs[0], (cols,), xs[1], eps=1e-6)
+        y.backward(dy)
+        return [a.grad for a in xs]
+
+    def ref(torch, *ins):
+        return grads(torch, torch.float64, *ins)
+
+    def torch_same_dtype(torch, *ins):
+        return grads(torch, ins[0].dtype, *ins)
+
+    return ("%s_norm_backward_%dx%d_%s" % (kind, rows, cols, t), ir, make, ref,
+            torch_same_dtype)
+
+
+def softmax_backward_case(rows, cols, t="bf16"):
+    x = _tt([rows, cols], t)
+    ir = """func.func @main(%%x: %(x)s, %%dy: %(x)s) -> %(x)s {
+  %%y = sinter.softmax %%x dim 1 : %(x)s
+  %%dx = sinter.softmax_backward %%dy, %%y dim 1 : %(x)s
+  return %%dx : %(x)s
+}
+""" % {"x": x}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [(3 * torch.randn(rows, cols, generator=gen, device=dev)).to(dt),
+                torch.randn(rows, cols, generator=gen, device=dev).to(dt)]
+
+    def grads(torch, dtype, x, dy):
+        xx = x.detach().to(dtype).requires_grad_()
+        torch.softmax(xx, 1).backward(dy.to(dtype))
+        return [xx.grad]
+
+    return ("softmax_backward_%dx%d_%s" % (rows, cols, t), ir, make,
+            lambda torch, *a: grads(torch, torch.float64, *a),
+            lambda torch, *a: grads(torch, a[0].dtype, *a))
+
+
+def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
+                            mask_shape=None, dropout_p=0.0):
+    """sinter.attention saving lse, then sinter.attention_backward (dq, dk,
+    dv, and dmask with a mask) against autograd of attention written out in
+    torch (the same Philox keep mask for dropout)."""
+    tq, tk, tl = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t), \
+        _tt([B, Hq, Sq], "f32")
+    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk]
+    extra, attrs = "", []
+    tm = _tt(mask_shape, t) if mask_shape else None
+    if tm:
+        args.append("%m: " + tm)
+        extra += " mask(%%m : %s)" % tm
+    if dropout_p:
+        args.append("%seed: i64")
+        extra += " seed(%seed)"
+        attrs.append("dropout_p = %.9e : f64" % dropout_p)
+    if causal:
+        attrs.append("causal")
+    attr = " {%s}" % ", ".join(attrs) if attrs else ""
+    results = [tq, tk, tk] + ([tm] if tm else [])
+    names = "%dq, %dk, %dv" + (", %dm" if tm else "")
+    ir = """func.func @main(%(args)s, %%do: %(tq)s) -> (%(res)s) {
+  %%o, %%lse = sinter.attention %%q, %%k, %%v%(extra)s%(attr)s : %(tq)s, %(tk)s, %(tk)s -> %(tq)s, %(tl)s
+  %(names)s = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(extra)s%(attr)s : %(tq)s, %(tq)s, %(tk)s, %(tk)s, %(tq)s, %(tl)s -> %(tq)s, %(tk)s, %(tk)s%(dm)s
+  return %(names)s : %(res)s
+}
+""" % {"args": ", ".join(args), "tq": tq, "tk": tk, "tl": tl, "extra": extra,
+       "attr": attr, "res": ", ".join(results), "names": names,
+       "dm": " dmask(%s)" % tm if tm else ""}
+    seed = 0x5EED1234
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(B, Hq, Sq, D, generator=gen, device=dev).to(dt),
+               torch.randn(B, Hkv, Skv, D, generator=gen, device=dev).to(dt),
+               torch.randn(B, Hkv, Skv, D, generator=gen, device=dev).to(dt)]
+        if mask_shape:
+            ins.append(torch.randn(*mask_shape, generator=gen,
+                                   device=dev).to(dt))
+        if dropout_p:
+            ins.append(seed)
+        ins.append(torch.randn(B, Hq, Sq, D, generator=gen, device=dev).to(dt))
+        return ins
+
+    def grads(torch, dtype, *ins):
+        tensors = [a for a in ins[:-1] if not isinstance(a, int)]
+        xs = [a.detach().to(dtype).requires_grad_() for a in tensors]
+        q, k, v = xs[:3]
+        g = Hq // Hkv
+        k, v = k.repeat_interleave(g, 1), v.repeat_interleave(g, 1)
+        s = (q @ k.transpose(-1, -2)) * (1.0 / D ** 0.5)
+        if mask_shape:
+            s = s + xs[3]
+        if causal:
+            i = torch.arange(Sq, device=q.device)[:, None]
+            j = torch.arange(Skv, device=q.device)[None, :]
+            s = s.masked_fill(j > i + (Skv - Sq), float("-inf"))
+        # A row that sees no key gives zeros (torch's softmax gives NaN):
+        # it is zeroed before and after, so its gradient is zero too.
+        empty = torch.isneginf(s).all(-1, keepdim=True)
+        s = s.masked_fill(empty, 0.0)
+        p = torch.softmax(s.float(), -1).to(dtype).masked_fill(empty, 0.0)
+        if dropout_p:
+            keep = torch.from_numpy(refs.dropout_keep(
+                (B, Hq, Sq, Skv), seed, dropout_p)).to(q.device)
+            p = torch.where(keep, p / (1 - dropout_p), torch.zeros_like(p))
+        (p @ v).backward(ins[-1].to(dtype))
+        return [a.grad for a in xs]
+
+    name = "attention_backward_%dx%dx%dx%dx%dx%d_%s%s%s%s" % (
+        B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
+        "_mask" if mask_shape else "", "_dropout" if dropout_p else "")
+    return (name, ir, make,
+            lambda torch, *a: grads(torch, torch.float64, *a),
+            lambda torch, *a: grads(torch, a[0].dtype, *a))
+
+
+def backward_cases():
+    return [
+        norm_backward_case("layer", 1024, 768),
+        norm_backward_case("layer", 113, 1000, "f32", "f32"),
+        norm_backward_case("rms", 512, 4096),
+        norm_backward_case("rms", 7, 129, "f16", "f16"),
+        softmax_backward_case(256, 1024),
+        softmax_backward_case(33, 100, "f32"),
+        attention_backward_case(1, 4, 2, 256, 256, 64, causal=True),
+        attention_backward_case(2, 2, 2, 113, 127, 128,
+                                mask_shape=[1, 1, 113, 127]),
+        attention_backward_case(1, 2, 1, 127, 113, 64, causal=True),
+        attention_backward_case(1, 4, 4, 77, 130, 64, causal=True,
+                                dropout_p=0.2),
+        attention_backward_case(1, 2, 2, 64, 64, 256, "f16"),
+    ]
