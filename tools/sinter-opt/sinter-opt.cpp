@@ -46,6 +46,8 @@ static mlir::LogicalResult scanInput(const llvm::MemoryBuffer &input,
 namespace sinter {
 /// TestReturnValue.cpp: sinter-test-return-value, for bisecting.
 void registerTestReturnValuePass();
+/// TestFusedBackward.cpp: sinter-test-fused-backward.
+void registerTestFusedBackwardPass();
 } // namespace sinter
 
 int main(int argc, char **argv) {
@@ -56,6 +58,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   sinter::registerAllPasses();
   sinter::registerTestReturnValuePass();
+  sinter::registerTestFusedBackwardPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
