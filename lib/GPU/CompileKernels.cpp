@@ -18,12 +18,15 @@
 using namespace mlir;
 
 /// The family of a kernel: its name without the `_<index>` the outliner
-/// appends (`layer_norm_12` -> `layer_norm`).
+/// appends and the `_<k>` of an op's k-th further launch
+/// (`layer_norm_12` and `layer_norm_backward_14_1` -> their op's name).
 static StringRef familyOf(StringRef kernel) {
-  auto [head, index] = kernel.rsplit('_');
-  if (!index.empty() && llvm::all_of(index, llvm::isDigit))
-    return head;
-  return kernel;
+  while (true) {
+    auto [head, index] = kernel.rsplit('_');
+    if (index.empty() || head.empty() || !llvm::all_of(index, llvm::isDigit))
+      return kernel;
+    kernel = head;
+  }
 }
 
 /// Tuned kernels are the hand-built families: one per sinter op (the

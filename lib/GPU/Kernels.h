@@ -167,6 +167,12 @@ mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
                                               mlir::gpu::GPUModuleOp module,
                                               llvm::StringRef name,
                                               const Tuning &tuning);
+/// sinter.layer_norm_backward / sinter.rms_norm_backward: a persistent row
+/// kernel (dx, and partial column sums into a scratch tensor it creates
+/// before `op`) and, with dweight or dbias, a column kernel adding them.
+mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
+buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
+                         llvm::StringRef name, const Tuning &tuning);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name,

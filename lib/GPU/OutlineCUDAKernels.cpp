@@ -166,6 +166,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildNormKernel(op, module, name, tuning));
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
+  if (isa<LayerNormBackwardOp, RMSNormBackwardOp>(op))
+    return buildNormBackwardKernels(op, module, name, tuning);
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op)) {
@@ -459,8 +461,11 @@ struct OutlineCUDAKernelsPass
       if (failed(launches))
         return signalPassFailure();
       OpBuilder b(op);
+      // A later launch of the op may read what an earlier one wrote (a
+      // scratch tensor between two kernels).
+      llvm::DenseMap<Value, Value> written;
       for (const KernelLaunch &launch : *launches)
-        emitLaunch(b, op->getLoc(), launch);
+        emitLaunch(b, op->getLoc(), launch, &written);
       op->erase();
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
@@ -473,12 +478,16 @@ struct OutlineCUDAKernelsPass
 
   /// Emits buffers for the operands and results of `launch`, the launch
   /// itself, and replaces the results' uses by the written buffers.
-  void emitLaunch(OpBuilder &b, Location loc, const KernelLaunch &launch) {
+  /// With `earlier`, operands that an earlier launch of the same op wrote
+  /// read what it wrote, and this launch's results are added to it.
+  void emitLaunch(OpBuilder &b, Location loc, const KernelLaunch &launch,
+                  llvm::DenseMap<Value, Value> *earlier = nullptr) {
     llvm::SmallDenseSet<unsigned> written;
     for (auto &[result, index] : launch.inPlace)
       written.insert(index);
     SmallVector<Value> args;
-    for (auto [i, v] : llvm::enumerate(launch.operands)) {
+    for (auto [i, operand] : llvm::enumerate(launch.operands)) {
+      Value v = earlier ? earlier->lookup_or(operand, operand) : operand;
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
         args.push_back(bufferization::ToBufferOp::create(
             b, loc, MemRefType::get(t.getShape(), t.getElementType()), v,
@@ -557,6 +566,8 @@ struct OutlineCUDAKernelsPass
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);
       r.replaceAllUsesWith(t);
+      if (earlier)
+        (*earlier)[r] = t;
     };
     for (auto [r, buf] : llvm::zip(launch.results, resultBuffers))
       replace(r, buf);

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "RowCommon.h"
 #include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -102,26 +103,8 @@ int64_t sinter::gpu_kernels::persistentGrid(const Tuning &tuning, int64_t work,
   return llvm::divideCeil(work, perBlock);
 }
 
-namespace {
-/// The per-thread view of one row: indices and predicates of its vectors.
-struct RowThread {
-  Value lane, rowInBlock, row, rowValid;
-  SmallVector<Value> colIndex; // element index in the row, per vector
-  SmallVector<Value> pred;     // null when always in bounds
-};
-} // namespace
-
-namespace {
-/// What is the same for every row a thread handles (persistent kernels):
-/// its lane in the row, its row in the block, the element index of each of
-/// its vectors and whether that vector lies inside the row (null: always).
-struct RowLanes {
-  Value lane, rowInBlock;
-  SmallVector<Value> colIndex, inRow;
-};
-} // namespace
-
-static RowLanes setupLanes(KernelBuilder &kb, const RowConfig &c) {
+RowLanes sinter::gpu_kernels::setupLanes(KernelBuilder &kb,
+                                         const RowConfig &c) {
   ImplicitLocOpBuilder &b = kb.builder();
   RowLanes l;
   Value tid = kb.threadId();
@@ -142,8 +125,9 @@ static RowLanes setupLanes(KernelBuilder &kb, const RowConfig &c) {
 /// The thread's view of row group `group`. Rows are checked against the row
 /// count when the groups do not divide it, and always with `check` (a group
 /// that may lie past the last one).
-static RowThread rowOf(KernelBuilder &kb, const RowConfig &c, const RowLanes &l,
-                       Value group, bool check) {
+RowThread sinter::gpu_kernels::rowOf(KernelBuilder &kb, const RowConfig &c,
+                                     const RowLanes &l, Value group,
+                                     bool check) {
   ImplicitLocOpBuilder &b = kb.builder();
   RowThread t;
   t.lane = l.lane;
@@ -172,7 +156,8 @@ static Value maskVec(KernelBuilder &kb, Value vec, Value pred, double fill) {
   return arith::SelectOp::create(b, pred, vec, kb.splat(kb.f32(fill), n));
 }
 
-static Value rowBase(KernelBuilder &kb, const RowConfig &c, Value row) {
+Value sinter::gpu_kernels::rowBase(KernelBuilder &kb, const RowConfig &c,
+                                   Value row) {
   return arith::MulIOp::create(kb.builder(), row, kb.idx(c.cols));
 }
 
@@ -202,11 +187,15 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
 
 /// Creates the kernel of a row op: arguments are its operands then its
 /// results, two shared-memory reduction buffers; positions `b` in the body.
-static std::tuple<KernelLaunch, Value, Value>
-startRowKernel(ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
-               gpu::GPUModuleOp module, StringRef name) {
+std::tuple<KernelLaunch, Value, Value>
+sinter::gpu_kernels::startRowKernel(ImplicitLocOpBuilder &b, Operation *op,
+                                    const RowConfig &c, gpu::GPUModuleOp module,
+                                    StringRef name, bool runtimeSizedGrid,
+                                    ArrayRef<Value> results) {
   KernelLaunch launch = launchFor(op, c.grid, c.block);
-  if (c.persistent) {
+  if (!results.empty())
+    launch.results.assign(results.begin(), results.end());
+  if (c.persistent && runtimeSizedGrid) {
     launch.persistentWork = c.groups;
     launch.persistentCtasPerSM = c.ctasPerSM;
   }

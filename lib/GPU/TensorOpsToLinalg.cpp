@@ -461,9 +461,10 @@ struct TensorOpsToLinalgPass
     RewritePatternSet patterns(&getContext());
     sinter::populateTensorOpsToLinalgPatterns(patterns);
     sinter::populateSoftmaxAnyAxisPatterns(patterns);
-    // The backward ops until their tuned kernels exist: the generics of
-    // their reference form, which the general path runs.
-    sinter::populateRowBackwardToLinalgPatterns(patterns);
+    // Backward ops without a tuned kernel yet (softmax's, attention's):
+    // the generics of their reference form, which the general path runs.
+    // The norms' backward has its kernel (NormBackwardKernel.cpp).
+    sinter::populateSoftmaxBackwardToLinalgPatterns(patterns);
     sinter::populateAttentionBackwardToLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -56,6 +56,8 @@ void populateLinalgAggregatesToGenericsPatterns(
 /// The backward of softmax, LayerNorm and RMSNorm as whole-tensor linalg
 /// generics (f32 sums, each gradient rounded once); both targets run them.
 void populateRowBackwardToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// The softmax part of the above alone.
+void populateSoftmaxBackwardToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// sinter.attention_backward as linalg generics over [B, Hkv, group, Sq,
 /// Skv] f32 score tensors (the reference form; both targets run it).
 void populateAttentionBackwardToLinalgPatterns(

@@ -302,8 +302,13 @@ struct NormBackwardToLinalg : public OpRewritePattern<NormBackwardOp> {
 
 } // namespace
 
+void sinter::populateSoftmaxBackwardToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SoftmaxBackwardToLinalg>(patterns.getContext());
+}
+
 void sinter::populateRowBackwardToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<SoftmaxBackwardToLinalg, NormBackwardToLinalg<LayerNormBackwardOp>,
-           NormBackwardToLinalg<RMSNormBackwardOp>>(patterns.getContext());
+  populateSoftmaxBackwardToLinalgPatterns(patterns);
+  patterns.add<NormBackwardToLinalg<LayerNormBackwardOp>,
+               NormBackwardToLinalg<RMSNormBackwardOp>>(patterns.getContext());
 }

@@ -1,0 +1,409 @@
+//===- NormBackwardKernel.cpp - LayerNorm/RMSNorm backward on CUDA --------===//
+//
+// Part of the Sinter project.
+//
+// Two launches. The row kernel reads each row of x and dy once (16-byte
+// vectors into registers, the row kernels' lane mapping), reduces
+// sum(g * xhat) (and sum(g) for LayerNorm) across the row's lanes, and
+// writes dx once:
+//
+//   xhat = (x - mean) * rstd,  g = dy * weight
+//   dx   = rstd * (g - sum(g) / N - xhat * sum(g * xhat) / N)
+//
+// Its blocks are persistent (a grid of P blocks sized to the chip at
+// compile time, looping over the row groups), so each thread adds
+// dy * xhat and dy for its columns over all of its rows in registers and
+// stores one partial row per (block, row slot) at the end: an f32 scratch
+// of [K, P * rowsPerBlock, N] (K = 1 or 2 sums). The column kernel then adds
+// the partial rows in a fixed order (32 columns per block, the rows split
+// over 32 lanes, then the lanes in order) and rounds dweight and dbias
+// once. Deterministic; the scratch is ~P/rows of the
+// traffic (528 partial rows against 16384 rows at 16384 x 4096).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "RowCommon.h"
+#include "TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+namespace {
+
+/// Registers a row-kernel thread needs beyond its vectors (indices,
+/// predicates, the reduction's temporaries).
+constexpr int64_t kRowBackwardRegisterSlack = 32;
+
+/// The operands and results of a norm backward op, and its row shape.
+struct NormBackward {
+  Operation *op;
+  Value dy, x, mean, rstd, weight; // mean: LayerNorm only
+  Value dx, dweight, dbias;        // dbias: LayerNorm only
+  int64_t rows = 1, cols = 1;
+
+  explicit NormBackward(Operation *o) : op(o) {
+    int64_t nrank;
+    if (auto ln = dyn_cast<LayerNormBackwardOp>(o)) {
+      dy = ln.getGradOutput(), x = ln.getInput(), mean = ln.getMean();
+      rstd = ln.getRstd(), weight = ln.getWeight();
+      dx = ln.getGradInput(), dweight = ln.getGradWeight();
+      dbias = ln.getGradBias();
+      nrank = ln.getNormalizedRank();
+    } else {
+      auto rms = cast<RMSNormBackwardOp>(o);
+      dy = rms.getGradOutput(), x = rms.getInput(), rstd = rms.getRstd();
+      weight = rms.getWeight(), dx = rms.getGradInput();
+      dweight = rms.getGradWeight();
+      nrank = rms.getNormalizedRank();
+    }
+    auto type = cast<RankedTensorType>(x.getType());
+    for (auto [i, d] : llvm::enumerate(type.getShape()))
+      (static_cast<int64_t>(i) >= type.getRank() - nrank ? cols : rows) *= d;
+  }
+  /// The column sums asked for: dweight, then dbias.
+  SmallVector<Value> columnSums() const {
+    SmallVector<Value> v;
+    for (Value r : {dweight, dbias})
+      if (r)
+        v.push_back(r);
+    return v;
+  }
+};
+
+/// The row kernel's loop: the thread's accumulators of dy * xhat and dy
+/// per vector (f32), carried across its rows, and the reduction-slot
+/// parity.
+struct RowLoopState {
+  SmallVector<Value> dwAcc, dbAcc;
+  Value parity;
+};
+
+/// One row: loads x and dy, reduces, stores dx and returns the updated
+/// accumulators.
+RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
+                     const NormBackward &nb, const RowThread &t,
+                     ArrayRef<Value> bufs, ArrayRef<Value> weightVecs,
+                     Value smem, Value smem2, const RowLoopState &in) {
+  ImplicitLocOpBuilder &b = kb.builder();
+  auto [dy, x, mean, rstd, dx] =
+      std::make_tuple(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]);
+  Value base = rowBase(kb, c, t.row);
+  auto scalarAt = [&](Value buf) {
+    Value v = kb.loadF32(buf, t.row, 1, t.rowValid, 0.0, false);
+    return kb.splat(vector::ExtractOp::create(b, v, ArrayRef<int64_t>{0}),
+                    c.vec);
+  };
+  Value rstdVec = scalarAt(rstd);
+  Value meanVec = mean ? scalarAt(mean) : Value();
+  SmallVector<Value> xhat, dys, gs;
+  Value sumGX = kb.f32(0.0), sumG = kb.f32(0.0);
+  for (int64_t k = 0; k < c.perThread; ++k) {
+    Value at = arith::AddIOp::create(b, base, t.colIndex[k]);
+    Value xv = kb.streamLoadF32(x, at, c.vec, t.pred[k]);
+    Value dyv = kb.streamLoadF32(dy, at, c.vec, t.pred[k]);
+    if (meanVec)
+      xv = arith::SubFOp::create(b, xv, meanVec);
+    xhat.push_back(arith::MulFOp::create(b, xv, rstdVec));
+    dys.push_back(dyv);
+    gs.push_back(
+        weightVecs.empty()
+            ? dyv
+            : arith::MulFOp::create(b, dyv, weightVecs[k]).getResult());
+    // Lanes past the row have dy = 0 (the loads' fill), so g = 0 there.
+    sumGX = arith::AddFOp::create(
+        b, sumGX,
+        kb.reduceVector(ReduceKind::Sum,
+                        arith::MulFOp::create(b, gs[k], xhat[k])));
+    if (meanVec)
+      sumG = arith::AddFOp::create(b, sumG,
+                                   kb.reduceVector(ReduceKind::Sum, gs[k]));
+  }
+  // RMSNorm's one reduction per row alternates its slots between rows
+  // (no other barrier separates two rows); LayerNorm's two separate each
+  // other's reuse.
+  Value slots = t.rowInBlock;
+  if (!meanVec)
+    slots = arith::AddIOp::create(
+        b, slots, arith::MulIOp::create(b, in.parity, kb.idx(c.rowsPerBlock)));
+  sumGX = kb.groupReduce(sumGX, ReduceKind::Sum, c.threadsPerRow, t.lane, slots,
+                         smem);
+  if (meanVec)
+    sumG = kb.groupReduce(sumG, ReduceKind::Sum, c.threadsPerRow, t.lane,
+                          t.rowInBlock, smem2);
+  Value invN = kb.f32(1.0 / static_cast<double>(c.cols));
+  Value cGX = kb.splat(arith::MulFOp::create(b, sumGX, invN), c.vec);
+  Value cG = kb.splat(arith::MulFOp::create(b, sumG, invN), c.vec);
+  RowLoopState out = in;
+  for (int64_t k = 0; k < c.perThread; ++k) {
+    Value v =
+        arith::SubFOp::create(b, gs[k], arith::MulFOp::create(b, xhat[k], cGX));
+    if (meanVec)
+      v = arith::SubFOp::create(b, v, cG);
+    v = arith::MulFOp::create(b, v, rstdVec);
+    kb.streamStoreF32(dx, arith::AddIOp::create(b, base, t.colIndex[k]), v,
+                      t.pred[k]);
+    if (!out.dwAcc.empty())
+      out.dwAcc[k] = arith::AddFOp::create(
+          b, out.dwAcc[k], arith::MulFOp::create(b, dys[k], xhat[k]));
+    if (!out.dbAcc.empty())
+      out.dbAcc[k] = arith::AddFOp::create(b, out.dbAcc[k], dys[k]);
+  }
+  out.parity = arith::XOrIOp::create(b, in.parity, kb.idx(1));
+  return out;
+}
+
+/// The row kernel: dx, and the partial column sums into `partials`.
+FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
+                                       const RowConfig &c, Value partials,
+                                       gpu::GPUModuleOp module, StringRef name,
+                                       const Tuning &tuning) {
+  ImplicitLocOpBuilder b(nb.op->getLoc(), nb.op->getContext());
+  SmallVector<Value> results = {nb.dx};
+  if (partials)
+    results.push_back(partials);
+  auto [launch, smem, smem2] = startRowKernel(
+      b, nb.op, c, module, name, /*runtimeSizedGrid=*/false, results);
+  KernelBuilder kb(b, tuning.cacheHints);
+  ValueRange args = launch.kernel.getArguments();
+  unsigned a = 0;
+  Value dy = kb.flatten(args[a++]), x = kb.flatten(args[a++]);
+  Value mean = nb.mean ? kb.flatten(args[a++]) : Value();
+  Value rstd = kb.flatten(args[a++]);
+  Value weight = nb.weight ? kb.flatten(args[a++]) : Value();
+  Value dx = kb.flatten(args[a++]);
+  Value part = partials ? kb.flatten(args[a++]) : Value();
+
+  RowLanes l = setupLanes(kb, c);
+  Value zero = kb.splat(kb.f32(0.0), c.vec);
+  RowLoopState init;
+  if (nb.dweight)
+    init.dwAcc.assign(c.perThread, zero);
+  if (nb.dbias)
+    init.dbAcc.assign(c.perThread, zero);
+  SmallVector<Value> carried = init.dwAcc;
+  llvm::append_range(carried, init.dbAcc);
+  carried.push_back(kb.idx(0));
+  auto loop = scf::ForOp::create(b, kb.blockId(), kb.idx(c.groups),
+                                 kb.gridDim(), carried);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    ValueRange it = loop.getRegionIterArgs();
+    RowLoopState in;
+    size_t nAcc = init.dwAcc.size();
+    in.dwAcc = llvm::to_vector(it.take_front(nAcc));
+    in.dbAcc = llvm::to_vector(it.drop_front(nAcc).drop_back());
+    in.parity = it.back();
+    RowThread t = rowOf(kb, c, l, loop.getInductionVar(), /*check=*/false);
+    // The weight is read again for every row (L1 hits): holding it would
+    // take the registers the accumulators need.
+    SmallVector<Value> weightVecs;
+    for (int64_t k = 0; weight && k < c.perThread; ++k)
+      weightVecs.push_back(
+          kb.loadF32(weight, t.colIndex[k], c.vec, l.inRow[k]));
+    RowLoopState out = rowStep(kb, c, nb, t, {dy, x, mean, rstd, dx},
+                               weightVecs, smem, smem2, in);
+    SmallVector<Value> yields = out.dwAcc;
+    llvm::append_range(yields, out.dbAcc);
+    yields.push_back(out.parity);
+    scf::YieldOp::create(b, yields);
+  }
+  if (part) {
+    // Partial row (block, row slot) of each sum: [K, P * rowsPerBlock, N].
+    int64_t slots = c.grid * c.rowsPerBlock;
+    Value slot = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, kb.blockId(), kb.idx(c.rowsPerBlock)),
+        l.rowInBlock);
+    ValueRange res = loop.getResults();
+    for (int64_t s = 0; s * c.perThread < static_cast<int64_t>(res.size()) - 1;
+         ++s) {
+      Value rowStart = arith::MulIOp::create(
+          b, arith::AddIOp::create(b, kb.idx(s * slots), slot), kb.idx(c.cols));
+      for (int64_t k = 0; k < c.perThread; ++k)
+        kb.storeF32(part, arith::AddIOp::create(b, rowStart, l.colIndex[k]),
+                    res[s * c.perThread + k], l.inRow[k]);
+    }
+  }
+  return launch;
+}
+
+/// The column kernel's block: kColumnsPerBlock consecutive columns (one
+/// per lane of a warp, so that each load instruction reads 128 contiguous
+/// bytes) by kSlotLanes threads that split the partial rows; each thread
+/// keeps kUnroll loads in flight.
+constexpr int64_t kColumnsPerBlock = 32;
+constexpr int64_t kSlotLanes = kMaxThreadsPerBlock / kColumnsPerBlock;
+constexpr int64_t kUnroll = 4;
+
+/// Sum of partial rows lane, lane + kSlotLanes, ... of column `col` of sum
+/// `s` (f32), kUnroll independent accumulators added in a fixed order.
+Value sumSlotsOfLane(KernelBuilder &kb, Value part, int64_t s, int64_t slots,
+                     int64_t cols, Value lane, Value col) {
+  ImplicitLocOpBuilder &b = kb.builder();
+  int64_t stride = kSlotLanes * kUnroll;
+  SmallVector<Value> init(kUnroll, kb.f32(0.0));
+  auto loop =
+      scf::ForOp::create(b, kb.idx(0), kb.idx(slots), kb.idx(stride), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> acc;
+    for (int64_t u = 0; u < kUnroll; ++u) {
+      Value slot = arith::AddIOp::create(
+          b, loop.getInductionVar(),
+          arith::AddIOp::create(b, lane, kb.idx(u * kSlotLanes)));
+      Value ok = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, slot,
+                                       kb.idx(slots));
+      Value at = arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b, arith::AddIOp::create(b, kb.idx(s * slots), slot),
+              kb.idx(cols)),
+          col);
+      Value v = vector::ExtractOp::create(b, kb.loadF32(part, at, 1, ok),
+                                          ArrayRef<int64_t>{0});
+      acc.push_back(arith::AddFOp::create(b, loop.getRegionIterArgs()[u], v));
+    }
+    scf::YieldOp::create(b, acc);
+  }
+  Value sum = loop.getResult(0);
+  for (int64_t u = 1; u < kUnroll; ++u)
+    sum = arith::AddFOp::create(b, sum, loop.getResult(u));
+  return sum;
+}
+
+/// The column kernel: each column's partial rows added in a fixed order
+/// (per lane, then across the lanes through shared memory), rounded once
+/// into dweight and dbias.
+FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
+                                          Value partials, int64_t slots,
+                                          gpu::GPUModuleOp module,
+                                          StringRef name) {
+  KernelLaunch launch;
+  launch.block = kColumnsPerBlock * kSlotLanes;
+  launch.grid = llvm::divideCeil(nb.cols, kColumnsPerBlock);
+  launch.operands = {partials};
+  launch.results = nb.columnSums();
+  ImplicitLocOpBuilder b(nb.op->getLoc(), nb.op->getContext());
+  launch.kernel =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value smem = launch.kernel.addWorkgroupAttribution(
+      MemRefType::get({launch.block}, b.getF32Type(),
+                      MemRefLayoutAttrInterface(), ws),
+      nb.op->getLoc());
+  b.setInsertionPointToStart(&launch.kernel.getBody().front());
+  KernelBuilder kb(b);
+  ValueRange args = launch.kernel.getArguments();
+  Value part = kb.flatten(args[0]);
+  Value tid = kb.threadId();
+  Value colInBlock = arith::RemUIOp::create(b, tid, kb.idx(kColumnsPerBlock));
+  Value lane = arith::DivUIOp::create(b, tid, kb.idx(kColumnsPerBlock));
+  Value col = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kColumnsPerBlock)),
+      colInBlock);
+  // Columns past the last read column 0 (in bounds) and store nothing.
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, kb.idx(nb.cols));
+  Value readCol = arith::SelectOp::create(b, inRange, col, kb.idx(0));
+  Value isFirstLane =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0));
+  Value stores = arith::AndIOp::create(b, inRange, isFirstLane);
+  for (auto [s, out] : llvm::enumerate(launch.results)) {
+    Value sum = sumSlotsOfLane(kb, part, static_cast<int64_t>(s), slots,
+                               nb.cols, lane, readCol);
+    // Across the lanes: each lane's sum at smem[lane * 32 + column], then
+    // lane 0 adds them in lane order.
+    if (s > 0)
+      gpu::BarrierOp::create(b); // the previous sum's reads are done
+    memref::StoreOp::create(b, sum, smem, ValueRange{tid});
+    gpu::BarrierOp::create(b);
+    scf::IfOp::create(b, stores, [&](OpBuilder &ob, Location loc) {
+      ImplicitLocOpBuilder ib(loc, ob);
+      Value total = kb.f32(0.0);
+      for (int64_t l = 0; l < kSlotLanes; ++l)
+        total = arith::AddFOp::create(
+            ib, total,
+            memref::LoadOp::create(
+                ib, smem,
+                ValueRange{arith::AddIOp::create(
+                    ib, colInBlock, kb.idx(l * kColumnsPerBlock))}));
+      KernelBuilder inner(ib);
+      inner.storeF32(kb.flatten(args[1 + s]), col,
+                     vector::BroadcastOp::create(
+                         ib, VectorType::get({1}, ib.getF32Type()), total),
+                     Value());
+      scf::YieldOp::create(ib);
+    });
+  }
+  return launch;
+}
+
+} // namespace
+
+FailureOr<SmallVector<KernelLaunch, 1>>
+sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
+                                              gpu::GPUModuleOp module,
+                                              StringRef name,
+                                              const Tuning &tuning) {
+  NormBackward nb(op);
+  // Persistent blocks (their count fixes the scratch's shape), no
+  // prefetch, as many blocks per SM as leave each thread the registers its
+  // row needs: per vector x, dy, xhat, g and the K accumulators (f32), plus
+  // ~32 for indices and the reduction (ptxas spilled at 64 with K = 2).
+  Tuning rowTuning = tuning;
+  rowTuning.rowPersistent = 1;
+  Type elt = cast<RankedTensorType>(nb.x.getType()).getElementType();
+  FailureOr<RowConfig> cfg =
+      chooseRowConfig(op, nb.rows, nb.cols, elt, rowTuning);
+  if (failed(cfg))
+    return failure();
+  int64_t perVector = 4 + static_cast<int64_t>(nb.columnSums().size());
+  int64_t registers = llvm::alignTo(
+      perVector * cfg->vec * cfg->perThread + kRowBackwardRegisterSlack, 8);
+  const ChipInfo &chip = chipInfo(tuning.smVersion);
+  rowTuning.persistentCtas = std::max<int64_t>(
+      1,
+      chip.registersPerSM /
+          (cfg->block * std::min<int64_t>(registers, kMaxRegistersPerThread)));
+  if (tuning.persistentCtas > 0) // the option overrides the estimate
+    rowTuning.persistentCtas = tuning.persistentCtas;
+  cfg = chooseRowConfig(op, nb.rows, nb.cols, elt, rowTuning);
+  if (failed(cfg))
+    return failure();
+  RowConfig c = *cfg;
+  c.hoist = c.prefetch = false;
+  SmallVector<Value> sums = nb.columnSums();
+  Value partials;
+  int64_t slots = c.grid * c.rowsPerBlock;
+  if (!sums.empty()) {
+    OpBuilder ob(op);
+    partials = tensor::EmptyOp::create(
+        ob, op->getLoc(),
+        ArrayRef<int64_t>{static_cast<int64_t>(sums.size()), slots, nb.cols},
+        ob.getF32Type());
+  }
+  FailureOr<KernelLaunch> rows =
+      buildRowKernel(nb, c, partials, module, name, tuning);
+  if (failed(rows))
+    return failure();
+  SmallVector<KernelLaunch, 1> launches = {std::move(*rows)};
+  if (partials) {
+    FailureOr<KernelLaunch> cols =
+        buildColumnKernel(nb, partials, slots, module, (name + "_1").str());
+    if (failed(cols))
+      return failure();
+    launches.push_back(std::move(*cols));
+  }
+  return launches;
+}

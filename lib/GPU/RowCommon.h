@@ -1,0 +1,61 @@
+//===- RowCommon.h - What the row kernels share -----------------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// The thread-to-row mapping of the row kernels (RowKernels.cpp: softmax and
+// the norms; NormBackwardKernel.cpp: their backward): which lanes hold which
+// 16-byte vectors of a row, and the kernel skeleton with its two
+// shared-memory reduction buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_GPU_ROWCOMMON_H
+#define SINTER_LIB_GPU_ROWCOMMON_H
+
+#include "Kernels.h"
+
+#include <tuple>
+
+namespace sinter::gpu_kernels {
+
+/// What is the same for every row a thread handles (persistent kernels):
+/// its lane in the row, its row in the block, the element index of each of
+/// its vectors and whether that vector lies inside the row (null: always).
+struct RowLanes {
+  mlir::Value lane, rowInBlock;
+  llvm::SmallVector<mlir::Value> colIndex, inRow;
+};
+
+/// The per-thread view of one row: indices and predicates of its vectors.
+struct RowThread {
+  mlir::Value lane, rowInBlock, row, rowValid;
+  llvm::SmallVector<mlir::Value> colIndex; // element index in the row
+  llvm::SmallVector<mlir::Value> pred;     // null when always in bounds
+};
+
+RowLanes setupLanes(KernelBuilder &kb, const RowConfig &c);
+
+/// The thread's view of row group `group`. Rows are checked against the row
+/// count when the groups do not divide it, and always with `check` (a group
+/// that may lie past the last one).
+RowThread rowOf(KernelBuilder &kb, const RowConfig &c, const RowLanes &l,
+                mlir::Value group, bool check);
+
+/// The index of the first element of `row`.
+mlir::Value rowBase(KernelBuilder &kb, const RowConfig &c, mlir::Value row);
+
+/// Creates the kernel of a row op: arguments are its operands then its
+/// results, two shared-memory reduction buffers (two slots per warp in
+/// persistent kernels); positions `b` in the body. A persistent grid is
+/// sized again by the runtime for the device unless `runtimeSizedGrid` is
+/// false (a kernel whose scratch depends on the grid). `results`, when
+/// given, replaces the op's results as the kernel's outputs.
+std::tuple<KernelLaunch, mlir::Value, mlir::Value>
+startRowKernel(mlir::ImplicitLocOpBuilder &b, mlir::Operation *op,
+               const RowConfig &c, mlir::gpu::GPUModuleOp module,
+               llvm::StringRef name, bool runtimeSizedGrid = true,
+               llvm::ArrayRef<mlir::Value> results = {});
+
+} // namespace sinter::gpu_kernels
+
+#endif // SINTER_LIB_GPU_ROWCOMMON_H
