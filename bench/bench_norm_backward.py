@@ -3,6 +3,7 @@
 
     python3 bench/bench_norm_backward.py build DIR     # here: sinterc
     python3 bench/bench_norm_backward.py run DIR [--json F]   # on the GPU
+    python3 bench/bench_norm_backward.py variants DIR  # <case>_<tag> dirs
 
 Each case is the backward alone: dy, x, the forward's saved statistics
 (computed by torch) and the weight in; dx, dweight (and dbias) out, all of
@@ -57,6 +58,44 @@ def build(out):
                         "-o", d], check=True)
 
 
+def make_inputs(torch, kind, rows, cols, gen):
+    """dy, x, the saved statistics and the weight of a case (bf16)."""
+    dev = torch.device("cuda")
+    x = torch.randn(rows, cols, generator=gen, device=dev).bfloat16()
+    dy = torch.randn(rows, cols, generator=gen, device=dev).bfloat16()
+    w = (1 + 0.1 * torch.randn(cols, generator=gen, device=dev)).bfloat16()
+    x32 = x.float()
+    if kind == "layer":
+        mean = x32.mean(1)
+        rstd = torch.rsqrt(x32.var(1, unbiased=False) + 1e-5)
+        return [dy, x, mean, rstd, w]
+    rstd = torch.rsqrt((x32 * x32).mean(1) + 1e-6)
+    return [dy, x, rstd, w]
+
+
+def variants(out):
+    """Times every artifact under `out` named <case>_<variant> (compiled
+    with other options), Sinter alone, against the copy ceiling."""
+    import torch
+    sys.path.insert(0, HERE)
+    import timing
+    import sinter.cuda as sc
+    timer = timing.Timer("zero")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    big = torch.empty(1 << 29, dtype=torch.int32, device="cuda")
+    big2 = torch.empty_like(big)
+    copy = 2 * big.numel() * 4 / timer.median_p90(
+        lambda: big2.copy_(big), rep=50)[0] / 1e9
+    for d in sorted(os.listdir(out)):
+        kind, rows, cols = next(c for c in CASES if d.startswith(name_of(*c)))
+        ins = make_inputs(torch, kind, rows, cols, gen)
+        fn = sc.CudaProgram(os.path.join(out, d))["main"]
+        ms = timer.median_p90(lambda: fn(*ins), rep=100)[0]
+        tbs = 6 * rows * cols / ms / 1e9
+        print("%-50s %7.1f us %5.2f TB/s (%.0f%% of copy %.2f)"
+              % (d, 1e3 * ms, tbs, 100 * tbs / copy, copy))
+
+
 def run(out, json_path):
     import torch
     import torch.nn.functional as F
@@ -80,19 +119,9 @@ def run(out, json_path):
     for kind, rows, cols in CASES:
         name = name_of(kind, rows, cols)
         fn = sc.CudaProgram(os.path.join(out, name))["main"]
-        x = torch.randn(rows, cols, generator=gen, device=dev).bfloat16()
-        dy = torch.randn(rows, cols, generator=gen, device=dev).bfloat16()
-        w = (1 + 0.1 * torch.randn(cols, generator=gen, device=dev)).bfloat16()
-        x32 = x.float()
+        ins = make_inputs(torch, kind, rows, cols, gen)
+        dy, x, w = ins[0], ins[1], ins[-1]
         eps = 1e-5 if kind == "layer" else 1e-6
-        if kind == "layer":
-            mean = x32.mean(1)
-            rstd = torch.rsqrt(x32.var(1, unbiased=False) + eps)
-            ins = [dy, x, mean, rstd, w]
-        else:
-            mean = None
-            rstd = torch.rsqrt((x32 * x32).mean(1) + eps)
-            ins = [dy, x, rstd, w]
 
         def written_out(dy, x, *stats_w):
             # The backward as AOTAutograd decomposes it (f32 math).
@@ -167,12 +196,14 @@ def run(out, json_path):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["build", "run"])
+    p.add_argument("mode", choices=["build", "run", "variants"])
     p.add_argument("dir")
     p.add_argument("--json")
     a = p.parse_args()
     if a.mode == "build":
         build(a.dir)
+    elif a.mode == "variants":
+        variants(a.dir)
     else:
         run(a.dir, a.json)
 

@@ -40,8 +40,9 @@ using namespace sinter::gpu_kernels;
 namespace {
 
 /// Registers a row-kernel thread needs beyond its vectors (indices,
-/// predicates, the reduction's temporaries).
-constexpr int64_t kRowBackwardRegisterSlack = 32;
+/// predicates, the reduction's temporaries): ptxas used 96-122 registers
+/// where the vectors alone need 96-112.
+constexpr int64_t kRowBackwardRegisterSlack = 8;
 
 /// The operands and results of a norm backward op, and its row shape.
 struct NormBackward {
@@ -92,7 +93,8 @@ struct RowLoopState {
 RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
                      const NormBackward &nb, const RowThread &t,
                      ArrayRef<Value> bufs, ArrayRef<Value> weightVecs,
-                     Value smem, Value smem2, const RowLoopState &in) {
+                     ArrayRef<Value> prefetched, Value smem, Value smem2,
+                     const RowLoopState &in) {
   ImplicitLocOpBuilder &b = kb.builder();
   auto [dy, x, mean, rstd, dx] =
       std::make_tuple(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]);
@@ -108,8 +110,12 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
   Value sumGX = kb.f32(0.0), sumG = kb.f32(0.0);
   for (int64_t k = 0; k < c.perThread; ++k) {
     Value at = arith::AddIOp::create(b, base, t.colIndex[k]);
-    Value xv = kb.streamLoadF32(x, at, c.vec, t.pred[k]);
-    Value dyv = kb.streamLoadF32(dy, at, c.vec, t.pred[k]);
+    // This row's x and dy: loaded now, or a row ahead (`prefetched`: x's
+    // vectors then dy's, in their element type).
+    Value xv = prefetched.empty() ? kb.streamLoadF32(x, at, c.vec, t.pred[k])
+                                  : kb.extF32(prefetched[k]);
+    Value dyv = prefetched.empty() ? kb.streamLoadF32(dy, at, c.vec, t.pred[k])
+                                   : kb.extF32(prefetched[c.perThread + k]);
     if (meanVec)
       xv = arith::SubFOp::create(b, xv, meanVec);
     xhat.push_back(arith::MulFOp::create(b, xv, rstdVec));
@@ -189,8 +195,29 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     init.dwAcc.assign(c.perThread, zero);
   if (nb.dbias)
     init.dbAcc.assign(c.perThread, zero);
+  // With prefetch, the x and dy vectors of the block's next row group are
+  // loaded at the top of each iteration, in their element type, and
+  // carried into the next one: they are in flight while this row reduces.
+  auto loadRaw = [&](Value group) {
+    RowThread tn = rowOf(kb, c, l, group, /*check=*/true);
+    Value base = rowBase(kb, c, tn.row);
+    SmallVector<Value> xs, dys;
+    for (int64_t k = 0; k < c.perThread; ++k) {
+      Value at = arith::AddIOp::create(b, base, tn.colIndex[k]);
+      SmallVector<Value> v = kb.loadAll({x, dy}, {at, at}, c.vec, tn.pred[k],
+                                        /*toF32=*/false, /*stream=*/true);
+      xs.push_back(v[0]);
+      dys.push_back(v[1]);
+    }
+    llvm::append_range(xs, dys);
+    return xs;
+  };
   SmallVector<Value> carried = init.dwAcc;
   llvm::append_range(carried, init.dbAcc);
+  size_t nAcc = carried.size();
+  if (c.prefetch)
+    llvm::append_range(carried, loadRaw(kb.blockId()));
+  size_t nRaw = carried.size() - nAcc;
   carried.push_back(kb.idx(0));
   auto loop = scf::ForOp::create(b, kb.blockId(), kb.idx(c.groups),
                                  kb.gridDim(), carried);
@@ -198,12 +225,17 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     ValueRange it = loop.getRegionIterArgs();
+    Value group = loop.getInductionVar();
+    SmallVector<Value> next;
+    if (c.prefetch)
+      next = loadRaw(arith::AddIOp::create(b, group, kb.gridDim()));
     RowLoopState in;
-    size_t nAcc = init.dwAcc.size();
-    in.dwAcc = llvm::to_vector(it.take_front(nAcc));
-    in.dbAcc = llvm::to_vector(it.drop_front(nAcc).drop_back());
+    size_t nDw = init.dwAcc.size();
+    in.dwAcc = llvm::to_vector(it.take_front(nDw));
+    in.dbAcc = llvm::to_vector(it.slice(nDw, nAcc - nDw));
+    SmallVector<Value> current = llvm::to_vector(it.slice(nAcc, nRaw));
     in.parity = it.back();
-    RowThread t = rowOf(kb, c, l, loop.getInductionVar(), /*check=*/false);
+    RowThread t = rowOf(kb, c, l, group, /*check=*/false);
     // The weight is read again for every row (L1 hits): holding it would
     // take the registers the accumulators need.
     SmallVector<Value> weightVecs;
@@ -211,9 +243,10 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
       weightVecs.push_back(
           kb.loadF32(weight, t.colIndex[k], c.vec, l.inRow[k]));
     RowLoopState out = rowStep(kb, c, nb, t, {dy, x, mean, rstd, dx},
-                               weightVecs, smem, smem2, in);
+                               weightVecs, current, smem, smem2, in);
     SmallVector<Value> yields = out.dwAcc;
     llvm::append_range(yields, out.dbAcc);
+    llvm::append_range(yields, next);
     yields.push_back(out.parity);
     scf::YieldOp::create(b, yields);
   }
@@ -223,8 +256,8 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     Value slot = arith::AddIOp::create(
         b, arith::MulIOp::create(b, kb.blockId(), kb.idx(c.rowsPerBlock)),
         l.rowInBlock);
-    ValueRange res = loop.getResults();
-    for (int64_t s = 0; s * c.perThread < static_cast<int64_t>(res.size()) - 1;
+    ValueRange res = loop.getResults().take_front(nAcc);
+    for (int64_t s = 0; s * c.perThread < static_cast<int64_t>(res.size());
          ++s) {
       Value rowStart = arith::MulIOp::create(
           b, arith::AddIOp::create(b, kb.idx(s * slots), slot), kb.idx(c.cols));
@@ -357,10 +390,13 @@ sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
                                               StringRef name,
                                               const Tuning &tuning) {
   NormBackward nb(op);
-  // Persistent blocks (their count fixes the scratch's shape), no
-  // prefetch, as many blocks per SM as leave each thread the registers its
-  // row needs: per vector x, dy, xhat, g and the K accumulators (f32), plus
-  // ~32 for indices and the reduction (ptxas spilled at 64 with K = 2).
+  // Persistent blocks (their count fixes the scratch's shape), as many
+  // per SM as leave each thread the registers its row needs: per vector
+  // x, dy, xhat, g and the K accumulators (f32), the next row's x and dy
+  // when prefetching, plus a few for indices and the reduction. (H200,
+  // 16384 x 4096 bf16: ptxas spilled at 64 registers with K = 2 and 4
+  // blocks; 2 blocks of 256 threads with prefetch measured best, 79-85% of
+  // copy, bench/NOTES.md.)
   Tuning rowTuning = tuning;
   rowTuning.rowPersistent = 1;
   Type elt = cast<RankedTensorType>(nb.x.getType()).getElementType();
@@ -368,7 +404,11 @@ sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
       chooseRowConfig(op, nb.rows, nb.cols, elt, rowTuning);
   if (failed(cfg))
     return failure();
-  int64_t perVector = 4 + static_cast<int64_t>(nb.columnSums().size());
+  bool prefetch = tuning.rowPersistent != 1;
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  // x and dy of the next row, carried in their element type.
+  int64_t perVector = 4 + static_cast<int64_t>(nb.columnSums().size()) +
+                      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0);
   int64_t registers = llvm::alignTo(
       perVector * cfg->vec * cfg->perThread + kRowBackwardRegisterSlack, 8);
   const ChipInfo &chip = chipInfo(tuning.smVersion);
@@ -382,7 +422,10 @@ sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
   if (failed(cfg))
     return failure();
   RowConfig c = *cfg;
-  c.hoist = c.prefetch = false;
+  // The weight is never held (see buildRowKernel); the next row is loaded
+  // a row ahead unless row-persistent asks for 1 (no prefetch).
+  c.hoist = false;
+  c.prefetch = prefetch;
   SmallVector<Value> sums = nb.columnSums();
   Value partials;
   int64_t slots = c.grid * c.rowsPerBlock;
