@@ -29,7 +29,11 @@ config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
 # the test; Python runs with the ASan runtime preloaded (it loads the
 # instrumented C API) and without leak checking (the interpreter's own
 # allocations live to the end); external projects link the runtimes too.
-python = config.python_executable or "python3"
+# SINTER_TEST_PYTHON runs the Python tests with another interpreter (a
+# virtual environment with torch and transformers: the `torch` feature).
+python = (os.environ.get("SINTER_TEST_PYTHON") or config.python_executable
+          or "python3")
+config.python_executable = python
 sanitizer_link_flags = ""
 if config.sinter_sanitize:
     config.available_features.add("sanitize")

@@ -1,0 +1,108 @@
+# Part of the Sinter project.
+"""Compiled programs for the torch integration, cached in memory and on
+disk.
+
+The key of a program is the SHA-256 of Sinter's version, the target and the
+IR text: the same IR for the same chip is compiled once per machine (or
+once, anywhere, and copied: a GPU node without the compiler loads what a
+build machine compiled into the same cache directory). The directory is
+$SINTER_CACHE_DIR, else ~/.cache/sinter.
+"""
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+
+_programs = {}
+_lock = threading.Lock()
+_MANIFEST = "manifest.json"
+
+
+def cache_dir():
+    """Where compiled artifacts are kept ($SINTER_CACHE_DIR, else
+    ~/.cache/sinter)."""
+    return os.environ.get("SINTER_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "sinter")
+
+
+def _version():
+    try:
+        from .. import _capi
+        return _capi.version()
+    except Exception:  # no compiler here: the key must still match
+        return os.environ.get("SINTER_CACHE_VERSION", "")
+
+
+def key_of(ir_text, target):
+    h = hashlib.sha256()
+    for part in (_version(), target, ir_text):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def _compile_into(ir_text, target, final):
+    """Compiles into a fresh directory beside `final`, then renames it into
+    place (another process may have done the same: first one wins)."""
+    from .. import compile as sinter_compile
+    from ..errors import LoadError
+    parent = os.path.dirname(final)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".compiling-", dir=parent)
+    try:
+        try:
+            sinter_compile(ir_text, target=target, fusion=False, out_dir=tmp)
+        except LoadError:
+            # A CUDA artifact is not loadable by the CPU loader that
+            # sinter.compile tries: it is written all the same.
+            if not os.path.exists(os.path.join(tmp, _MANIFEST)):
+                raise
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def program(ir_text, target):
+    """The loaded program of `ir_text` for `target` ('cpu' or
+    'cuda:sm_90a'), compiled at most once per cache directory."""
+    key = (key_of(ir_text, target), target)
+    with _lock:
+        if key in _programs:
+            return _programs[key]
+        final = os.path.join(cache_dir(), key[0])
+        if not os.path.exists(os.path.join(final, _MANIFEST)):
+            try:
+                _compile_into(ir_text, target, final)
+            except ImportError as e:
+                raise RuntimeError(
+                    "sinter.torch: %s is not in the cache (%s) and the "
+                    "compiler is not available here (%s); compile it ahead "
+                    "of time on a machine with the compiler into the same "
+                    "SINTER_CACHE_DIR" % (key[0], cache_dir(), e)) from None
+        if target == "cpu":
+            from .. import load
+            prog = load(final)
+        else:
+            from ..cuda import CudaProgram
+            prog = CudaProgram(final)
+        _programs[key] = prog
+        return prog
+
+
+def target_of(device):
+    """The Sinter target of a torch device: 'cpu' or 'cuda:sm_XY' ('a' on
+    sm_90, whose tuned kernels use the arch-specific features)."""
+    import torch
+    if device.type == "cpu":
+        return "cpu"
+    if device.type != "cuda":
+        raise ValueError("sinter.torch runs on CPU and CUDA tensors, not %s"
+                         % device.type)
+    major, minor = torch.cuda.get_device_capability(device)
+    return "cuda:sm_%d%d%s" % (major, minor, "a" if major == 9 else "")

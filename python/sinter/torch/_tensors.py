@@ -1,0 +1,52 @@
+# Part of the Sinter project.
+"""Torch tensors in and out of Sinter programs: MLIR type names, and the
+CPU path's numpy views."""
+
+import numpy as np
+
+_MLIR = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
+         "float64": "f64"}
+
+
+def mlir_element(dtype):
+    name = str(dtype).replace("torch.", "")
+    try:
+        return _MLIR[name]
+    except KeyError:
+        raise TypeError("sinter.torch: unsupported dtype %s (f32, f16, bf16)"
+                        % dtype) from None
+
+
+def tensor_type(t):
+    return "tensor<%s%s>" % ("".join("%dx" % d for d in t.shape),
+                             mlir_element(t.dtype))
+
+
+def flt(x):
+    """A float literal MLIR parses."""
+    return "%.17e" % float(x)
+
+
+def to_numpy(t):
+    """A contiguous numpy view (or copy) of a CPU tensor; bf16 needs
+    ml_dtypes."""
+    import torch
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError("sinter.torch: bf16 CPU tensors need the "
+                            "ml_dtypes package") from None
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def from_numpy(a, like=None):
+    """A CPU tensor of the numpy array `a` (ml_dtypes' bfloat16 as
+    torch.bfloat16)."""
+    import torch
+    a = np.ascontiguousarray(a)
+    if a.dtype.name == "bfloat16":
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)

@@ -1,0 +1,136 @@
+# Part of the Sinter project.
+"""sinter.torch.AdamW: torch.optim.AdamW on Sinter's multi-tensor kernel.
+
+Same arguments, defaults and state (`step`, `exp_avg`, `exp_avg_sq` per
+parameter): a state dict of torch.optim.AdamW loads into it and back. Each
+step updates a group's parameters of one device, dtype and step count with
+one sinter.adamw program (compiled once per shapes, dtypes and
+hyperparameters; the learning rate and the step count are runtime values).
+On CUDA the program updates the tensors in place on the current stream.
+"""
+
+import torch
+
+from . import _cache
+from ._tensors import flt, tensor_type, to_numpy, from_numpy
+
+# Parameters per program: large groups are split (each program compiles
+# once; the CUDA kernel itself takes up to 32 tensors per launch).
+_TENSORS_PER_PROGRAM = 64
+
+
+def _adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
+    n = len(shapes_types)
+    names = {k: ["%%%s%d" % (k, i) for i in range(n)] for k in "pgmv"}
+    types = shapes_types
+    args = []
+    for k in "pgmv":
+        args += ["%s: %s" % (a, t) for a, t in zip(names[k], types)]
+    results = types * 3
+    res = ["%%r%d" % i for i in range(3 * n)]
+
+    def lst(k):
+        return "%s : %s" % (", ".join(names[k]), ", ".join(types))
+    return """func.func @adamw(%s, %%lr: f32, %%step: f32) -> (%s) {
+  %s = sinter.adamw params(%s) grads(%s) exp_avgs(%s) exp_avg_sqs(%s) lr(%%lr) step(%%step) {beta1 = %s : f64, beta2 = %s : f64, eps = %s : f64, weight_decay = %s : f64}
+  return %s : %s
+}
+""" % (", ".join(args), ", ".join(results), ", ".join(res), lst("p"),
+       lst("g"), lst("m"), lst("v"), flt(beta1), flt(beta2), flt(eps),
+       flt(weight_decay), ", ".join(res), ", ".join(results))
+
+
+class AdamW(torch.optim.Optimizer):
+    """Drop-in for torch.optim.AdamW (decoupled weight decay). amsgrad,
+    maximize, capturable and differentiable are not supported."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=1e-2, amsgrad=False, *, maximize=False,
+                 foreach=None, capturable=False, differentiable=False,
+                 fused=None):
+        if isinstance(lr, torch.Tensor):
+            lr = float(lr)
+        if not 0.0 <= lr:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        if not 0.0 <= eps:
+            raise ValueError("Invalid epsilon value: {}".format(eps))
+        for i, b in enumerate(betas):
+            if not 0.0 <= b < 1.0:
+                raise ValueError("Invalid beta parameter at index {}: {}"
+                                 .format(i, b))
+        if not 0.0 <= weight_decay:
+            raise ValueError("Invalid weight_decay value: {}"
+                             .format(weight_decay))
+        for name, on in (("amsgrad", amsgrad), ("maximize", maximize),
+                         ("capturable", capturable),
+                         ("differentiable", differentiable)):
+            if on:
+                raise NotImplementedError(
+                    "sinter.torch.AdamW: %s=True is not supported" % name)
+        defaults = dict(lr=lr, betas=betas, eps=eps,
+                        weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable,
+                        fused=fused)
+        super().__init__(params, defaults)
+
+    def _init_state(self, p):
+        state = self.state[p]
+        if len(state) == 0:
+            # As torch.optim.AdamW (not capturable): a CPU f32 step tensor.
+            state["step"] = torch.tensor(0.0, dtype=torch.float32)
+            state["exp_avg"] = torch.zeros_like(
+                p, memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(
+                p, memory_format=torch.preserve_format)
+        return state
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            buckets = {}
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.grad.is_sparse:
+                    raise RuntimeError("sinter.torch.AdamW does not support "
+                                       "sparse gradients")
+                state = self._init_state(p)
+                key = (p.device, p.dtype, float(state["step"]))
+                buckets.setdefault(key, []).append(p)
+            for (device, _, _), params in buckets.items():
+                for i in range(0, len(params), _TENSORS_PER_PROGRAM):
+                    self._update(group, device,
+                                 params[i:i + _TENSORS_PER_PROGRAM])
+        return loss
+
+    def _update(self, group, device, params):
+        beta1, beta2 = group["betas"]
+        states = [self.state[p] for p in params]
+        for s in states:
+            s["step"] += 1
+        step = float(states[0]["step"])
+        ir = _adamw_ir([tensor_type(p) for p in params], beta1, beta2,
+                       group["eps"], group["weight_decay"])
+        prog = _cache.program(ir, _cache.target_of(device))
+        grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
+                 for p in params]
+        ms = [s["exp_avg"] for s in states]
+        vs = [s["exp_avg_sq"] for s in states]
+        lr = float(group["lr"])
+        if device.type == "cuda":
+            # In place: the outputs alias params, exp_avgs and exp_avg_sqs.
+            tensors = params + [g.contiguous() for g in grads] + ms + vs
+            if not all(t.is_contiguous() for t in tensors):
+                raise RuntimeError("sinter.torch.AdamW updates contiguous "
+                                   "CUDA parameters in place")
+            prog["adamw"](*tensors, lr, step)
+            return
+        outs = prog["adamw"](*[to_numpy(t) for t in params + grads + ms + vs],
+                             lr, step)
+        for dst, new in zip(params + ms + vs, outs):
+            dst.copy_(from_numpy(new))
