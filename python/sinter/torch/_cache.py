@@ -2,11 +2,13 @@
 """Compiled programs for the torch integration, cached in memory and on
 disk.
 
-The key of a program is the SHA-256 of Sinter's version, the target and the
-IR text: the same IR for the same chip is compiled once per machine (or
-once, anywhere, and copied: a GPU node without the compiler loads what a
-build machine compiled into the same cache directory). The directory is
-$SINTER_CACHE_DIR, else ~/.cache/sinter.
+The key of a program is the SHA-256 of the target and the IR text: the same
+IR for the same chip is compiled once per machine (or once, anywhere, and
+copied: a GPU node without the compiler loads what a build machine compiled
+into the same cache directory). Beside each artifact, `compiled_by` names
+the compiler's version; where the compiler is present and its version
+differs, the program is compiled again. The directory is $SINTER_CACHE_DIR,
+else ~/.cache/sinter.
 """
 
 import hashlib
@@ -18,6 +20,7 @@ import threading
 _programs = {}
 _lock = threading.Lock()
 _MANIFEST = "manifest.json"
+_STAMP = "compiled_by"
 
 
 def cache_dir():
@@ -27,20 +30,36 @@ def cache_dir():
         os.path.expanduser("~"), ".cache", "sinter")
 
 
-def _version():
+def _compiler_version():
+    """The compiler's version, or None where there is no compiler."""
     try:
         from .. import _capi
         return _capi.version()
-    except Exception:  # no compiler here: the key must still match
-        return os.environ.get("SINTER_CACHE_VERSION", "")
+    except Exception:
+        return None
 
 
 def key_of(ir_text, target):
     h = hashlib.sha256()
-    for part in (_version(), target, ir_text):
+    for part in (target, ir_text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
+
+
+def _is_current(directory):
+    """Whether `directory` holds an artifact this machine may use: one
+    exists, and it was compiled by this compiler (any, without one)."""
+    if not os.path.exists(os.path.join(directory, _MANIFEST)):
+        return False
+    version = _compiler_version()
+    if version is None:
+        return True
+    try:
+        with open(os.path.join(directory, _STAMP)) as f:
+            return f.read().strip() == version
+    except OSError:
+        return False
 
 
 def _compile_into(ir_text, target, final):
@@ -59,13 +78,26 @@ def _compile_into(ir_text, target, final):
             # sinter.compile tries: it is written all the same.
             if not os.path.exists(os.path.join(tmp, _MANIFEST)):
                 raise
+        with open(os.path.join(tmp, _STAMP), "w") as f:
+            f.write(_compiler_version() or "")
+        if os.path.exists(final):  # compiled by another version
+            shutil.rmtree(final, ignore_errors=True)
         try:
             os.rename(tmp, final)
-        except OSError:
+        except OSError:  # another process was first
             shutil.rmtree(tmp, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def precompile(ir_text, target):
+    """Compiles `ir_text` for `target` into the cache without loading it
+    (ahead of time, for a machine without the compiler)."""
+    final = os.path.join(cache_dir(), key_of(ir_text, target))
+    if not _is_current(final):
+        _compile_into(ir_text, target, final)
+    return final
 
 
 def program(ir_text, target):
@@ -76,7 +108,7 @@ def program(ir_text, target):
         if key in _programs:
             return _programs[key]
         final = os.path.join(cache_dir(), key[0])
-        if not os.path.exists(os.path.join(final, _MANIFEST)):
+        if not _is_current(final):
             try:
                 _compile_into(ir_text, target, final)
             except ImportError as e:

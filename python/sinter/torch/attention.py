@@ -30,8 +30,16 @@ def _attrs(causal, scale, dropout_p):
 
 
 def _program(q, k, v, mask, causal, scale, dropout_p, mask_grad):
+    """The compiled program of attention_ir for q's device."""
+    return _cache.program(
+        attention_ir(q, k, v, mask, causal, scale, dropout_p, mask_grad),
+        _cache.target_of(q.device))
+
+
+def attention_ir(q, k, v, mask, causal, scale, dropout_p, mask_grad):
     """The forward (@fwd -> o, lse) and backward (@bwd -> dq, dk, dv
-    [, dmask]) of one attention signature, in one program."""
+    [, dmask]) of one attention signature, in one program (any tensors
+    with the shapes and dtypes, meta ones included)."""
     tq, tk, tv = tensor_type(q), tensor_type(k), tensor_type(v)
     to = "tensor<%dx%dx%dx%dx%s>" % (q.shape[0], q.shape[1], q.shape[2],
                                      v.shape[3], tq.rsplit("x", 1)[1][:-1])
@@ -59,7 +67,7 @@ func.func @bwd(%%do: %(to)s, %(args)s, %%o: %(to)s, %%lse: %(tl)s) -> (%(grads)s
 """ % dict(args=", ".join(args), to=to, tl=tl, extra=extra, attrs=attrs,
            tq=tq, tk=tk, tv=tv, grads=", ".join(grads), names=names,
            dm=" dmask(%s)" % tm if mask_grad else "")
-    return _cache.program(ir, _cache.target_of(q.device))
+    return ir
 
 
 def _inputs(q, k, v, mask, dropout_p, seed):

@@ -19,7 +19,9 @@ from ._tensors import flt, tensor_type, to_numpy, from_numpy
 _TENSORS_PER_PROGRAM = 64
 
 
-def _adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
+def adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
+    """The program of one AdamW update of tensors of the MLIR types
+    `shapes_types` (params, then grads, exp_avgs and exp_avg_sqs alike)."""
     n = len(shapes_types)
     names = {k: ["%%%s%d" % (k, i) for i in range(n)] for k in "pgmv"}
     types = shapes_types
@@ -114,7 +116,7 @@ class AdamW(torch.optim.Optimizer):
         for s in states:
             s["step"] += 1
         step = float(states[0]["step"])
-        ir = _adamw_ir([tensor_type(p) for p in params], beta1, beta2,
+        ir = adamw_ir([tensor_type(p) for p in params], beta1, beta2,
                        group["eps"], group["weight_decay"])
         prog = _cache.program(ir, _cache.target_of(device))
         grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
