@@ -83,7 +83,7 @@ def _cuda_device_visible():
 if _cuda_device_visible():
     config.available_features.add("cuda")
 
-for module in ("torch",):
+for module in ("torch", "torch_mlir", "transformers"):
     try:
         if subprocess.call([config.python_executable or "python3", "-c",
                             "import " + module], stdout=subprocess.DEVNULL,

@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "sinter/Dialect/Sinter/Transforms/Passes.h"
 #include "sinter/GPU/Passes.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -63,6 +64,9 @@ void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
   // Tensor ops left between kernels become generics the kernels run.
   pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
   pm.addPass(createCanonicalizerPass());
+  // One value per returned tensor, each its own buffer (after the
+  // canonicalization, which would fold the copies away).
+  pm.addNestedPass<func::FuncOp>(sinter::createCopyAliasedResults());
   // One kernel per sinter op, launched from the host functions.
   pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
 }

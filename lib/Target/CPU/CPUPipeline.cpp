@@ -25,6 +25,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "sinter/Conversion/Passes.h"
+#include "sinter/Dialect/Sinter/Transforms/Passes.h"
 
 #include "llvm/TargetParser/Host.h"
 
@@ -72,6 +73,10 @@ void sinter::buildCPUPipeline(OpPassManager &pm,
           "(anonymous namespace)::ForallOpSingleOrZeroIterationDimsFolder"}));
   pm.addPass(createCSEPass());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  // One value per returned tensor (the calling convention gives each
+  // result its own buffer); after the last canonicalization on tensors,
+  // which would fold the copies away.
+  pm.addNestedPass<func::FuncOp>(sinter::createCopyAliasedResults());
 
   // Tensors to buffers across the whole module, function signatures
   // included. Identity layouts at function boundaries make every argument a

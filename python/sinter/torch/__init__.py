@@ -1,12 +1,15 @@
 # Part of the Sinter project.
-"""Sinter from PyTorch: a drop-in AdamW on the multi-tensor kernel and
-attention as a custom op with autograd (also a Hugging Face attention
-implementation). Programs compile on first use and are cached on disk
+"""Sinter from PyTorch: torch.compile(model, backend="sinter"), a drop-in
+AdamW on the multi-tensor kernel and attention as a custom op with
+autograd (also a Hugging Face attention implementation). Programs compile on first use and are cached on disk
 (sinter.torch.cache_dir())."""
 
 from ._cache import cache_dir
 from .attention import attention, hf_attention_forward, register_hf_attention
+from .backend import register as _register_backend, sinter_backend
 from .optim import AdamW
 
+_register_backend()
+
 __all__ = ["AdamW", "attention", "cache_dir", "hf_attention_forward",
-           "register_hf_attention"]
+           "register_hf_attention", "sinter_backend"]

@@ -12,12 +12,15 @@ else ~/.cache/sinter.
 """
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
 import threading
+import time
 
 _programs = {}
+log = logging.getLogger("sinter.torch")
 _lock = threading.Lock()
 _MANIFEST = "manifest.json"
 _STAMP = "compiled_by"
@@ -39,9 +42,9 @@ def _compiler_version():
         return None
 
 
-def key_of(ir_text, target):
+def key_of(ir_text, target, fusion=False):
     h = hashlib.sha256()
-    for part in (target, ir_text):
+    for part in (target, "fusion" if fusion else "", ir_text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
@@ -62,7 +65,7 @@ def _is_current(directory):
         return False
 
 
-def _compile_into(ir_text, target, final):
+def _compile_into(ir_text, target, final, fusion=False):
     """Compiles into a fresh directory beside `final`, then renames it into
     place (another process may have done the same: first one wins)."""
     from .. import compile as sinter_compile
@@ -72,7 +75,8 @@ def _compile_into(ir_text, target, final):
     tmp = tempfile.mkdtemp(prefix=".compiling-", dir=parent)
     try:
         try:
-            sinter_compile(ir_text, target=target, fusion=False, out_dir=tmp)
+            sinter_compile(ir_text, target=target, fusion=fusion,
+                           out_dir=tmp)
         except LoadError:
             # A CUDA artifact is not loadable by the CPU loader that
             # sinter.compile tries: it is written all the same.
@@ -91,32 +95,39 @@ def _compile_into(ir_text, target, final):
         raise
 
 
-def precompile(ir_text, target):
+def precompile(ir_text, target, fusion=False):
     """Compiles `ir_text` for `target` into the cache without loading it
     (ahead of time, for a machine without the compiler)."""
-    final = os.path.join(cache_dir(), key_of(ir_text, target))
+    final = os.path.join(cache_dir(), key_of(ir_text, target, fusion))
     if not _is_current(final):
-        _compile_into(ir_text, target, final)
+        _compile_into(ir_text, target, final, fusion)
     return final
 
 
-def program(ir_text, target):
+def program(ir_text, target, fusion=False):
     """The loaded program of `ir_text` for `target` ('cpu' or
-    'cuda:sm_90a'), compiled at most once per cache directory."""
-    key = (key_of(ir_text, target), target)
+    'cuda:sm_90a'), compiled at most once per cache directory; `fusion`
+    runs the fusion pipeline first (model graphs; the hooks' own IR is
+    already made of sinter ops)."""
+    key = (key_of(ir_text, target, fusion), target)
     with _lock:
         if key in _programs:
             return _programs[key]
         final = os.path.join(cache_dir(), key[0])
-        if not _is_current(final):
+        if _is_current(final):
+            log.info("sinter: %s from the cache (%s)", key[0], cache_dir())
+        else:
+            t0 = time.time()
             try:
-                _compile_into(ir_text, target, final)
+                _compile_into(ir_text, target, final, fusion)
             except ImportError as e:
                 raise RuntimeError(
                     "sinter.torch: %s is not in the cache (%s) and the "
                     "compiler is not available here (%s); compile it ahead "
                     "of time on a machine with the compiler into the same "
                     "SINTER_CACHE_DIR" % (key[0], cache_dir(), e)) from None
+            log.info("sinter: %s compiled for %s in %.2f s, kept in %s",
+                     key[0], target, time.time() - t0, cache_dir())
         if target == "cpu":
             from .. import load
             prog = load(final)

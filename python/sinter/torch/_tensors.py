@@ -46,7 +46,8 @@ def from_numpy(a, like=None):
     """A CPU tensor of the numpy array `a` (ml_dtypes' bfloat16 as
     torch.bfloat16)."""
     import torch
-    a = np.ascontiguousarray(a)
+    # (np.ascontiguousarray would make a 0-d array 1-d.)
+    a = np.require(a, requirements="C")
     if a.dtype.name == "bfloat16":
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)

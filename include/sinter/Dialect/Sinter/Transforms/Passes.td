@@ -480,4 +480,44 @@ def FuseElementwise : Pass<"sinter-fuse-elementwise"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// CopyAliasedResults
+//===----------------------------------------------------------------------===//
+
+def CopyAliasedResults : Pass<"sinter-copy-aliased-results",
+                              "mlir::func::FuncOp"> {
+  let summary = "Give every returned tensor its own value: copy returned "
+                "arguments, constants and repeated results";
+  let description = [{
+    Sinter's calling convention gives each result its own caller-allocated
+    buffer. A function that returns one of its arguments unchanged, a
+    constant, the same value twice, or a reshape or slice of any of these
+    (graphs from torch.compile do all of it: AOTAutograd's forward returns
+    inputs and views saved for the backward) would alias two of those
+    buffers. Each such result is replaced by a
+    copy (an identity linalg.generic into a fresh tensor), which both
+    targets run as an elementwise kernel. Both target pipelines run this
+    pass first.
+
+    Before:
+
+    ```mlir
+    func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %b = math.exp ...
+      return %a, %b, %b
+    }
+    ```
+
+    After:
+
+    ```mlir
+      %a1 = linalg.generic {identity} ins(%a) outs(tensor.empty())
+      %b1 = linalg.generic {identity} ins(%b) outs(tensor.empty())
+      return %a1, %b, %b1
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // SINTER_DIALECT_SINTER_TRANSFORMS_PASSES_TD

@@ -1,0 +1,328 @@
+# Part of the Sinter project.
+"""torch.compile(model, backend="sinter").
+
+Dynamo hands the backend a graph; AOTAutograd splits it into a forward and
+a backward graph of core ATen ops (the decompositions torch-mlir imports);
+each is imported with torch-mlir's FX importer to linalg-on-tensors, fused
+and compiled by Sinter for the device its inputs are on (sinter.compile:
+the raising passes find attention, norms, softmax and elementwise chains in
+it), cached on disk by IR and target, and run by Sinter's runtime.
+
+Each graph is partitioned (torch's CapabilityBasedPartitioner): runs of
+ATen operators go to Sinter, the operators that stay in torch (_IN_TORCH,
+and Sinter's own attention custom ops, which call Sinter themselves) run
+between them. A partition that cannot be imported or compiled runs in
+torch too ($SINTER_TORCH_DUMP=DIR keeps each partition's IR), with a log line (logger "sinter.torch") naming it, the reason
+and its operators: the model still runs. SDPA becomes Sinter's attention
+custom op, so that the backward graph gets Sinter's attention backward and
+the forward saves O and the logsumexp, never the S x S matrix. Shapes are static per compile: with torch.compile(..., dynamic=False) a
+new shape is a new Dynamo graph, compiled again (and logged); a graph
+Dynamo made dynamic runs in torch, with a log line saying so.
+"""
+
+import copy
+import logging
+import operator
+import os
+import time
+
+import torch
+
+from . import _cache
+from ._tensors import from_numpy, to_numpy
+
+log = logging.getLogger("sinter.torch")
+
+_graph_counter = iter(range(1 << 62))
+
+# Operators that stay in torch: the embedding backward (its decomposition,
+# an accumulating index_put, imports as tm_tensor.scatter, which Sinter does
+# not compile yet) and random number generation.
+_IN_TORCH = {torch.ops.aten.embedding_dense_backward,
+             torch.ops.aten.rand, torch.ops.aten.randn,
+             torch.ops.aten.randint, torch.ops.aten.bernoulli,
+             torch.ops.aten.native_dropout}
+
+
+def _drop_none_outputs(gm):
+    """Drops the None entries of `gm`'s output tuple in place (AOTAutograd's
+    backward returns None for inputs without gradients, which
+    linalg-on-tensors cannot return); the positions of the kept outputs,
+    the original count and whether the output was a single value."""
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    outs = out.args[0]
+    single = not isinstance(outs, (tuple, list))
+    outs = [outs] if single else list(outs)
+    keep = [i for i, o in enumerate(outs) if o is not None]
+    out.args = (tuple(outs[i] for i in keep),)
+    gm.recompile()
+    return keep, len(outs), single
+
+
+class _Support:
+    """The nodes Sinter compiles: ATen operators, except those that
+    torch-mlir cannot import to linalg-on-tensors or that Sinter runs
+    better outside (they stay in torch, partitions form around them)."""
+
+    def is_node_supported(self, submodules, node):
+        if node.op != "call_function":
+            return False
+        target = node.target
+        if target is operator.getitem:
+            return all(self.is_node_supported(submodules, a)
+                       for a in node.args[:1]
+                       if isinstance(a, torch.fx.Node))
+        if not isinstance(target, torch._ops.OpOverload):
+            return False
+        return (target.namespace == "aten"
+                and target.overloadpacket not in _IN_TORCH)
+
+
+def _import(gm):
+    """linalg-on-tensors MLIR text of `gm` (torch-mlir's FX importer)."""
+    import torch_mlir.fx as fx
+    module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
+                                    model_name="main")
+    return str(module)
+
+
+def _dump(name, text, suffix=".mlir"):
+    """Writes a partition's IR (or a partitioned graph's code, .py) to
+    $SINTER_TORCH_DUMP/<name><suffix> when set (to replay it with
+    sinterc)."""
+    directory = os.environ.get("SINTER_TORCH_DUMP")
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, name.replace(" ", "_") + suffix),
+                  "w") as f:
+            f.write(text)
+
+
+def _device_of(example_inputs):
+    for t in example_inputs:
+        if isinstance(t, torch.Tensor):
+            return t.device
+    return torch.device("cpu")
+
+
+def _runner(prog, keep, count, single, device):
+    """Calls the compiled `main` on the graph's inputs and puts the outputs
+    back at their positions (None where the graph returned None)."""
+    fn = prog["main"]
+    cuda = device.type == "cuda"
+
+    def run(*args):
+        if cuda:
+            outs = fn(*[a.contiguous() if isinstance(a, torch.Tensor) else a
+                        for a in args])
+        else:
+            outs = fn(*[to_numpy(a) if isinstance(a, torch.Tensor) else a
+                        for a in args])
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        if not cuda:
+            outs = tuple(from_numpy(o) for o in outs)
+        full = [None] * count
+        for i, o in zip(keep, outs):
+            full[i] = o
+        return full[0] if single else tuple(full)
+    return run
+
+
+def _compile_partition(name, gm, example_inputs):
+    """Compiles one partition (a GraphModule of supported ops) with Sinter;
+    None, with a log line, when it cannot be imported or compiled."""
+    device = _device_of(example_inputs)
+    outs = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+    saved = outs
+    t0 = time.time()
+    try:
+        keep, count, single = _drop_none_outputs(gm)
+        ir = _import(gm)
+        _dump(name, ir)
+        prog = _cache.program(ir, _cache.target_of(device), fusion=True)
+    except Exception as e:
+        reason = str(e).strip().splitlines()
+        ops = sorted({str(n.target) for n in gm.graph.nodes
+                      if n.op == "call_function"})
+        log.warning("sinter: %s runs in torch (%s); its ops: %s", name,
+                    reason[0] if reason else type(e).__name__,
+                    ", ".join(ops))
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        out.args = (saved,)
+        gm.recompile()
+        return None
+    ops = sum(1 for n in gm.graph.nodes if n.op == "call_function")
+    log.info("sinter: %s (%d ops) ready for %s in %.2f s", name, ops,
+             device, time.time() - t0)
+    return _runner(prog, keep, count, single, device)
+
+
+class _Compiled(torch.nn.Module):
+    """A partition replaced by its Sinter program. With
+    $SINTER_TORCH_VERIFY set, each call also runs the partition in torch and
+    logs the largest difference of each output."""
+
+    def __init__(self, name, run, original):
+        super().__init__()
+        self.name = name
+        self.run = run
+        self.original = original
+
+    def forward(self, *args):
+        outs = self.run(*args)
+        if os.environ.get("SINTER_TORCH_VERIFY"):
+            try:
+                want = self.original(*args)
+            except RuntimeError as e:  # e.g. a view of our dense outputs
+                log.info("sinter verify: %s not checked (%s)", self.name,
+                         str(e).splitlines()[0])
+                return outs
+            pairs = zip(outs, want) if isinstance(want, (tuple, list)) \
+                else [(outs, want)]
+            for i, (o, w) in enumerate(pairs):
+                if isinstance(w, torch.Tensor):
+                    d = (o.double() - w.double()).abs()
+                    d = torch.where(o.double() == w.double(),
+                                    torch.zeros_like(d), d)  # equal infs
+                    err = d.max().item() if o.numel() else 0.0
+                    log.info("sinter verify: %s output %d %s max err %.3g",
+                             self.name, i, tuple(w.shape), err)
+        return outs
+
+
+def _compile_graph(kind):
+    def compile_graph(gm, example_inputs):
+        from torch.fx.passes.infra.partitioner import \
+            CapabilityBasedPartitioner
+        graph_id = next(_graph_counter)
+        if any(isinstance(a, torch.SymInt) or (
+                isinstance(a, torch.Tensor) and any(
+                    isinstance(d, torch.SymInt) for d in a.shape))
+               for a in example_inputs):
+            log.warning("sinter: %s graph %d runs in torch: its shapes are "
+                        "dynamic (Sinter compiles static shapes; use "
+                        "torch.compile(..., dynamic=False) to compile each "
+                        "new shape)", kind, graph_id)
+            return gm.forward
+        shapes = [tuple(a.shape) for a in example_inputs
+                  if isinstance(a, torch.Tensor)]
+        log.info("sinter: %s graph %d: compiling for input shapes %s", kind,
+                 graph_id, shapes)
+        partitioner = CapabilityBasedPartitioner(
+            gm, _Support(), allows_single_node_partition=True)
+        fused = partitioner.partition_and_fuse()
+        # What stays in torch, named once per graph.
+        left = sorted({str(n.target) for n in fused.graph.nodes
+                       if n.op == "call_function"
+                       and n.target is not operator.getitem})
+        if left:
+            log.info("sinter: %s graph %d: ops run by torch: %s", kind,
+                     graph_id, ", ".join(left))
+        for child, sub in list(fused.named_children()):
+            inputs = [n.meta.get("val") for n in sub.graph.nodes
+                      if n.op == "placeholder"]
+            name = "%s graph %d %s" % (kind, graph_id, child)
+            original = copy.deepcopy(sub) if os.environ.get(
+                "SINTER_TORCH_VERIFY") else None
+            run = _compile_partition(name, sub, inputs)
+            if run is not None:
+                setattr(fused, child, _Compiled(name, run, original))
+        fused.recompile()
+        _dump("%s graph %d" % (kind, graph_id), fused.code, ".py")
+        return fused.forward
+    return compile_graph
+
+
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0,
+          is_causal=False, scale=None, enable_gqa=False):
+    """SDPA as Sinter's attention custom op (forward saves O and lse; the
+    backward graph gets sinter::attention_backward). Dropout stays with
+    torch's SDPA: a traced seed would be the same on every step."""
+    if dropout_p:
+        return NotImplemented
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        attn_mask = torch.zeros_like(attn_mask, dtype=query.dtype).masked_fill(
+            attn_mask.logical_not(), float("-inf"))
+    out, _ = torch.ops.sinter.attention_forward(
+        query, key, value, attn_mask, bool(is_causal),
+        None if scale is None else float(scale), 0.0, 0)
+    return out
+
+
+def _squeeze_dims(x, dims):
+    """aten.squeeze.dims (which torch-mlir's linalg lowering rejects) as a
+    view."""
+    dims = [d % max(x.dim(), 1) for d in dims]
+    shape = [s for i, s in enumerate(x.shape) if not (i in dims and s == 1)]
+    return torch.ops.aten.view.default(x, shape)
+
+
+def _scatter_value(self, dim, index, value):
+    """aten.scatter.value with one index per slice along `dim` (the
+    gradient of cross-entropy: one target per row) as a compare and
+    select; torch-mlir would make it tm_tensor.scatter."""
+    dim = dim % self.dim()
+    if index.dim() != self.dim() or index.shape[dim] != 1 or any(
+            index.shape[d] != self.shape[d] for d in range(self.dim())
+            if d != dim):
+        return NotImplemented
+    shape = [1] * self.dim()
+    shape[dim] = self.shape[dim]
+    iota = torch.arange(self.shape[dim], device=self.device).view(shape)
+    return torch.where(iota == index, torch.full_like(self, value), self)
+
+
+def decompositions():
+    """Core ATen, with the ops that stay in torch (_IN_TORCH) kept whole."""
+    from torch._decomp import core_aten_decompositions
+    aten = torch.ops.aten
+    table = {op: fn for op, fn in core_aten_decompositions().items()
+             if op.overloadpacket not in _IN_TORCH}
+    table[aten.squeeze.dims] = _squeeze_dims
+    table[aten.scatter.value] = _scatter_value
+    return table
+
+
+def _route_sdpa(gm):
+    """Replaces the SDPA calls of Dynamo's graph by _sdpa (Sinter's
+    attention custom op, whose autograd formula is Sinter's backward).
+    SDPA is CompositeImplicit: AOTAutograd would decompose it into the
+    device's flash-attention ops before any decomposition table is
+    consulted, so it is routed here, before AOTAutograd traces."""
+    sdpa = {torch._C._nn.scaled_dot_product_attention,
+            torch.nn.functional.scaled_dot_product_attention}
+    routed = 0
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in sdpa:
+            node.target = _sdpa_or_torch
+            routed += 1
+    if routed:
+        gm.recompile()
+    return routed
+
+
+def _sdpa_or_torch(*args, **kwargs):
+    out = _sdpa(*args, **kwargs)
+    if out is NotImplemented:
+        return torch.nn.functional.scaled_dot_product_attention(*args,
+                                                                **kwargs)
+    return out
+
+
+def sinter_backend(gm, example_inputs, **kwargs):
+    """The torch.compile backend (also registered as "sinter")."""
+    from torch._dynamo.backends.common import aot_autograd
+    _route_sdpa(gm)
+    backend = aot_autograd(fw_compiler=_compile_graph("forward"),
+                           bw_compiler=_compile_graph("backward"),
+                           decompositions=decompositions())
+    return backend(gm, example_inputs, **kwargs)
+
+
+def register():
+    """Registers backend="sinter" with torch._dynamo (done on import of
+    sinter.torch; the wheel's torch_dynamo_backends entry point does it for
+    an installed Sinter)."""
+    from torch._dynamo import list_backends, register_backend
+    if "sinter" not in list_backends(exclude_tags=()):
+        register_backend(name="sinter", compiler_fn=sinter_backend)

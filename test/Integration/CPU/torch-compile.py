@@ -1,0 +1,121 @@
+# torch.compile(model, backend="sinter") on the CPU: an MLP and a GPT-2
+# (Hugging Face, 2 layers, SDPA) trained for a few steps beside eager torch
+# with torch.optim.AdamW, from one seed; the partitions the backend makes
+# and the operators it leaves to torch; a new shape compiles again; a
+# second process starts from the on-disk cache without compiling.
+#
+# REQUIRES: torch, torch_mlir, transformers
+# RUN: rm -rf %t.cache
+# RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s
+# RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s --check-prefix=WARM
+# CHECK-NOT: FAIL
+# The warm run loads every Sinter program from the cache:
+# WARM-NOT: compiled for cpu in
+# WARM: from the cache
+# WARM-NOT: compiled for cpu in
+# WARM: ALL PASSED
+
+import copy
+import logging
+import sys
+
+import torch
+
+import sinter.torch as st
+
+
+class Lines(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+        print(record.getMessage())
+
+
+lines = Lines()
+logging.getLogger("sinter.torch").addHandler(lines)
+logging.getLogger("sinter.torch").setLevel(logging.INFO)
+
+
+def check(name, ok, detail):
+    print("%s: %s (%s)" % (name, "ok" if ok else "FAIL", detail))
+    if not ok:
+        sys.exit(1)
+
+
+def train(model, opt, batches, loss_fn):
+    losses = []
+    for x, y in batches:
+        opt.zero_grad()
+        loss = loss_fn(model, x, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def compare(name, make, batches, loss_fn, opt_sinter, tol):
+    torch.manual_seed(0)
+    ref = make()
+    mine = make()
+    mine.load_state_dict(ref.state_dict())
+    losses_ref = train(ref, torch.optim.AdamW(ref.parameters(), lr=1e-3),
+                       batches, loss_fn)
+    compiled = torch.compile(mine, backend="sinter")
+    opt = (st.AdamW if opt_sinter else torch.optim.AdamW)(
+        mine.parameters(), lr=1e-3)
+    losses = train(compiled, opt, batches, loss_fn)
+    worst = max(abs(a - b) / abs(a) for a, b in zip(losses_ref, losses))
+    check(name + " losses", worst <= tol,
+          "eager %s, sinter %s" % (["%.6f" % v for v in losses_ref],
+                                   ["%.6f" % v for v in losses]))
+    err = max((p - q).abs().max().item() for p, q in
+              zip(ref.parameters(), mine.parameters()))
+    check(name + " parameters", err <= 1e-4, "max err %.3g" % err)
+
+
+# An MLP with a LayerNorm, Sinter's AdamW.
+torch.manual_seed(1)
+batches = [(torch.randn(32, 16), torch.randn(32, 4)) for _ in range(4)]
+compare("mlp", lambda: torch.nn.Sequential(
+    torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.LayerNorm(64),
+    torch.nn.Linear(64, 4)), batches,
+    lambda m, x, y: (m(x) - y).square().mean(), True, 1e-5)
+# Another batch size: with dynamic=False Dynamo makes a new graph, compiled
+# again (left to Dynamo, the second shape would be dynamic: in torch).
+before = sum("ready for cpu" in line for line in lines.lines)
+m = torch.compile(torch.nn.Linear(16, 4), backend="sinter", dynamic=False)
+m(torch.randn(3, 16)).sum().backward()
+m(torch.randn(5, 16)).sum().backward()
+after = sum("ready for cpu" in line for line in lines.lines)
+check("new shape compiles again", after - before >= 4,
+      "%d programs for two shapes" % (after - before))
+d = torch.compile(torch.nn.Linear(16, 4), backend="sinter")
+d(torch.randn(3, 16))
+d(torch.randn(5, 16))
+check("dynamic shapes run in torch, said once per graph",
+      any("its shapes are dynamic" in line for line in lines.lines), "")
+# CHECK: dynamic shapes run in torch, said once per graph: ok
+# CHECK: sinter: forward graph {{[0-9]+}} fused_0 ({{[0-9]+}} ops) ready for cpu
+
+# GPT-2 with SDPA: attention goes to Sinter's attention custom op, whose
+# backward is Sinter's; the embedding backward stays in torch.
+import transformers  # noqa: E402
+
+cfg = transformers.GPT2Config(n_layer=2, n_embd=128, n_head=4, vocab_size=500,
+                              n_positions=64, resid_pdrop=0.0,
+                              embd_pdrop=0.0, attn_pdrop=0.0)
+torch.manual_seed(2)
+ids = [torch.randint(0, 500, (2, 48)) for _ in range(3)]
+compare("gpt2", lambda: transformers.AutoModelForCausalLM.from_config(
+    copy.deepcopy(cfg), attn_implementation="sdpa"),
+    [(i, i) for i in ids], lambda m, x, y: m(x, labels=y).loss, True, 1e-5)
+# CHECK: ops run by torch: sinter.attention_forward.default
+# CHECK: ops run by torch: aten.embedding_dense_backward.default, sinter.attention_backward.default
+fallbacks = [line for line in lines.lines
+             if "runs in torch" in line and "fused_" in line]
+check("no partition fell back to torch", not fallbacks, fallbacks)
+print("ALL PASSED")
+# CHECK: ALL PASSED
