@@ -83,6 +83,8 @@ compare("mlp", lambda: torch.nn.Sequential(
     torch.nn.Linear(16, 64), torch.nn.GELU(), torch.nn.LayerNorm(64),
     torch.nn.Linear(64, 4)), batches,
     lambda m, x, y: (m(x) - y).square().mean(), True, 1e-5)
+# CHECK: sinter: forward graph {{[0-9]+}} fused_0 ({{[0-9]+}} ops) ready for cpu
+# CHECK: mlp losses: ok
 # Another batch size: with dynamic=False Dynamo makes a new graph, compiled
 # again (left to Dynamo, the second shape would be dynamic: in torch).
 before = sum("ready for cpu" in line for line in lines.lines)
@@ -98,7 +100,6 @@ d(torch.randn(5, 16))
 check("dynamic shapes run in torch, said once per graph",
       any("its shapes are dynamic" in line for line in lines.lines), "")
 # CHECK: dynamic shapes run in torch, said once per graph: ok
-# CHECK: sinter: forward graph {{[0-9]+}} fused_0 ({{[0-9]+}} ops) ready for cpu
 
 # GPT-2 with SDPA: attention goes to Sinter's attention custom op, whose
 # backward is Sinter's; the embedding backward stays in torch.
