@@ -138,12 +138,49 @@ def program(ir_text, target, fusion=False):
         return prog
 
 
+def index_put(fx_key, ir_key):
+    """Records that the FX graph of `fx_key` compiles to the artifact
+    `ir_key` (so that a machine without torch-mlir finds it)."""
+    directory = os.path.join(cache_dir(), "index")
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, ".%s.%d" % (fx_key, os.getpid()))
+    with open(tmp, "w") as f:
+        f.write(ir_key)
+    os.replace(tmp, os.path.join(directory, fx_key))
+
+
+def index_get(fx_key):
+    try:
+        with open(os.path.join(cache_dir(), "index", fx_key)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def load_key(ir_key, target):
+    """The loaded artifact `ir_key` of the cache (no compiler needed)."""
+    with _lock:
+        key = (ir_key, target)
+        if key not in _programs:
+            final = os.path.join(cache_dir(), ir_key)
+            log.info("sinter: %s from the cache (%s)", ir_key, cache_dir())
+            if target == "cpu":
+                from .. import load
+                _programs[key] = load(final)
+            else:
+                from ..cuda import CudaProgram
+                _programs[key] = CudaProgram(final)
+        return _programs[key]
+
+
 def target_of(device):
     """The Sinter target of a torch device: 'cpu' or 'cuda:sm_XY' ('a' on
     sm_90, whose tuned kernels use the arch-specific features)."""
     import torch
     if device.type == "cpu":
         return "cpu"
+    if device.type == "meta":
+        return None
     if device.type != "cuda":
         raise ValueError("sinter.torch runs on CPU and CUDA tensors, not %s"
                          % device.type)

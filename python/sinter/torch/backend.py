@@ -21,9 +21,11 @@ Dynamo made dynamic runs in torch, with a log line saying so.
 """
 
 import copy
+import hashlib
 import logging
 import operator
 import os
+import re
 import time
 
 import torch
@@ -79,11 +81,38 @@ class _Support:
 
 
 def _import(gm):
-    """linalg-on-tensors MLIR text of `gm` (torch-mlir's FX importer)."""
+    """linalg-on-tensors MLIR text of `gm` (torch-mlir's FX importer). The
+    IR is device-agnostic: `device=` arguments (meta, when tracing ahead of
+    time) are imported as cpu and restored."""
     import torch_mlir.fx as fx
-    module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
-                                    model_name="main")
+    changed = []
+    for node in gm.graph.nodes:
+        dev = node.kwargs.get("device")
+        if isinstance(dev, torch.device) and dev.type != "cpu":
+            changed.append((node, dict(node.kwargs)))
+            node.kwargs = {**node.kwargs, "device": torch.device("cpu")}
+    try:
+        module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
+                                        model_name="main")
+    finally:
+        for node, kwargs in changed:
+            node.kwargs = kwargs
     return str(module)
+
+
+# Operators that only create, view or rearrange tensors: a partition made
+# of nothing else is left to torch (views are free there; a kernel would
+# copy).
+_DATA_MOVEMENT = {"alias", "view", "_unsafe_view", "permute", "expand",
+                  "full", "zeros", "ones", "empty", "arange", "clone", "t",
+                  "transpose", "unsqueeze", "squeeze", "slice", "select",
+                  "as_strided", "scalar_tensor", "lift_fresh_copy"}
+
+
+def _only_data_movement(gm):
+    return all(n.target is operator.getitem or
+               getattr(n.target, "_opname", None) in _DATA_MOVEMENT
+               for n in gm.graph.nodes if n.op == "call_function")
 
 
 def _dump(name, text, suffix=".mlir"):
@@ -128,18 +157,84 @@ def _runner(prog, keep, count, single, device):
     return run
 
 
+def _fx_key(gm, example_inputs, target):
+    """The key of a partition without importing it: its FX code (devices
+    elided), its inputs' shapes and dtypes, the target and torch's
+    version. A machine without torch-mlir (a GPU node) finds the artifact
+    that a machine with it compiled for the same graph."""
+    code = re.sub(r"device\(type='[a-z]+'(, index=\d+)?\)", "device(*)",
+                  gm.code)
+    metas = [(tuple(t.shape), str(t.dtype)) for t in example_inputs
+             if isinstance(t, torch.Tensor)]
+    h = hashlib.sha256()
+    for part in (target, torch.__version__, code, repr(metas)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return "fx-" + h.hexdigest()[:32]
+
+
+def _aot_targets():
+    """$SINTER_TORCH_AOT: more targets (comma-separated, e.g.
+    cuda:sm_90a) to compile every partition for, into the cache, so that
+    another machine finds them; with it set the graphs themselves run in
+    torch (tracing on meta tensors compiles without running)."""
+    return [t.strip() for t in os.environ.get("SINTER_TORCH_AOT", "").split(",")
+            if t.strip()]
+
+
+def _have_importer():
+    try:
+        import torch_mlir.fx  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def _partition_program(name, gm, keys, target):
+    """The program of a partition for `target` (None: compile only for the
+    ahead-of-time targets): imported and compiled (cached by IR), or,
+    without torch-mlir, found in the cache by its FX key (`keys`, per
+    target)."""
+    if not _have_importer():
+        ir_key = _cache.index_get(keys[target]) if target else None
+        if ir_key is None:
+            raise RuntimeError("torch-mlir is not installed here and the "
+                               "cache has no artifact for this graph "
+                               "(compile it ahead of time with "
+                               "SINTER_TORCH_AOT=%s)" % target)
+        return _cache.load_key(ir_key, target)
+    ir = _import(gm)
+    _dump(name, ir)
+    for extra in _aot_targets():
+        _cache.precompile(ir, extra, fusion=True)
+        _cache.index_put(keys[extra], _cache.key_of(ir, extra, True))
+    if target is None:
+        return None
+    prog = _cache.program(ir, target, fusion=True)
+    _cache.index_put(keys[target], _cache.key_of(ir, target, True))
+    return prog
+
+
 def _compile_partition(name, gm, example_inputs):
     """Compiles one partition (a GraphModule of supported ops) with Sinter;
-    None, with a log line, when it cannot be imported or compiled."""
+    None, with a log line, when it cannot be imported or compiled (and in
+    ahead-of-time mode, where the graph runs in torch)."""
     device = _device_of(example_inputs)
-    outs = next(n for n in gm.graph.nodes if n.op == "output").args[0]
-    saved = outs
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    saved = out.args
     t0 = time.time()
+    target = _cache.target_of(device) if device.type != "meta" else None
+    # The FX keys are of the graph as AOTAutograd made it.
+    keys = {t: _fx_key(gm, example_inputs, t)
+            for t in [target] + _aot_targets() if t}
+
+    def in_torch():
+        out.args = saved
+        gm.recompile()
+        return None
     try:
         keep, count, single = _drop_none_outputs(gm)
-        ir = _import(gm)
-        _dump(name, ir)
-        prog = _cache.program(ir, _cache.target_of(device), fusion=True)
+        prog = _partition_program(name, gm, keys, target)
     except Exception as e:
         reason = str(e).strip().splitlines()
         ops = sorted({str(n.target) for n in gm.graph.nodes
@@ -147,10 +242,11 @@ def _compile_partition(name, gm, example_inputs):
         log.warning("sinter: %s runs in torch (%s); its ops: %s", name,
                     reason[0] if reason else type(e).__name__,
                     ", ".join(ops))
-        out = next(n for n in gm.graph.nodes if n.op == "output")
-        out.args = (saved,)
-        gm.recompile()
-        return None
+        return in_torch()
+    if prog is None or _aot_targets():
+        log.info("sinter: %s compiled ahead of time for %s in %.2f s", name,
+                 ", ".join(_aot_targets()), time.time() - t0)
+        return in_torch()
     ops = sum(1 for n in gm.graph.nodes if n.op == "call_function")
     log.info("sinter: %s (%d ops) ready for %s in %.2f s", name, ops,
              device, time.time() - t0)
@@ -221,6 +317,8 @@ def _compile_graph(kind):
         for child, sub in list(fused.named_children()):
             inputs = [n.meta.get("val") for n in sub.graph.nodes
                       if n.op == "placeholder"]
+            if _only_data_movement(sub):
+                continue
             name = "%s graph %d %s" % (kind, graph_id, child)
             original = copy.deepcopy(sub) if os.environ.get(
                 "SINTER_TORCH_VERIFY") else None

@@ -1,0 +1,193 @@
+# Part of the Sinter project.
+"""A GPT-2 training step (the project's own model, llm.c's shape: 12 layers,
+768 wide, 12 heads, GELU-tanh MLP, tied embeddings) beside eager torch and
+torch.compile (inductor) in one process, with backend="sinter" and
+sinter.torch.AdamW.
+
+    python3 bench/train_gpt2.py aot CACHE [--batch 8 --seq 1024]   # here
+    python3 bench/train_gpt2.py run CACHE --json F [--steps 30]    # GPU
+
+`aot` traces the model on meta tensors with SINTER_TORCH_AOT=cuda:sm_90a:
+every partition of the forward and backward graphs is imported with
+torch-mlir and compiled for the H200 into CACHE, indexed by its FX graph,
+and the attention and AdamW programs are compiled too; `run` loads them on
+the GPU machine, which has no compiler and no torch-mlir. The model runs in
+f32: a trace on meta tensors only matches the GPU's graphs without
+autocast (bf16 autocast casts other ops on the CPU than on CUDA).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+TARGET = "cuda:sm_90a"
+
+
+class Block(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.h = h
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln_2 = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, 4 * d)
+        self.fc_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.attn(self.ln_1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.h, C // self.h).transpose(1, 2)
+                   for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+        return x + self.fc_proj(F.gelu(self.fc(self.ln_2(x)),
+                                       approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=50257, seq=1024, layers=12, d=768, heads=12):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(seq, d)
+        self.blocks = nn.ModuleList(Block(d, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * layers) if name.endswith(
+                    "proj.weight") else 0.02
+                nn.init.normal_(p, 0.0, std)
+            elif name.endswith("bias"):
+                nn.init.zeros_(p)
+
+    def forward(self, idx, targets):
+        T = idx.shape[1]
+        x = self.wte(idx) + self.wpe(torch.arange(T, device=idx.device))
+        for b in self.blocks:
+            x = b(x)
+        logits = self.lm_head(self.ln_f(x))
+        return F.cross_entropy(logits.view(-1, logits.shape[-1]),
+                               targets.view(-1))
+
+
+def aot(cache, batch, seq, layers):
+    os.environ["SINTER_CACHE_DIR"] = cache
+    os.environ["SINTER_TORCH_AOT"] = TARGET
+    import logging
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    import sinter.torch as st
+    from sinter.torch import _cache
+    from sinter.torch._tensors import tensor_type
+    from sinter.torch.optim import adamw_ir
+    att = sys.modules["sinter.torch.attention"]
+    t0 = time.time()
+    with torch.device("meta"):
+        model = GPT(layers=layers)
+        idx = torch.zeros(batch, seq, dtype=torch.long)
+    compiled = torch.compile(model, backend="sinter", dynamic=False)
+    loss = compiled(idx, idx)
+    loss.backward()
+    # Attention (no mask, causal, SDPA's default scale) and AdamW.
+    H, D = 12, 768 // 12
+    q = torch.empty(batch, H, seq, D, device="meta")
+    _cache.precompile(att.attention_ir(q, q, q, None, True, None, 0.0,
+                                       False), TARGET)
+    params = [p for p in model.parameters()]
+    types = [tensor_type(p) for p in params]
+    for i in range(0, len(types), 64):
+        _cache.precompile(adamw_ir(types[i:i + 64], 0.9, 0.999, 1e-8, 0.0),
+                          TARGET)
+    print("aot: compiled for %s in %.1f s into %s" % (TARGET,
+                                                      time.time() - t0,
+                                                      cache))
+    del st
+
+
+def run(cache, batch, seq, layers, steps, json_path):
+    os.environ["SINTER_CACHE_DIR"] = cache
+    import logging
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    import sinter.torch as st
+    dev = torch.device("cuda")
+    results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+               "date": time.strftime("%Y-%m-%d"), "batch": batch, "seq": seq,
+               "layers": layers, "dtype": "float32", "steps": steps,
+               "runs": {}}
+    gen = torch.Generator(device=dev).manual_seed(1234)
+    data = [torch.randint(0, 50257, (batch, seq + 1), generator=gen,
+                          device=dev) for _ in range(4)]
+    for label in ("eager", "inductor", "sinter"):
+        torch.manual_seed(0)
+        model = GPT(layers=layers).to(dev)
+        if label == "sinter":
+            opt = st.AdamW(model.parameters(), lr=3e-4, weight_decay=0.0)
+            step_model = torch.compile(model, backend="sinter", dynamic=False)
+        else:
+            opt = torch.optim.AdamW(model.parameters(), lr=3e-4,
+                                    weight_decay=0.0, fused=True)
+            step_model = model if label == "eager" else torch.compile(
+                model, dynamic=False)
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        losses, times = [], []
+        for s in range(steps):
+            x = data[s % len(data)]
+            t0 = time.time()
+            opt.zero_grad(set_to_none=True)
+            loss = step_model(x[:, :-1], x[:, 1:])
+            loss.backward()
+            opt.step()
+            torch.cuda.synchronize()
+            times.append(time.time() - t0)
+            losses.append(loss.item())
+        warm = sorted(times[3:])
+        ms = 1e3 * warm[len(warm) // 2]
+        run = {"ms_per_step": ms, "tokens_per_s": batch * seq / ms * 1e3,
+               "first_step_s": times[0],
+               "peak_memory_GiB": torch.cuda.max_memory_allocated() / 2**30,
+               "losses": losses}
+        results["runs"][label] = run
+        print("%-9s %8.2f ms/step %9.0f tokens/s  first step %6.1f s  peak "
+              "%5.1f GiB  loss %.4f -> %.4f" % (
+                  label, ms, run["tokens_per_s"], times[0],
+                  run["peak_memory_GiB"], losses[0], losses[-1]))
+        del model, opt, step_model
+        torch.cuda.empty_cache()
+    base = results["runs"]["eager"]["losses"]
+    for label in ("inductor", "sinter"):
+        diff = max(abs(a - b) for a, b in zip(base,
+                                              results["runs"][label]["losses"]))
+        print("%s loss differs from eager by at most %.2e" % (label, diff))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["aot", "run"])
+    p.add_argument("cache")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--layers", type=int, default=12)
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--json")
+    a = p.parse_args()
+    cache = os.path.abspath(a.cache)
+    if a.mode == "aot":
+        aot(cache, a.batch, a.seq, a.layers)
+    else:
+        run(cache, a.batch, a.seq, a.layers, a.steps, a.json)
+
+
+if __name__ == "__main__":
+    main()
