@@ -75,8 +75,8 @@ class GPT(nn.Module):
         for b in self.blocks:
             x = b(x)
         logits = self.lm_head(self.ln_f(x))
-        return F.cross_entropy(logits.view(-1, logits.shape[-1]),
-                               targets.view(-1))
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                               targets.reshape(-1))
 
 
 def aot(cache, batch, seq, layers):
@@ -93,8 +93,9 @@ def aot(cache, batch, seq, layers):
     with torch.device("meta"):
         model = GPT(layers=layers)
         idx = torch.zeros(batch, seq, dtype=torch.long)
+        targets = torch.zeros(batch, seq, dtype=torch.long)
     compiled = torch.compile(model, backend="sinter", dynamic=False)
-    loss = compiled(idx, idx)
+    loss = compiled(idx, targets)
     loss.backward()
     # Attention (no mask, causal, SDPA's default scale) and AdamW.
     H, D = 12, 768 // 12
@@ -123,8 +124,11 @@ def run(cache, batch, seq, layers, steps, json_path):
                "layers": layers, "dtype": "float32", "steps": steps,
                "runs": {}}
     gen = torch.Generator(device=dev).manual_seed(1234)
-    data = [torch.randint(0, 50257, (batch, seq + 1), generator=gen,
-                          device=dev) for _ in range(4)]
+    data = []
+    for _ in range(4):
+        x = torch.randint(0, 50257, (batch, seq + 1), generator=gen,
+                          device=dev)
+        data.append((x[:, :-1].contiguous(), x[:, 1:].contiguous()))
     for label in ("eager", "inductor", "sinter"):
         torch.manual_seed(0)
         model = GPT(layers=layers).to(dev)
@@ -140,10 +144,10 @@ def run(cache, batch, seq, layers, steps, json_path):
         torch.cuda.reset_peak_memory_stats()
         losses, times = [], []
         for s in range(steps):
-            x = data[s % len(data)]
+            idx, targets = data[s % len(data)]
             t0 = time.time()
             opt.zero_grad(set_to_none=True)
-            loss = step_model(x[:, :-1], x[:, 1:])
+            loss = step_model(idx, targets)
             loss.backward()
             opt.step()
             torch.cuda.synchronize()
