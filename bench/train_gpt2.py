@@ -129,7 +129,7 @@ def run(cache, batch, seq, layers, steps, json_path):
         x = torch.randint(0, 50257, (batch, seq + 1), generator=gen,
                           device=dev)
         data.append((x[:, :-1].contiguous(), x[:, 1:].contiguous()))
-    for label in ("eager", "inductor", "sinter"):
+    for label in ("eager", "sinter", "inductor"):
         torch.manual_seed(0)
         model = GPT(layers=layers).to(dev)
         if label == "sinter":
@@ -166,8 +166,11 @@ def run(cache, batch, seq, layers, steps, json_path):
                   run["peak_memory_GiB"], losses[0], losses[-1]))
         del model, opt, step_model
         torch.cuda.empty_cache()
+        if json_path:  # after each run: a later one may not finish
+            with open(json_path, "w") as f:
+                json.dump(results, f, indent=1)
     base = results["runs"]["eager"]["losses"]
-    for label in ("inductor", "sinter"):
+    for label in ("sinter", "inductor"):
         diff = max(abs(a - b) for a, b in zip(base,
                                               results["runs"][label]["losses"]))
         print("%s loss differs from eager by at most %.2e" % (label, diff))

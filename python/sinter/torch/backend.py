@@ -134,9 +134,37 @@ def _device_of(example_inputs):
     return torch.device("cpu")
 
 
-def _runner(prog, keep, count, single, device):
+def _expected_strides(gm):
+    """The strides AOTAutograd traced for each output of `gm` (None where
+    unknown): the torch code around a partition may view its outputs as it
+    traced them, so an output traced non-contiguous (a transpose saved for
+    the backward) must come back with those strides."""
+    out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    strides = []
+    for o in outs:
+        val = o.meta.get("val") if isinstance(o, torch.fx.Node) else None
+        strides.append(tuple(val.stride()) if isinstance(val, torch.Tensor)
+                       else None)
+    return strides
+
+
+def _restride(t, stride):
+    """`t` with the traced `stride` (a copy into a tensor laid out so),
+    unless it already has it or is contiguous where the trace was too."""
+    if stride is None or t.dim() == 0 or tuple(t.stride()) == stride:
+        return t
+    if any(st == 0 and n > 1 for st, n in zip(stride, t.shape)):
+        return t  # a broadcast (expanded) output: dense is as good
+    out = torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device)
+    out.copy_(t)
+    return out
+
+
+def _runner(prog, keep, count, single, device, strides=None):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
-    back at their positions (None where the graph returned None)."""
+    back at their positions (None where the graph returned None), with the
+    strides the trace gave them."""
     fn = prog["main"]
     cuda = device.type == "cuda"
 
@@ -152,7 +180,7 @@ def _runner(prog, keep, count, single, device):
             outs = tuple(from_numpy(o) for o in outs)
         full = [None] * count
         for i, o in zip(keep, outs):
-            full[i] = o
+            full[i] = _restride(o, strides[i]) if strides else o
         return full[0] if single else tuple(full)
     return run
 
@@ -232,6 +260,7 @@ def _compile_partition(name, gm, example_inputs):
         out.args = saved
         gm.recompile()
         return None
+    strides = _expected_strides(gm)
     try:
         keep, count, single = _drop_none_outputs(gm)
         prog = _partition_program(name, gm, keys, target)
@@ -250,7 +279,7 @@ def _compile_partition(name, gm, example_inputs):
     ops = sum(1 for n in gm.graph.nodes if n.op == "call_function")
     log.info("sinter: %s (%d ops) ready for %s in %.2f s", name, ops,
              device, time.time() - t0)
-    return _runner(prog, keep, count, single, device)
+    return _runner(prog, keep, count, single, device, strides)
 
 
 class _Compiled(torch.nn.Module):
