@@ -123,9 +123,11 @@ def _backward(do: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
 
 @_backward.register_fake
 def _(do, q, k, v, o, lse, mask, causal, scale, dropout_p, seed, mask_grad):
-    grads = [torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)]
+    # Dense, as the programs return them (empty_like would promise the
+    # strides of a transposed q).
+    grads = [q.new_empty(q.shape), k.new_empty(k.shape), v.new_empty(v.shape)]
     if mask_grad:
-        grads.append(torch.empty_like(mask))
+        grads.append(mask.new_empty(mask.shape))
     return grads
 
 
