@@ -1,4 +1,5 @@
-//===- CopyAliasedResults.cpp - One value per returned tensor --------------===//
+//===- CopyAliasedResults.cpp - One value per returned tensor
+//--------------===//
 //
 // Part of the Sinter project.
 //
@@ -6,6 +7,7 @@
 
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -21,19 +23,32 @@ using namespace mlir;
 
 namespace {
 
-/// `v` copied into a fresh tensor by an identity linalg.generic.
+/// `v` copied into a fresh tensor by an identity linalg.generic (a splat
+/// constant: a generic that yields its value, which kernels rematerialize
+/// instead of reading a constant tensor).
 Value copyOf(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  Value init =
-      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   unsigned rank = type.getRank();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)) && dense.isSplat()) {
+    TypedAttr scalar = dense.getSplatValue<TypedAttr>();
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+               ArrayRef<AffineMap>{id}, parallel,
+               [&](OpBuilder &bb, Location l, ValueRange) {
+                 Value c = arith::ConstantOp::create(bb, l, scalar);
+                 linalg::YieldOp::create(bb, l, ValueRange{c});
+               })
+        .getResult(0);
+  }
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{v}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id},
-             SmallVector<utils::IteratorType>(rank,
-                                              utils::IteratorType::parallel),
+             ArrayRef<AffineMap>{id, id}, parallel,
              [](OpBuilder &bb, Location l, ValueRange args) {
                linalg::YieldOp::create(bb, l, ValueRange{args[0]});
              })
