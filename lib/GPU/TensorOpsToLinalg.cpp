@@ -25,8 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/Conversion/SinterToLoops.h"
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

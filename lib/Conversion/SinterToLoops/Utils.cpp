@@ -47,17 +47,16 @@ Value sinter::detail::castElements(OpBuilder &b, Location loc, Value tensor,
   unsigned rank = tt.getRank();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   Value init = tensor::EmptyOp::create(b, loc, tt.getShape(), type);
-  return buildGeneric(
-             b, loc, {tensor}, {init}, {id, id}, rank, {},
-             [&](OpBuilder &bb, Location l, ValueRange a) {
-               Value v = a[0];
-               if (type.getIntOrFloatBitWidth() <
-                   v.getType().getIntOrFloatBitWidth())
-                 v = arith::TruncFOp::create(bb, l, type, v);
-               else
-                 v = arith::ExtFOp::create(bb, l, type, v);
-               linalg::YieldOp::create(bb, l, ValueRange{v});
-             })
+  return buildGeneric(b, loc, {tensor}, {init}, {id, id}, rank, {},
+                      [&](OpBuilder &bb, Location l, ValueRange a) {
+                        Value v = a[0];
+                        if (type.getIntOrFloatBitWidth() <
+                            v.getType().getIntOrFloatBitWidth())
+                          v = arith::TruncFOp::create(bb, l, type, v);
+                        else
+                          v = arith::ExtFOp::create(bb, l, type, v);
+                        linalg::YieldOp::create(bb, l, ValueRange{v});
+                      })
       .getResult(0);
 }
 

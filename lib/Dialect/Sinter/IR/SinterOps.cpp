@@ -206,17 +206,17 @@ LogicalResult AttentionOp::verify() {
 static LogicalResult verifyGradType(Operation *op, Value grad, StringRef name,
                                     Value primal, StringRef of) {
   if (grad.getType() != primal.getType())
-    return op->emitOpError() << name << " type " << grad.getType()
-                             << " must match the " << of << " type "
-                             << primal.getType();
+    return op->emitOpError()
+           << name << " type " << grad.getType() << " must match the " << of
+           << " type " << primal.getType();
   return success();
 }
 
 LogicalResult AttentionBackwardOp::verify() {
-  if (failed(verifyAttention(*this, {getQuery(), getKey(), getValue(),
-                                     getOutput(), getLse(), getMask(),
-                                     getSeed(), getScale(),
-                                     getDropoutP().convertToDouble()})))
+  if (failed(
+          verifyAttention(*this, {getQuery(), getKey(), getValue(), getOutput(),
+                                  getLse(), getMask(), getSeed(), getScale(),
+                                  getDropoutP().convertToDouble()})))
     return failure();
   Operation *op = *this;
   if (failed(verifyGradType(op, getGradOutput(), "grad_output", getOutput(),
@@ -365,8 +365,8 @@ LogicalResult LayerNormBackwardOp::verify() {
 
 LogicalResult RMSNormBackwardOp::verify() {
   return verifyNormBackward(*this, getInput(), getNormalizedRank(),
-                            {{"rstd", getRstd()}}, getWeight(),
-                            getGradWeight(), Value());
+                            {{"rstd", getRstd()}}, getWeight(), getGradWeight(),
+                            Value());
 }
 
 //===----------------------------------------------------------------------===//
