@@ -424,8 +424,8 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   Node *coreOp = b.skip(core);
   if (coreOp->kind != Node::Kind::Op ||
       getElementTypeOrSelf(coreOp->op->getResult(0).getType()) != computeType)
-    return miss(why, "the decomposition is not computed in " +
-                         typeStr(computeType));
+    return miss(why,
+                "the decomposition is not computed in " + typeStr(computeType));
   m.input = xLeaf->value;
   m.normalizedRank = reducedRank;
   if (weightLeaf) {
@@ -462,6 +462,30 @@ static bool isStatsType(Value v, RankedTensorType input, int64_t k) {
          t.getShape().take_front(lead.size()) == lead &&
          llvm::all_of(t.getShape().take_back(k),
                       [](int64_t d) { return d == 1; });
+}
+
+/// Whether `op` is a generic that yields its one input unchanged (a
+/// broadcast or a copy).
+static bool isBroadcastCopy(Operation *op) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInputs() != 1 || g->getNumResults() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == g.getBody()->getArgument(0);
+}
+
+/// The statistic `v` is a form of: reshapes (keepdim `lead x 1` and
+/// collapsed `lead`) and broadcasts peeled, so that all forms of one
+/// statistic have the same base.
+static Value statBase(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) &&
+        !isBroadcastCopy(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
 }
 
 /// Rewrites `stat` (an exposed statistic of shape `lead` or `lead x 1..1`)
@@ -513,24 +537,40 @@ void SinterRaiseNormsPass::runOnOperation() {
     std::optional<NormMatch> m = matcher.match(why);
     StringRef pattern = m && m->rms ? "rms_norm" : "layer_norm";
     if (m) {
-      // Intermediates may not escape, except the mean and rstd tensors,
-      // which become results of the raised op.
+      // Intermediates may not escape, except the mean and rstd tensors (in
+      // their keepdim or collapsed form: AOTAutograd's forward graphs
+      // return the keepdim ones, saved for the backward), which become
+      // results of the raised op.
       SmallVector<Operation *> ops(m->covered.begin(), m->covered.end());
       auto inputType = cast<RankedTensorType>(m->input.getType());
-      Operation *escaping = findEscapingOp(ops, [&](Value v) {
-        if (v == root)
-          return true;
-        return (v == m->meanTensor || v == m->rstdTensor) &&
+      auto isStat = [&](Value v, Value stat) {
+        return stat && statBase(v) == statBase(stat) &&
                isStatsType(v, inputType, m->normalizedRank);
+      };
+      Operation *escaping = findEscapingOp(ops, [&](Value v) {
+        return v == root || isStat(v, m->meanTensor) ||
+               isStat(v, m->rstdTensor);
       });
+
       llvm::SmallPtrSet<Operation *, 16> coveredSet(ops.begin(), ops.end());
       auto usedOutside = [&](Value v) {
         return v && llvm::any_of(v.getUsers(), [&](Operation *u) {
                  return !coveredSet.contains(u);
                });
       };
-      m->exposeMean = usedOutside(m->meanTensor);
-      m->exposeRstd = usedOutside(m->rstdTensor);
+      // Every form of each statistic that is used outside the pattern.
+      SmallVector<Value> meanForms, rstdForms;
+      for (Operation *c : ops)
+        for (Value r : c->getResults()) {
+          if (!usedOutside(r))
+            continue;
+          if (!m->rms && isStat(r, m->meanTensor))
+            meanForms.push_back(r);
+          else if (isStat(r, m->rstdTensor))
+            rstdForms.push_back(r);
+        }
+      m->exposeMean = !meanForms.empty();
+      m->exposeRstd = !rstdForms.empty();
       // The raised op replaces the statistics where the root is: their
       // other users must come after it.
       auto usersAfterRoot = [&](Value v) {
@@ -541,8 +581,8 @@ void SinterRaiseNormsPass::runOnOperation() {
           return a && op->isBeforeInBlock(a);
         });
       };
-      if ((m->exposeMean && !usersAfterRoot(m->meanTensor)) ||
-          (m->exposeRstd && !usersAfterRoot(m->rstdTensor))) {
+      if (!llvm::all_of(meanForms, usersAfterRoot) ||
+          !llvm::all_of(rstdForms, usersAfterRoot)) {
         why.reason = "a user of the mean or rstd comes before the "
                      "normalized output";
         if (!reported.contains(op)) {
@@ -579,8 +619,8 @@ void SinterRaiseNormsPass::runOnOperation() {
                                       m->exposeRstd ? statType : Type(),
                                       m->input, weight, m->normalizedRank,
                                       APFloat(static_cast<float>(m->epsilon)));
-        if (m->exposeRstd)
-          replaceStat(builder, m->rstdTensor, norm.getRstd());
+        for (Value form : rstdForms)
+          replaceStat(builder, form, norm.getRstd());
         root.replaceAllUsesWith(norm.getOutput());
         fused = norm;
       } else {
@@ -588,19 +628,17 @@ void SinterRaiseNormsPass::runOnOperation() {
             builder, loc, inputType, m->exposeMean ? statType : Type(),
             m->exposeRstd ? statType : Type(), m->input, weight, bias,
             m->normalizedRank, APFloat(static_cast<float>(m->epsilon)));
-        if (m->exposeMean)
-          replaceStat(builder, m->meanTensor, norm.getMean());
-        if (m->exposeRstd)
-          replaceStat(builder, m->rstdTensor, norm.getRstd());
+        for (Value form : meanForms)
+          replaceStat(builder, form, norm.getMean());
+        for (Value form : rstdForms)
+          replaceStat(builder, form, norm.getRstd());
         root.replaceAllUsesWith(norm.getOutput());
         fused = norm;
       }
       // The output and the exposed statistics are still written.
       int64_t written = sinter::tensorBytes(root.getType());
-      if (m->exposeMean)
-        written += sinter::tensorBytes(m->meanTensor.getType());
-      if (m->exposeRstd)
-        written += sinter::tensorBytes(m->rstdTensor.getType());
+      for (Value form : llvm::concat<Value>(meanForms, rstdForms))
+        written += sinter::tensorBytes(form.getType());
       int64_t bytes = eraseMatched(ops, erased) - written;
       reportFusion(fused, pattern, bytes);
       continue;
