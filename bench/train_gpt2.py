@@ -7,13 +7,15 @@ sinter.torch.AdamW.
     python3 bench/train_gpt2.py aot CACHE [--batch 8 --seq 1024]   # here
     python3 bench/train_gpt2.py run CACHE --json F [--steps 30]    # GPU
 
-`aot` traces the model on meta tensors with SINTER_TORCH_AOT=cuda:sm_90a:
-every partition of the forward and backward graphs is imported with
-torch-mlir and compiled for the H200 into CACHE, indexed by its FX graph,
-and the attention and AdamW programs are compiled too; `run` loads them on
-the GPU machine, which has no compiler and no torch-mlir. The model runs in
-f32: a trace on meta tensors only matches the GPU's graphs without
-autocast (bf16 autocast casts other ops on the CPU than on CUDA).
+`aot` runs one step on the CPU with SINTER_TORCH_AOT=cuda:sm_90a: every
+partition of the forward and backward graphs is imported with torch-mlir
+and compiled for the H200 into CACHE, indexed by its FX graph (devices
+elided), and the attention and AdamW programs are compiled too; `run`
+loads them on the GPU machine, which has no compiler and no torch-mlir (a
+partition whose graph differs there runs in torch, logged). The model runs
+in f32: bf16 autocast casts other ops on the CPU than on CUDA. (Tracing on
+meta tensors gives other graphs than a real device: some decompositions
+depend on the device.)
 """
 
 import argparse
@@ -90,16 +92,15 @@ def aot(cache, batch, seq, layers):
     from sinter.torch.optim import adamw_ir
     att = sys.modules["sinter.torch.attention"]
     t0 = time.time()
-    with torch.device("meta"):
-        model = GPT(layers=layers)
-        idx = torch.zeros(batch, seq, dtype=torch.long)
-        targets = torch.zeros(batch, seq, dtype=torch.long)
+    model = GPT(layers=layers)
+    idx = torch.zeros(batch, seq, dtype=torch.long)
+    targets = torch.zeros(batch, seq, dtype=torch.long)
     compiled = torch.compile(model, backend="sinter", dynamic=False)
     loss = compiled(idx, targets)
     loss.backward()
     # Attention (no mask, causal, SDPA's default scale) and AdamW.
     H, D = 12, 768 // 12
-    q = torch.empty(batch, H, seq, D, device="meta")
+    q = torch.empty(batch, H, seq, D)
     _cache.precompile(att.attention_ir(q, q, q, None, True, None, 0.0,
                                        False), TARGET)
     params = [p for p in model.parameters()]

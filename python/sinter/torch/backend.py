@@ -194,11 +194,14 @@ def _fx_key(gm, example_inputs, target):
                   gm.code)
     metas = [(tuple(t.shape), str(t.dtype)) for t in example_inputs
              if isinstance(t, torch.Tensor)]
+    key_text = "\n".join((target, torch.__version__, code, repr(metas)))
     h = hashlib.sha256()
     for part in (target, torch.__version__, code, repr(metas)):
         h.update(part.encode())
         h.update(b"\0")
-    return "fx-" + h.hexdigest()[:32]
+    key = "fx-" + h.hexdigest()[:32]
+    _dump(key, key_text, ".key")
+    return key
 
 
 def _aot_targets():
@@ -211,6 +214,11 @@ def _aot_targets():
 
 
 def _have_importer():
+    """Whether partitions can be imported here: torch-mlir is installed and
+    $SINTER_TORCH_IMPORT is not 0 (0: cache-only, as on a GPU machine
+    that must not compile at run time)."""
+    if os.environ.get("SINTER_TORCH_IMPORT", "1") == "0":
+        return False
     try:
         import torch_mlir.fx  # noqa: F401
         return True
