@@ -197,19 +197,17 @@ def gelu_erf(x):
     return 0.5 * x * (1 + np.vectorize(erf)(x / np.sqrt(2)))
 
 
-def attention(q, k, v, scale=None, causal=False, mask=None, dropout_p=0.0,
-              seed=None):
-    """Returns (out, lse) as in sinter.attention: bottom-right causal
-    alignment, GQA by head groups, fully masked rows give 0 and -inf."""
-    q, k, v = f64(q), f64(k), f64(v)
+def _attention_probs(q, k, scale, causal, mask):
+    """The softmax probabilities of sinter.attention's scores in float64
+    (bottom-right causal alignment, GQA by head groups; rows without a
+    visible key give 0), with k repeated over the group, the scale, the row
+    max `m`, the row sum `total` and the `empty` rows."""
     B, Hq, Sq, D = q.shape
     Hkv, Skv = k.shape[1], k.shape[2]
     if scale is None:
         scale = 1.0 / np.sqrt(D)
-    group = Hq // Hkv
-    k = np.repeat(k, group, axis=1)
-    v = np.repeat(v, group, axis=1)
-    s = scale * np.einsum("bhid,bhjd->bhij", q, k)
+    kr = np.repeat(k, Hq // Hkv, axis=1)
+    s = scale * np.einsum("bhid,bhjd->bhij", q, kr)
     if mask is not None:
         s = s + np.broadcast_to(f64(mask), s.shape)
     if causal:
@@ -221,6 +219,18 @@ def attention(q, k, v, scale=None, causal=False, mask=None, dropout_p=0.0,
     e = np.exp(s - np.where(empty, 0.0, m))
     total = np.sum(e, axis=-1, keepdims=True)
     p = np.where(empty, 0.0, e / np.where(empty, 1.0, total))
+    return p, kr, scale, m, total, empty
+
+
+def attention(q, k, v, scale=None, causal=False, mask=None, dropout_p=0.0,
+              seed=None):
+    """Returns (out, lse) as in sinter.attention: bottom-right causal
+    alignment, GQA by head groups, fully masked rows give 0 and -inf."""
+    q, k, v = f64(q), f64(k), f64(v)
+    B, Hq, Sq, _ = q.shape
+    Skv = k.shape[2]
+    p, _, _, m, total, empty = _attention_probs(q, k, scale, causal, mask)
+    v = np.repeat(v, Hq // k.shape[1], axis=1)
     with np.errstate(divide="ignore"):
         lse = np.where(empty, -np.inf, np.where(empty, 0.0, m) +
                        np.log(np.where(empty, 1.0, total)))[..., 0]
@@ -328,23 +338,9 @@ def attention_backward(do, q, k, v, scale=None, causal=False, mask=None,
     do, q, k, v = f64(do), f64(q), f64(k), f64(v)
     B, Hq, Sq, D = q.shape
     Hkv, Skv = k.shape[1], k.shape[2]
-    if scale is None:
-        scale = 1.0 / np.sqrt(D)
     group = Hq // Hkv
-    kr = np.repeat(k, group, axis=1)
+    p, kr, scale, _, _, _ = _attention_probs(q, k, scale, causal, mask)
     vr = np.repeat(v, group, axis=1)
-    s = scale * np.einsum("bhid,bhjd->bhij", q, kr)
-    if mask is not None:
-        s = s + np.broadcast_to(f64(mask), s.shape)
-    if causal:
-        i = np.arange(Sq)[:, None]
-        j = np.arange(Skv)[None, :]
-        s = np.where(j > i + (Skv - Sq), -np.inf, s)
-    m = np.max(s, axis=-1, keepdims=True)
-    empty = np.isneginf(m)
-    e = np.exp(s - np.where(empty, 0.0, m))
-    p = np.where(empty, 0.0, e / np.where(empty, 1.0,
-                                          np.sum(e, axis=-1, keepdims=True)))
     keep = (dropout_keep((B, Hq, Sq, Skv), seed, dropout_p)
             if dropout_p > 0.0 else np.ones(p.shape, bool))
     r = 1.0 / (1.0 - dropout_p)
