@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatchUtils.h"
+#include "NormBackwardMatch.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
@@ -649,4 +650,10 @@ void SinterRaiseNormsPass::runOnOperation() {
       reportNearMiss(op, "norm", why.reason);
     }
   }
+  // Then the input gradients of LayerNorms (AOTAutograd's backward graphs).
+  SmallVector<Operation *> left;
+  for (Operation *op : candidates)
+    if (!erased.contains(op))
+      left.push_back(op);
+  sinter::raiseNormBackwards(left, erased);
 }

@@ -287,7 +287,8 @@ def FusionReport : Pass<"sinter-fusion-report", "mlir::ModuleOp"> {
 
 def RaiseNorms : Pass<"sinter-raise-norms"> {
   let summary = "Raise decomposed LayerNorm and RMSNorm into sinter.layer_norm "
-                "and sinter.rms_norm";
+                "and sinter.rms_norm, and LayerNorm's input gradient into "
+                "sinter.layer_norm_backward";
   let description = [{
     Recognises a normalization over trailing dimensions however the frontend
     split it into ops (torch-mlir: one `linalg.generic` per aten op; TOSA after
@@ -304,8 +305,19 @@ def RaiseNorms : Pass<"sinter-raise-norms"> {
 
     `normalized_rank` is the number of reduced trailing dims, `epsilon` the
     added constant. The mean and rstd tensors of a LayerNorm (and the rstd of
-    an RMSNorm) may have other users: they become the op's `mean`/`rstd`
-    results (reshaped back to the keepdim shape). Not raised, with a
+    an RMSNorm) may have other users, in any of their forms (keepdim,
+    collapsed, broadcast: AOTAutograd's forward graphs return the keepdim
+    ones, saved for the backward): they become the op's `mean`/`rstd`
+    results (reshaped back to the form each user read).
+
+    Then LayerNorm's input gradient as AOTAutograd decomposes
+    `native_layer_norm_backward`, reading the saved statistics as row
+    tensors: `dx = (rstd / N) * ((g * N - rowsum(g)) - xhat * rowsum(g *
+    xhat))` with `g = dy * weight` and `xhat = (x - mean) * rstd` (the scale
+    may sit on either side; the coefficients are checked against
+    `rstd * (g - mean(g) - xhat * mean(g * xhat))`) becomes
+    `sinter.layer_norm_backward`. The weight and bias gradients stay the
+    column sums they are. Not raised, with a
     near-miss remark: epsilon added after the square root, any other
     intermediate with an outside user, a reduction over a non-trailing axis,
     a divisor that is not the reduced size. A multiplier or addend that is

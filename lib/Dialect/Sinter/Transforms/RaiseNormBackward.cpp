@@ -1,0 +1,347 @@
+//===- RaiseNormBackward.cpp - LayerNorm backward from its decomposition --===//
+//
+// Part of the Sinter project.
+//
+// The input gradient of a LayerNorm as AOTAutograd decomposes
+// native_layer_norm_backward (core ATen, imported by torch-mlir), with the
+// forward's saved mean and rstd as row tensors ([rows, 1]):
+//
+//   xhat = (x - mean) * rstd,  g = dy * weight
+//   dx   = (rstd / N) * ((g * N - rowsum(g)) - xhat * rowsum(g * xhat))
+//
+// as generics (the sums reduce the trailing dims):
+//
+//   %xhat = generic (x - mean[i]) * rstd[i]
+//   %g    = generic dy * w[j]
+//   %s1   = generic sum_j g              %s2 = generic sum_j g * xhat
+//   %dx   = generic (rstd[i] / N) * ((g * N - s1[i]) - xhat * s2[i])
+//
+// becomes `sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w)`.
+// The matcher flattens dx into rstd times a sum of three terms and checks
+// each term's coefficient against rstd * (g - mean(g) - xhat mean(g xhat))
+// (scales are free: N may sit on either side). Failures on something that
+// got as far as the row sums are reported as remarks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NormBackwardMatch.h"
+
+#include "MatchUtils.h"
+
+#include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
+
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::match;
+
+namespace {
+
+/// What the matched gradient reads.
+struct NormBackwardMatch {
+  Node *dy = nullptr, *x = nullptr, *mean = nullptr, *rstd = nullptr,
+       *weight = nullptr;
+  int64_t normalizedRank = 0;
+  SetVector<Operation *> covered;
+};
+
+class NormBackwardMatcher {
+public:
+  explicit NormBackwardMatcher(Value root)
+      : root(root), rootType(cast<RankedTensorType>(root.getType())),
+        b(root.getContext(), rootType.getRank()) {}
+
+  FailureOr<NormBackwardMatch> match(std::string &why);
+
+private:
+  /// A leaf read once per row: indices (d0, .., d_lead-1, 0, .., 0).
+  bool isRowLeaf(Node *n, int64_t k);
+  /// A leaf read like the gradient itself (identity over the root's dims).
+  bool isFullLeaf(Node *n);
+  /// A leaf of the normalized shape (the weight): trailing dims only.
+  bool isColumnLeaf(Node *n, int64_t k);
+  /// The leaves of a product, through every tensor (shared or not), and
+  /// its scale; fails on a sum or a reduction among them unless allowed.
+  bool leavesOf(Node *n, double &scale, SmallVector<Node *> &leaves,
+                SmallVector<Node *> *reductions = nullptr);
+  /// g = dy [* weight]: records dy and weight on the first call, checks
+  /// them after.
+  bool isG(ArrayRef<Node *> leaves, NormBackwardMatch &m);
+  /// xhat = (x - mean) * rstd among `leaves` (the centred difference as a
+  /// sub node), removed from them.
+  bool takeXhat(SmallVector<Node *> &leaves, NormBackwardMatch &m);
+
+  Value root;
+  RankedTensorType rootType;
+  ViewBuilder b;
+};
+
+} // namespace
+
+bool NormBackwardMatcher::isRowLeaf(Node *n, int64_t k) {
+  if (n->kind != Node::Kind::View)
+    return false;
+  AffineMap m = n->indices;
+  int64_t lead = rootType.getRank() - k;
+  if (m.getNumResults() < lead)
+    return false;
+  for (int64_t i = 0; i < lead; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(m.getResult(i));
+    if (!d || d.getPosition() != i)
+      return false;
+  }
+  for (int64_t i = lead; i < m.getNumResults(); ++i) {
+    auto c = dyn_cast<AffineConstantExpr>(m.getResult(i));
+    if (!c || c.getValue() != 0)
+      return false;
+  }
+  return true;
+}
+
+bool NormBackwardMatcher::isFullLeaf(Node *n) {
+  return isIdentityView(b, n) &&
+         cast<RankedTensorType>(n->value.getType()).getShape() ==
+             rootType.getShape();
+}
+
+bool NormBackwardMatcher::isColumnLeaf(Node *n, int64_t k) {
+  if (n->kind != Node::Kind::View ||
+      n->indices.getNumResults() != static_cast<unsigned>(k))
+    return false;
+  int64_t r = rootType.getRank();
+  for (int64_t i = 0; i < k; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(n->indices.getResult(i));
+    if (!d || d.getPosition() != r - k + i)
+      return false;
+  }
+  return true;
+}
+
+bool NormBackwardMatcher::leavesOf(Node *n, double &scale,
+                                   SmallVector<Node *> &leaves,
+                                   SmallVector<Node *> *reductions) {
+  Product p = flattenProduct(b, n, nullptr, /*stopAtShared=*/false);
+  if (!p.divisors.empty())
+    return false;
+  scale = p.scale;
+  for (Node *f : p.factors) {
+    Node *s = b.skip(stripExt(b, f, nullptr));
+    if (s->kind == Node::Kind::Reduce) {
+      if (!reductions)
+        return false;
+      reductions->push_back(s);
+      continue;
+    }
+    leaves.push_back(s->kind == Node::Kind::View ? s : f);
+  }
+  return true;
+}
+
+bool NormBackwardMatcher::isG(ArrayRef<Node *> leaves, NormBackwardMatch &m) {
+  Node *dy = nullptr, *w = nullptr;
+  for (Node *l : leaves) {
+    if (!dy && isFullLeaf(l))
+      dy = l;
+    else if (!w && m.normalizedRank > 0 && isColumnLeaf(l, m.normalizedRank))
+      w = l;
+    else
+      return false;
+  }
+  if (!dy)
+    return false;
+  if (!m.dy) {
+    m.dy = dy;
+    m.weight = w;
+    return true;
+  }
+  return same(b, m.dy, dy) &&
+         ((!w && !m.weight) || (w && m.weight && same(b, w, m.weight)));
+}
+
+bool NormBackwardMatcher::takeXhat(SmallVector<Node *> &leaves,
+                                   NormBackwardMatch &m) {
+  // rstd: a row leaf equal to the one scaling dx.
+  auto rstdIt = llvm::find_if(leaves, [&](Node *l) {
+    return isRowLeaf(l, m.normalizedRank) && same(b, l, m.rstd);
+  });
+  if (rstdIt == leaves.end())
+    return false;
+  leaves.erase(rstdIt);
+  // x - mean: a sub of a full leaf and a row leaf.
+  for (auto it = leaves.begin(); it != leaves.end(); ++it) {
+    Sum s = flattenSum(b, *it, nullptr);
+    if (s.terms.size() != 2 || s.terms[0].second || !s.terms[1].second)
+      continue;
+    Node *x = b.skip(stripExt(b, s.terms[0].first, nullptr));
+    Node *mean = b.skip(stripExt(b, s.terms[1].first, nullptr));
+    if (!isFullLeaf(x) || !isRowLeaf(mean, m.normalizedRank))
+      continue;
+    if ((m.x && !same(b, m.x, x)) || (m.mean && !same(b, m.mean, mean)))
+      return false;
+    m.x = x;
+    m.mean = mean;
+    leaves.erase(it);
+    return true;
+  }
+  return false;
+}
+
+FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
+  NormBackwardMatch m;
+  Node *top = b.skip(b.root(root), &m.covered);
+  if (top->kind == Node::Kind::Op && isa<arith::TruncFOp>(top->op))
+    return failure(); // mixed precision: not yet
+  // dx = scale * rstd * inner.
+  Product p = flattenProduct(b, top, &m.covered, /*stopAtShared=*/true);
+  if (p.factors.size() != 2 || !p.divisors.empty())
+    return failure();
+  Node *inner = nullptr;
+  for (Node *f : p.factors) {
+    Node *leaf = b.skip(stripExt(b, f, nullptr));
+    // The row leaf with the most trailing zeros fixes the normalized rank.
+    for (int64_t k = rootType.getRank(); k >= 1 && !m.rstd; --k)
+      if (isRowLeaf(leaf, k)) {
+        m.rstd = leaf;
+        m.normalizedRank = k;
+      }
+    if (m.rstd != leaf)
+      inner = f;
+  }
+  if (!m.rstd || !inner)
+    return failure();
+  Sum s = flattenSum(b, inner, &m.covered, /*stopAtShared=*/false);
+  if (s.terms.size() != 3)
+    return failure();
+  double cG = 0, cSumG = 0, cXhat = 0;
+  int found = 0;
+  int64_t n = 1;
+  for (int64_t d : rootType.getShape().take_back(m.normalizedRank))
+    n *= d;
+  for (auto [term, neg] : s.terms) {
+    double scale;
+    SmallVector<Node *> leaves, reductions;
+    if (!leavesOf(term, scale, leaves, &reductions) || reductions.size() > 1)
+      return failure();
+    double sign = neg ? -1.0 : 1.0;
+    if (reductions.empty()) { // g * c
+      if (!isG(leaves, m))
+        return failure();
+      cG += sign * scale;
+      found |= 1;
+      continue;
+    }
+    Node *r = reductions.front();
+    std::optional<double> init = getConstant(b, r->operands[1]);
+    if (!isa<arith::AddFOp>(r->combiner) || !init || *init != 0.0 ||
+        static_cast<int64_t>(r->reducedDims.size()) != m.normalizedRank) {
+      why = "a row sum of the gradient is not a plain sum over the "
+            "normalized dims";
+      return failure();
+    }
+    double bodyScale;
+    SmallVector<Node *> body;
+    if (!leavesOf(r->operands[0], bodyScale, body))
+      return failure();
+    if (leaves.empty()) { // rowsum(g) * c
+      if (!isG(body, m)) {
+        why = "the row sum is not of dy * weight";
+        return failure();
+      }
+      cSumG += sign * scale * bodyScale;
+      found |= 2;
+      continue;
+    }
+    // xhat * rowsum(g * xhat) * c
+    if (!takeXhat(leaves, m) || !leaves.empty() || !takeXhat(body, m) ||
+        !isG(body, m)) {
+      why = "the correction term is not xhat * rowsum(dy * weight * xhat)";
+      return failure();
+    }
+    cXhat += sign * scale * bodyScale;
+    found |= 4;
+  }
+  if (found != 7 || !m.x) {
+    why = "expected g, rowsum(g) and xhat * rowsum(g * xhat)";
+    return failure();
+  }
+  // dx = rstd * (g - rowsum(g) / N - xhat * rowsum(g xhat) / N).
+  double k = p.scale, invN = 1.0 / static_cast<double>(n);
+  auto near = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
+  };
+  if (!near(k * cG, 1.0) || !near(k * cSumG, -invN) ||
+      !near(k * cXhat, -invN)) {
+    why = "the coefficients are not those of LayerNorm's input gradient";
+    return failure();
+  }
+  return m;
+}
+
+/// `leaf`'s tensor with the reads of `m` made explicit: rows [lead] for a
+/// row statistic, the normalized shape for the weight.
+static Value rowStat(OpBuilder &b, Location loc, Value stat, int64_t lead) {
+  auto t = cast<RankedTensorType>(stat.getType());
+  if (t.getRank() == lead)
+    return stat;
+  SmallVector<ReassociationIndices> re(lead);
+  for (int64_t i = 0; i < lead; ++i)
+    re[i].push_back(i);
+  for (int64_t i = lead; i < t.getRank(); ++i)
+    re[lead - 1].push_back(i);
+  if (lead == 0)
+    return Value();
+  return tensor::CollapseShapeOp::create(b, loc, stat, re);
+}
+
+int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
+                               llvm::DenseSet<Operation *> &erased) {
+  int raised = 0;
+  for (Operation *op : llvm::reverse(candidates)) {
+    if (erased.contains(op) || op->getNumResults() != 1)
+      continue;
+    Value root = op->getResult(0);
+    NormBackwardMatcher matcher(root);
+    std::string why;
+    FailureOr<NormBackwardMatch> m = matcher.match(why);
+    if (failed(m)) {
+      if (!why.empty())
+        reportNearMiss(op, "layer_norm_backward", why);
+      continue;
+    }
+    auto type = cast<RankedTensorType>(root.getType());
+    Value dy = m->dy->value, x = m->x->value;
+    if (dy.getType() != type || x.getType() != type) {
+      reportNearMiss(op, "layer_norm_backward", "dy, x and dx differ in type");
+      continue;
+    }
+    int64_t lead = type.getRank() - m->normalizedRank;
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    Value mean = rowStat(builder, loc, m->mean->value, lead);
+    Value rstd = rowStat(builder, loc, m->rstd->value, lead);
+    if (!mean || !rstd || mean.getType() != rstd.getType() ||
+        !cast<RankedTensorType>(mean.getType()).getElementType().isF32()) {
+      reportNearMiss(op, "layer_norm_backward",
+                     "the statistics are not f32 rows");
+      continue;
+    }
+    Value weight = m->weight ? m->weight->value : Value();
+    auto bwd =
+        LayerNormBackwardOp::create(builder, loc, type, Type(), Type(), dy, x,
+                                    mean, rstd, weight, m->normalizedRank);
+    root.replaceAllUsesWith(bwd.getGradInput());
+    SmallVector<Operation *> ops(m->covered.begin(), m->covered.end());
+    ops.push_back(op);
+    int64_t bytes = eraseMatched(ops, erased);
+    reportFusion(bwd, "layer_norm_backward", bytes);
+    ++raised;
+  }
+  return raised;
+}
