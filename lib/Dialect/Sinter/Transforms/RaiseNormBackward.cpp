@@ -16,7 +16,9 @@
 //   %s1   = generic sum_j g              %s2 = generic sum_j g * xhat
 //   %dx   = generic (rstd[i] / N) * ((g * N - s1[i]) - xhat * s2[i])
 //
-// becomes `sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w)`.
+// becomes `sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w)`,
+// and the column sums of dy * xhat and of dy (the weight and bias
+// gradients) become its dweight and dbias results.
 // The matcher flattens dx into rstd times a sum of three terms and checks
 // each term's coefficient against rstd * (g - mean(g) - xhat mean(g xhat))
 // (scales are free: N may sit on either side). Failures on something that
@@ -59,6 +61,8 @@ public:
         b(root.getContext(), rootType.getRank()) {}
 
   FailureOr<NormBackwardMatch> match(std::string &why);
+  /// Whether the root is dy * xhat with the leaves of `m`.
+  bool isDyTimesXhat(const NormBackwardMatch &m);
 
 private:
   /// A leaf read once per row: indices (d0, .., d_lead-1, 0, .., 0).
@@ -193,6 +197,28 @@ bool NormBackwardMatcher::takeXhat(SmallVector<Node *> &leaves,
   return false;
 }
 
+bool NormBackwardMatcher::isDyTimesXhat(const NormBackwardMatch &matched) {
+  // A fresh match state holding only the shape and the leaves' values: the
+  // leaves here are nodes of this matcher's views.
+  NormBackwardMatch m;
+  m.normalizedRank = matched.normalizedRank;
+  double scale;
+  SmallVector<Node *> leaves;
+  if (!leavesOf(b.skip(b.root(root)), scale, leaves) || scale != 1.0)
+    return false;
+  auto sameLeaf = [](Node *a, Node *b) {
+    return a && b && a->value == b->value && a->indices == b->indices;
+  };
+  // rstd: the row leaf reading the matched rstd tensor.
+  for (Node *l : leaves)
+    if (isRowLeaf(l, m.normalizedRank) && sameLeaf(l, matched.rstd))
+      m.rstd = l;
+  if (!m.rstd || !takeXhat(leaves, m) || leaves.size() != 1)
+    return false;
+  return sameLeaf(m.x, matched.x) && sameLeaf(m.mean, matched.mean) &&
+         sameLeaf(leaves.front(), matched.dy);
+}
+
 FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
   NormBackwardMatch m;
   Node *top = b.skip(b.root(root), &m.covered);
@@ -300,6 +326,81 @@ static Value rowStat(OpBuilder &b, Location loc, Value stat, int64_t lead) {
   return tensor::CollapseShapeOp::create(b, loc, stat, re);
 }
 
+/// The tensor a column sum adds up, when `op` is one: a linalg.generic
+/// that adds its one input over the `lead` leading dims, from zero, into a
+/// tensor of the normalized shape (the weight or bias gradient of a norm).
+static Value columnSumInput(Operation *op, int64_t lead) {
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1)
+    return Value();
+  unsigned rank = g.getNumLoops();
+  auto iters = g.getIteratorTypesArray();
+  for (unsigned i = 0; i < rank; ++i)
+    if ((i < lead) != (iters[i] == utils::IteratorType::reduction))
+      return Value();
+  AffineMap in = g.getMatchingIndexingMap(g.getDpsInputOperand(0));
+  AffineMap out = g.getMatchingIndexingMap(g.getDpsInitOperand(0));
+  if (!in.isIdentity() || out.getNumResults() != rank - lead)
+    return Value();
+  for (unsigned i = 0; i < rank - lead; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
+    if (!d || d.getPosition() != lead + i)
+      return Value();
+  }
+  Block *body = g.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != body ||
+      !llvm::is_contained(add->getOperands(), body->getArgument(0)) ||
+      !llvm::is_contained(add->getOperands(), body->getArgument(1)))
+    return Value();
+  auto fill = g.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  std::optional<double> zero;
+  if (fill)
+    if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>())
+      zero = c.value().convertToDouble();
+  if (!zero || *zero != 0.0)
+    return Value();
+  return g.getDpsInputOperand(0)->get();
+}
+
+/// Whether `t` is dy * xhat with the leaves of `m` (read through a fresh
+/// view of `t`).
+static bool isDyTimesXhat(Value t, const NormBackwardMatch &m) {
+  auto type = dyn_cast<RankedTensorType>(t.getType());
+  if (!type || !t.getDefiningOp<linalg::GenericOp>())
+    return false;
+  NormBackwardMatcher matcher(t);
+  return matcher.isDyTimesXhat(m);
+}
+
+/// The weight and bias gradients of the gradient `m` among `candidates`:
+/// column sums of dy * xhat and of dy whose users all come after `at`.
+static std::pair<Operation *, Operation *>
+findColumnSums(ArrayRef<Operation *> candidates,
+               const llvm::DenseSet<Operation *> &erased,
+               const NormBackwardMatch &m, int64_t lead, Operation *at) {
+  Operation *dweight = nullptr, *dbias = nullptr;
+  for (Operation *c : candidates) {
+    if (erased.contains(c) || c->getBlock() != at->getBlock())
+      continue;
+    Value in = columnSumInput(c, lead);
+    if (!in)
+      continue;
+    bool usersAfter = llvm::all_of(c->getUsers(), [&](Operation *u) {
+      Operation *a = ancestorIn(at->getBlock(), u);
+      return a && at->isBeforeInBlock(a);
+    });
+    if (!usersAfter)
+      continue;
+    if (!dbias && in == m.dy->value)
+      dbias = c;
+    else if (!dweight && m.weight && isDyTimesXhat(in, m))
+      dweight = c;
+  }
+  return {dweight, dbias};
+}
+
 int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
                                llvm::DenseSet<Operation *> &erased) {
   int raised = 0;
@@ -333,12 +434,24 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
       continue;
     }
     Value weight = m->weight ? m->weight->value : Value();
-    auto bwd =
-        LayerNormBackwardOp::create(builder, loc, type, Type(), Type(), dy, x,
-                                    mean, rstd, weight, m->normalizedRank);
+    // The weight and bias gradients join the op when they are the plain
+    // column sums (its kernel adds them in the same pass over the rows).
+    auto [dwOp, dbOp] = findColumnSums(candidates, erased, *m, lead, op);
+    auto bwd = LayerNormBackwardOp::create(
+        builder, loc, type, dwOp ? dwOp->getResult(0).getType() : Type(),
+        dbOp ? dbOp->getResult(0).getType() : Type(), dy, x, mean, rstd, weight,
+        m->normalizedRank);
     root.replaceAllUsesWith(bwd.getGradInput());
     SmallVector<Operation *> ops(m->covered.begin(), m->covered.end());
     ops.push_back(op);
+    if (dwOp) {
+      dwOp->getResult(0).replaceAllUsesWith(bwd.getGradWeight());
+      ops.push_back(dwOp);
+    }
+    if (dbOp) {
+      dbOp->getResult(0).replaceAllUsesWith(bwd.getGradBias());
+      ops.push_back(dbOp);
+    }
     int64_t bytes = eraseMatched(ops, erased);
     reportFusion(bwd, "layer_norm_backward", bytes);
     ++raised;

@@ -316,8 +316,10 @@ def RaiseNorms : Pass<"sinter-raise-norms"> {
     xhat))` with `g = dy * weight` and `xhat = (x - mean) * rstd` (the scale
     may sit on either side; the coefficients are checked against
     `rstd * (g - mean(g) - xhat * mean(g * xhat))`) becomes
-    `sinter.layer_norm_backward`. The weight and bias gradients stay the
-    column sums they are. Not raised, with a
+    `sinter.layer_norm_backward`. The weight and bias gradients join it as
+    its `dweight`/`dbias` results where they are plain column sums (from
+    zero, over the leading dims) of `dy * xhat` and of `dy` whose users come
+    after the input gradient. Not raised, with a
     near-miss remark: epsilon added after the square root, any other
     intermediate with an outside user, a reduction over a non-trailing axis,
     a divisor that is not the reduced size. A multiplier or addend that is
