@@ -151,6 +151,47 @@ def _autograd_backward(ctx, do, dlse):
 _forward.register_autograd(_autograd_backward, setup_context=_setup_context)
 
 
+def _check_arguments(q, k, v, attn_mask, dropout_p):
+    """SDPA's shape rules, said in SDPA's terms before any IR is built."""
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 4:
+            raise ValueError("sinter.torch.attention: %s must be a 4-d tensor "
+                             "[batch, heads, seq, head_dim], got %s" % (
+                                 name, tuple(t.shape) if isinstance(
+                                     t, torch.Tensor) else type(t).__name__))
+    if not (q.dtype == k.dtype == v.dtype) or q.dtype not in (
+            torch.float32, torch.float16, torch.bfloat16):
+        raise ValueError("sinter.torch.attention: query, key and value must "
+                         "share one dtype of f32, f16 or bf16, got %s, %s, %s"
+                         % (q.dtype, k.dtype, v.dtype))
+    if not (q.device == k.device == v.device):
+        raise ValueError("sinter.torch.attention: query, key and value are on "
+                         "%s, %s and %s" % (q.device, k.device, v.device))
+    B, Hq, _, D = q.shape
+    if k.shape[0] != B or v.shape[0] != B or k.shape[3] != D or \
+            k.shape[:3] != v.shape[:3]:
+        raise ValueError("sinter.torch.attention: shapes do not match: query "
+                         "%s, key %s, value %s" % (tuple(q.shape),
+                                                   tuple(k.shape),
+                                                   tuple(v.shape)))
+    if k.shape[1] == 0 or Hq % k.shape[1]:
+        raise ValueError("sinter.torch.attention: %d query heads are not a "
+                         "multiple of %d key/value heads" % (Hq, k.shape[1]))
+    if attn_mask is not None:
+        try:
+            torch.broadcast_shapes(tuple(attn_mask.shape),
+                                   (B, Hq, q.shape[2], k.shape[2]))
+        except RuntimeError:
+            raise ValueError("sinter.torch.attention: a mask of shape %s does "
+                             "not broadcast to [batch, heads, q_len, k_len] "
+                             "= %s" % (tuple(attn_mask.shape),
+                                       (B, Hq, q.shape[2], k.shape[2]))) \
+                from None
+    if not 0.0 <= float(dropout_p) < 1.0:
+        raise ValueError("sinter.torch.attention: dropout_p must be in [0, 1),"
+                         " got %r" % (dropout_p,))
+
+
 def attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
               scale=None, training=True, generator=None):
     """Scaled dot-product attention (SDPA's arguments) on Sinter's kernels.
@@ -159,6 +200,7 @@ def attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
     of q's dtype. `dropout_p` applies when `training`; its seed is drawn
     from `generator` (torch's default generator when None).
     """
+    _check_arguments(q, k, v, attn_mask, dropout_p)
     if attn_mask is not None and attn_mask.dtype == torch.bool:
         attn_mask = torch.zeros(attn_mask.shape, dtype=q.dtype,
                                 device=q.device).masked_fill(

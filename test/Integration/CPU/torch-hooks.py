@@ -166,6 +166,24 @@ close("attention dropout off in eval",
       o_eval, F.scaled_dot_product_attention(q, k, v), 2e-5)
 
 
+# Bad arguments are said in SDPA's terms.
+for label, call, text in (
+        ("rank", lambda: st.attention(torch.zeros(2, 3, 4), q, v),
+         "query must be a 4-d tensor"),
+        ("heads", lambda: st.attention(torch.zeros(1, 3, 30, 64), k,
+                                       torch.zeros(1, 2, 30, 64)),
+         "3 query heads are not a multiple of 2"),
+        ("mask", lambda: st.attention(q, k, v, attn_mask=torch.zeros(7, 30)),
+         "does not broadcast"),
+        ("dtype", lambda: st.attention(q.half(), k, v), "share one dtype")):
+    try:
+        call()
+        raise AssertionError(label + " accepted")
+    except ValueError as e:
+        assert text in str(e), (label, str(e))
+        print("attention rejects bad %s: ok (%s)" % (label, e))
+
+
 # --------------------------------------------------------------------------
 # Hugging Face models with attn_implementation="sinter"
 # --------------------------------------------------------------------------
