@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 #include <cmath>
 
@@ -89,43 +90,54 @@ private:
 
 } // namespace
 
-bool NormBackwardMatcher::isRowLeaf(Node *n, int64_t k) {
+/// The root dims a leaf view reads, in order, when each of its other
+/// indices is a constant 0 into a unit dim (how views read batch-1 and
+/// keepdim dims); nullopt for any other read.
+static std::optional<SmallVector<int64_t>> readDims(Node *n) {
   if (n->kind != Node::Kind::View)
-    return false;
-  AffineMap m = n->indices;
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(n->value.getType());
+  if (!type || type.getRank() != n->indices.getNumResults())
+    return std::nullopt;
+  SmallVector<int64_t> dims;
+  for (auto [i, e] : llvm::enumerate(n->indices.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      dims.push_back(d.getPosition());
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (!c || c.getValue() != 0 || type.getDimSize(i) != 1)
+      return std::nullopt;
+  }
+  return dims;
+}
+
+/// The root dims in [begin, end) that are not unit dims (views read unit
+/// dims at 0, so a leaf "reads" only these).
+static SmallVector<int64_t> nonUnitDims(RankedTensorType root, int64_t begin,
+                                        int64_t end) {
+  SmallVector<int64_t> dims;
+  for (int64_t d = begin; d < end; ++d)
+    if (root.getDimSize(d) != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+bool NormBackwardMatcher::isRowLeaf(Node *n, int64_t k) {
+  std::optional<SmallVector<int64_t>> dims = readDims(n);
   int64_t lead = rootType.getRank() - k;
-  if (m.getNumResults() < lead)
-    return false;
-  for (int64_t i = 0; i < lead; ++i) {
-    auto d = dyn_cast<AffineDimExpr>(m.getResult(i));
-    if (!d || d.getPosition() != i)
-      return false;
-  }
-  for (int64_t i = lead; i < m.getNumResults(); ++i) {
-    auto c = dyn_cast<AffineConstantExpr>(m.getResult(i));
-    if (!c || c.getValue() != 0)
-      return false;
-  }
-  return true;
+  return dims && *dims == nonUnitDims(rootType, 0, lead) && !(*dims).empty();
 }
 
 bool NormBackwardMatcher::isFullLeaf(Node *n) {
-  return isIdentityView(b, n) &&
-         cast<RankedTensorType>(n->value.getType()).getShape() ==
-             rootType.getShape();
+  std::optional<SmallVector<int64_t>> dims = readDims(n);
+  return dims && *dims == nonUnitDims(rootType, 0, rootType.getRank());
 }
 
 bool NormBackwardMatcher::isColumnLeaf(Node *n, int64_t k) {
-  if (n->kind != Node::Kind::View ||
-      n->indices.getNumResults() != static_cast<unsigned>(k))
-    return false;
+  std::optional<SmallVector<int64_t>> dims = readDims(n);
   int64_t r = rootType.getRank();
-  for (int64_t i = 0; i < k; ++i) {
-    auto d = dyn_cast<AffineDimExpr>(n->indices.getResult(i));
-    if (!d || d.getPosition() != r - k + i)
-      return false;
-  }
-  return true;
+  return dims && *dims == nonUnitDims(rootType, r - k, r) && !(*dims).empty();
 }
 
 bool NormBackwardMatcher::leavesOf(Node *n, double &scale,
@@ -310,20 +322,39 @@ FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
   return m;
 }
 
-/// `leaf`'s tensor with the reads of `m` made explicit: rows [lead] for a
-/// row statistic, the normalized shape for the weight.
-static Value rowStat(OpBuilder &b, Location loc, Value stat, int64_t lead) {
-  auto t = cast<RankedTensorType>(stat.getType());
-  if (t.getRank() == lead)
-    return stat;
-  SmallVector<ReassociationIndices> re(lead);
-  for (int64_t i = 0; i < lead; ++i)
-    re[i].push_back(i);
-  for (int64_t i = lead; i < t.getRank(); ++i)
-    re[lead - 1].push_back(i);
-  if (lead == 0)
+/// `v` reshaped to `shape` (same elements; only unit dims differ): a
+/// collapse to its non-unit dims, then an expand to `shape`. Null when the
+/// non-unit dims differ.
+static Value reshapeTo(OpBuilder &b, Location loc, Value v,
+                       ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  auto nonUnit = [](ArrayRef<int64_t> s) {
+    SmallVector<int64_t> r;
+    for (int64_t d : s)
+      if (d != 1)
+        r.push_back(d);
+    return r;
+  };
+  SmallVector<int64_t> core = nonUnit(type.getShape());
+  if (core != nonUnit(shape) || core.empty())
     return Value();
-  return tensor::CollapseShapeOp::create(b, loc, stat, re);
+  auto coreType = RankedTensorType::get(core, type.getElementType());
+  auto target = RankedTensorType::get(shape, type.getElementType());
+  if (type != coreType) {
+    auto re = getReassociationIndicesForReshape(type, coreType);
+    if (!re)
+      return Value();
+    v = tensor::CollapseShapeOp::create(b, loc, coreType, v, *re);
+  }
+  if (coreType != target) {
+    auto re = getReassociationIndicesForReshape(coreType, target);
+    if (!re)
+      return Value();
+    v = tensor::ExpandShapeOp::create(b, loc, target, v, *re);
+  }
+  return v;
 }
 
 /// The tensor a column sum adds up, when `op` is one: a linalg.generic
@@ -417,23 +448,30 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
       continue;
     }
     auto type = cast<RankedTensorType>(root.getType());
-    Value dy = m->dy->value, x = m->x->value;
-    if (dy.getType() != type || x.getType() != type) {
-      reportNearMiss(op, "layer_norm_backward", "dy, x and dx differ in type");
-      continue;
-    }
     int64_t lead = type.getRank() - m->normalizedRank;
+    ArrayRef<int64_t> shape = type.getShape();
     OpBuilder builder(op);
     Location loc = op->getLoc();
-    Value mean = rowStat(builder, loc, m->mean->value, lead);
-    Value rstd = rowStat(builder, loc, m->rstd->value, lead);
-    if (!mean || !rstd || mean.getType() != rstd.getType() ||
+    // The leaves in the op's shapes (views read unit dims at 0, so a leaf
+    // may have them or not): x and dy of dx's shape, the statistics of the
+    // leading shape, the weight of the normalized shape.
+    Value dy = reshapeTo(builder, loc, m->dy->value, shape);
+    Value x = reshapeTo(builder, loc, m->x->value, shape);
+    Value mean =
+        reshapeTo(builder, loc, m->mean->value, shape.take_front(lead));
+    Value rstd =
+        reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
+    if (!dy || !x || !mean || !rstd || dy.getType() != type ||
+        x.getType() != type || mean.getType() != rstd.getType() ||
         !cast<RankedTensorType>(mean.getType()).getElementType().isF32()) {
       reportNearMiss(op, "layer_norm_backward",
-                     "the statistics are not f32 rows");
+                     "dy, x and dx differ in type, or the statistics are "
+                     "not f32 rows");
       continue;
     }
-    Value weight = m->weight ? m->weight->value : Value();
+    Value weight = m->weight ? reshapeTo(builder, loc, m->weight->value,
+                                         shape.take_back(m->normalizedRank))
+                             : Value();
     // The weight and bias gradients join the op when they are the plain
     // column sums (its kernel adds them in the same pass over the rows).
     auto [dwOp, dbOp] = findColumnSums(candidates, erased, *m, lead, op);
