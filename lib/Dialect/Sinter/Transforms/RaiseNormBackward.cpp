@@ -36,8 +36,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 
@@ -52,6 +54,7 @@ struct NormBackwardMatch {
   Node *dy = nullptr, *x = nullptr, *mean = nullptr, *rstd = nullptr,
        *weight = nullptr;
   int64_t normalizedRank = 0;
+  bool rms = false; // RMSNorm: no mean
   SetVector<Operation *> covered;
 };
 
@@ -62,6 +65,9 @@ public:
         b(root.getContext(), rootType.getRank()) {}
 
   FailureOr<NormBackwardMatch> match(std::string &why);
+  /// RMSNorm's input gradient as autograd writes it:
+  /// dx = rstd * g - x * rstd^3 * rowsum(g * x) / N.
+  FailureOr<NormBackwardMatch> matchRms(Node *top, std::string &why);
   /// Whether the root is dy * xhat with the leaves of `m`.
   bool isDyTimesXhat(const NormBackwardMatch &m);
 
@@ -76,6 +82,8 @@ private:
   /// its scale; fails on a sum or a reduction among them unless allowed.
   bool leavesOf(Node *n, double &scale, SmallVector<Node *> &leaves,
                 SmallVector<Node *> *reductions = nullptr);
+  /// `s` as base^k for a constant 0 <= k <= 4 (math.fpowi), if it is one.
+  std::optional<std::pair<Node *, int>> smallPower(Node *s);
   /// g = dy [* weight]: records dy and weight on the first call, checks
   /// them after.
   bool isG(ArrayRef<Node *> leaves, NormBackwardMatch &m);
@@ -140,6 +148,37 @@ bool NormBackwardMatcher::isColumnLeaf(Node *n, int64_t k) {
   return dims && *dims == nonUnitDims(rootType, r - k, r) && !(*dims).empty();
 }
 
+std::optional<std::pair<Node *, int>> NormBackwardMatcher::smallPower(Node *s) {
+  // A scalar fpowi the views expanded, or an elementwise generic whose
+  // body is one fpowi of its input by a constant (views do not look into
+  // bodies that capture the integer exponent).
+  Node *base = nullptr;
+  Value exponent;
+  if (s->kind == Node::Kind::Op && isa<math::FPowIOp>(s->op)) {
+    base = b.skip(stripExt(b, s->operands[0], nullptr));
+    exponent = s->op->getOperand(1);
+  } else if (s->kind == Node::Kind::View) {
+    auto g = s->value.getDefiningOp<linalg::GenericOp>();
+    if (!g || g.getNumDpsInputs() != 1 || g->getNumResults() != 1 ||
+        !llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return std::nullopt;
+    auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+    auto pow = yield.getOperand(0).getDefiningOp<math::FPowIOp>();
+    if (!pow || pow.getLhs() != g.getBody()->getArgument(0))
+      return std::nullopt;
+    base = b.skip(b.view(g.getDpsInputs()[0], s->indices));
+    exponent = pow.getRhs();
+  } else {
+    return std::nullopt;
+  }
+  APInt k;
+  if (!base || !matchPattern(exponent, m_ConstantInt(&k)) ||
+      k.getSExtValue() < 0 || k.getSExtValue() > 4)
+    return std::nullopt;
+  return std::make_pair(base, static_cast<int>(k.getSExtValue()));
+}
+
 bool NormBackwardMatcher::leavesOf(Node *n, double &scale,
                                    SmallVector<Node *> &leaves,
                                    SmallVector<Node *> *reductions) {
@@ -153,6 +192,13 @@ bool NormBackwardMatcher::leavesOf(Node *n, double &scale,
       if (!reductions)
         return false;
       reductions->push_back(s);
+      continue;
+    }
+    // x^k with a small constant k (autograd writes rsqrt's derivative with
+    // rstd^3, pow's with x^1): k factors of x.
+    if (std::optional<std::pair<Node *, int>> pow = smallPower(s)) {
+      for (int i = 0; i < pow->second; ++i)
+        leaves.push_back(pow->first);
       continue;
     }
     leaves.push_back(s->kind == Node::Kind::View ? s : f);
@@ -231,6 +277,94 @@ bool NormBackwardMatcher::isDyTimesXhat(const NormBackwardMatch &matched) {
          sameLeaf(leaves.front(), matched.dy);
 }
 
+FailureOr<NormBackwardMatch> NormBackwardMatcher::matchRms(Node *top,
+                                                           std::string &why) {
+  NormBackwardMatch m;
+  m.rms = true;
+  Sum s = flattenSum(b, top, &m.covered, /*stopAtShared=*/false);
+  if (s.terms.size() != 2)
+    return failure();
+  struct Term {
+    double coeff;
+    SmallVector<Node *> leaves, reductions;
+  };
+  SmallVector<Term> terms;
+  for (auto [term, neg] : s.terms) {
+    Term t;
+    double scale;
+    if (!leavesOf(term, scale, t.leaves, &t.reductions) ||
+        t.reductions.size() > 1)
+      return failure();
+    t.coeff = (neg ? -1.0 : 1.0) * scale;
+    terms.push_back(std::move(t));
+  }
+  // The rstd * g term first: it names dy, the weight and rstd.
+  if (!terms[0].reductions.empty())
+    std::swap(terms[0], terms[1]);
+  Term &tg = terms[0], &tc = terms[1];
+  if (!tg.reductions.empty() || tc.reductions.size() != 1)
+    return failure();
+  for (auto it = tg.leaves.begin(); it != tg.leaves.end() && !m.rstd; ++it)
+    for (int64_t k = rootType.getRank(); k >= 1 && !m.rstd; --k)
+      if (isRowLeaf(*it, k)) {
+        m.rstd = *it;
+        m.normalizedRank = k;
+        tg.leaves.erase(it);
+        break;
+      }
+  if (!m.rstd || !isG(tg.leaves, m))
+    return failure();
+  // x * rstd^3 * rowsum(dy * w * x) * c.
+  Node *r = tc.reductions.front();
+  std::optional<double> init = getConstant(b, r->operands[1]);
+  if (!isa<arith::AddFOp>(r->combiner) || !init || *init != 0.0 ||
+      static_cast<int64_t>(r->reducedDims.size()) != m.normalizedRank)
+    return failure();
+  double bodyScale;
+  SmallVector<Node *> body;
+  if (!leavesOf(r->operands[0], bodyScale, body))
+    return failure();
+  auto dyIt = llvm::find_if(body, [&](Node *l) { return same(b, l, m.dy); });
+  if (dyIt == body.end())
+    return failure();
+  body.erase(dyIt);
+  if (m.weight) {
+    auto wIt =
+        llvm::find_if(body, [&](Node *l) { return same(b, l, m.weight); });
+    if (wIt == body.end())
+      return failure();
+    body.erase(wIt);
+  }
+  if (body.size() != 1 || !isFullLeaf(body.front()))
+    return failure();
+  m.x = body.front();
+  int rstds = 0, xs = 0;
+  for (Node *l : tc.leaves) {
+    if (same(b, l, m.rstd))
+      ++rstds;
+    else if (same(b, l, m.x))
+      ++xs;
+    else
+      return failure();
+  }
+  if (rstds != 3 || xs != 1) {
+    why = "the correction term is not x * rstd^3 * rowsum(g * x)";
+    return failure();
+  }
+  int64_t n = 1;
+  for (int64_t d : rootType.getShape().take_back(m.normalizedRank))
+    n *= d;
+  double c = tc.coeff * bodyScale;
+  auto near = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
+  };
+  if (!near(tg.coeff, 1.0) || !near(c, -1.0 / static_cast<double>(n))) {
+    why = "the coefficients are not those of RMSNorm's input gradient";
+    return failure();
+  }
+  return m;
+}
+
 FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
   NormBackwardMatch m;
   Node *top = b.skip(b.root(root), &m.covered);
@@ -239,7 +373,7 @@ FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
   // dx = scale * rstd * inner.
   Product p = flattenProduct(b, top, &m.covered, /*stopAtShared=*/true);
   if (p.factors.size() != 2 || !p.divisors.empty())
-    return failure();
+    return matchRms(top, why);
   Node *inner = nullptr;
   for (Node *f : p.factors) {
     Node *leaf = b.skip(stripExt(b, f, nullptr));
@@ -444,9 +578,10 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     FailureOr<NormBackwardMatch> m = matcher.match(why);
     if (failed(m)) {
       if (!why.empty())
-        reportNearMiss(op, "layer_norm_backward", why);
+        reportNearMiss(op, "norm_backward", why);
       continue;
     }
+    StringRef pattern = m->rms ? "rms_norm_backward" : "layer_norm_backward";
     auto type = cast<RankedTensorType>(root.getType());
     int64_t lead = type.getRank() - m->normalizedRank;
     ArrayRef<int64_t> shape = type.getShape();
@@ -457,14 +592,15 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     // leading shape, the weight of the normalized shape.
     Value dy = reshapeTo(builder, loc, m->dy->value, shape);
     Value x = reshapeTo(builder, loc, m->x->value, shape);
-    Value mean =
-        reshapeTo(builder, loc, m->mean->value, shape.take_front(lead));
     Value rstd =
         reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
+    Value mean = m->rms ? rstd
+                        : reshapeTo(builder, loc, m->mean->value,
+                                    shape.take_front(lead));
     if (!dy || !x || !mean || !rstd || dy.getType() != type ||
         x.getType() != type || mean.getType() != rstd.getType() ||
-        !cast<RankedTensorType>(mean.getType()).getElementType().isF32()) {
-      reportNearMiss(op, "layer_norm_backward",
+        !cast<RankedTensorType>(rstd.getType()).getElementType().isF32()) {
+      reportNearMiss(op, pattern,
                      "dy, x and dx differ in type, or the statistics are "
                      "not f32 rows");
       continue;
@@ -472,26 +608,37 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     Value weight = m->weight ? reshapeTo(builder, loc, m->weight->value,
                                          shape.take_back(m->normalizedRank))
                              : Value();
-    // The weight and bias gradients join the op when they are the plain
-    // column sums (its kernel adds them in the same pass over the rows).
-    auto [dwOp, dbOp] = findColumnSums(candidates, erased, *m, lead, op);
-    auto bwd = LayerNormBackwardOp::create(
-        builder, loc, type, dwOp ? dwOp->getResult(0).getType() : Type(),
-        dbOp ? dbOp->getResult(0).getType() : Type(), dy, x, mean, rstd, weight,
-        m->normalizedRank);
-    root.replaceAllUsesWith(bwd.getGradInput());
     SmallVector<Operation *> ops(m->covered.begin(), m->covered.end());
     ops.push_back(op);
-    if (dwOp) {
-      dwOp->getResult(0).replaceAllUsesWith(bwd.getGradWeight());
-      ops.push_back(dwOp);
-    }
-    if (dbOp) {
-      dbOp->getResult(0).replaceAllUsesWith(bwd.getGradBias());
-      ops.push_back(dbOp);
+    Operation *bwd;
+    if (m->rms) {
+      // The weight gradient reads the forward's saved x * rstd, which this
+      // graph cannot tell from another tensor: it stays a column sum.
+      auto rmsBwd = RMSNormBackwardOp::create(builder, loc, type, Type(), dy, x,
+                                              rstd, weight, m->normalizedRank);
+      root.replaceAllUsesWith(rmsBwd.getGradInput());
+      bwd = rmsBwd;
+    } else {
+      // The weight and bias gradients join the op when they are the plain
+      // column sums (its kernel adds them in the same pass over the rows).
+      auto [dwOp, dbOp] = findColumnSums(candidates, erased, *m, lead, op);
+      auto lnBwd = LayerNormBackwardOp::create(
+          builder, loc, type, dwOp ? dwOp->getResult(0).getType() : Type(),
+          dbOp ? dbOp->getResult(0).getType() : Type(), dy, x, mean, rstd,
+          weight, m->normalizedRank);
+      root.replaceAllUsesWith(lnBwd.getGradInput());
+      if (dwOp) {
+        dwOp->getResult(0).replaceAllUsesWith(lnBwd.getGradWeight());
+        ops.push_back(dwOp);
+      }
+      if (dbOp) {
+        dbOp->getResult(0).replaceAllUsesWith(lnBwd.getGradBias());
+        ops.push_back(dbOp);
+      }
+      bwd = lnBwd;
     }
     int64_t bytes = eraseMatched(ops, erased);
-    reportFusion(bwd, "layer_norm_backward", bytes);
+    reportFusion(bwd, pattern, bytes);
     ++raised;
   }
   return raised;

@@ -287,8 +287,8 @@ def FusionReport : Pass<"sinter-fusion-report", "mlir::ModuleOp"> {
 
 def RaiseNorms : Pass<"sinter-raise-norms"> {
   let summary = "Raise decomposed LayerNorm and RMSNorm into sinter.layer_norm "
-                "and sinter.rms_norm, and LayerNorm's input gradient into "
-                "sinter.layer_norm_backward";
+                "and sinter.rms_norm, and their input gradients into "
+                "sinter.layer_norm_backward and sinter.rms_norm_backward";
   let description = [{
     Recognises a normalization over trailing dimensions however the frontend
     split it into ops (torch-mlir: one `linalg.generic` per aten op; TOSA after
@@ -319,7 +319,13 @@ def RaiseNorms : Pass<"sinter-raise-norms"> {
     `sinter.layer_norm_backward`. The weight and bias gradients join it as
     its `dweight`/`dbias` results where they are plain column sums (from
     zero, over the leading dims) of `dy * xhat` and of `dy` whose users come
-    after the input gradient. Not raised, with a
+    after the input gradient. RMSNorm's input gradient as autograd writes
+    it for `F.rms_norm`, `dx = rstd * g - x * rstd^3 * rowsum(g * x) / N`
+    (with `math.fpowi` powers), becomes `sinter.rms_norm_backward`; its
+    weight gradient reads the forward's saved `x * rstd` and stays a column
+    sum. (In torch.compile graphs rstd^3 reads a second saved copy of rstd,
+    an alias AOTAutograd passes as its own argument, which is not provably
+    rstd: not raised there yet.) Not raised, with a
     near-miss remark: epsilon added after the square root, any other
     intermediate with an outside user, a reduction over a non-trailing axis,
     a divisor that is not the reduced size. A multiplier or addend that is
