@@ -11,8 +11,8 @@
 // dbias results.
 
 // CHECK-LABEL: func.func @main
-// CHECK: %[[M:.*]] = tensor.collapse_shape %arg3 {{\[\[}}0, 1]] : tensor<8x1xf32> into tensor<8xf32>
-// CHECK: %[[R:.*]] = tensor.collapse_shape %arg4 {{\[\[}}0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK-DAG: %[[M:.*]] = tensor.collapse_shape %arg3 {{\[\[}}0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+// CHECK-DAG: %[[R:.*]] = tensor.collapse_shape %arg4 {{\[\[}}0, 1]] : tensor<8x1xf32> into tensor<8xf32>
 // CHECK: %[[DX:.*]], %[[DW:.*]], %[[DB:.*]] = sinter.layer_norm_backward %{{.*}}, %arg2, %[[M]], %[[R]] weight(%arg6 : tensor<64xf32>) {{.*}}: tensor<8x64xf32>, tensor<8xf32> -> tensor<8x64xf32> dweight(tensor<64xf32>) dbias(tensor<64xf32>)
 // CHECK: return %{{.*}}, %[[DB]], %{{.*}}, %[[DW]], %{{.*}}, %{{.*}} :
 #map = affine_map<(d0, d1) -> (d0, d1)>
