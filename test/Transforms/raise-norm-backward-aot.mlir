@@ -140,7 +140,7 @@ module {
 
 // The same graph with N written as 32 for rows of 64: not LayerNorm's
 // gradient, said in a remark, and nothing raised.
-// REMARK: remark: not fused as layer_norm_backward: the coefficients are not those of LayerNorm's input gradient
+// REMARK: remark: not fused as norm_backward: the coefficients are not those of LayerNorm's input gradient
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: sinter.layer_norm_backward
 // CHECK: return
