@@ -4,10 +4,10 @@
 // decomposition: dx = rstd * g + (rowsum(g * x) * -0.5 * rstd^3 / N) * 2x
 // with g = dy * weight (math.fpowi for rstd^3 and for x^1). Reduced from
 // torch.compile's backward graph of Linear -> RMSNorm -> Linear (the
-// backend's unedited output): there the rstd^3 reads `alias`, a second
-// saved copy of rstd that AOTAutograd passes as its own argument (%arg2),
-// which the matcher cannot prove equal to rstd; here it reads rstd
-// (%arg7) itself. Raised to sinter.rms_norm_backward; the weight gradient
+// backend's output before it merged saved aliases): there the rstd^3 read
+// `alias`, a second saved copy of rstd that AOTAutograd passes as its own
+// argument (%arg2), which the matcher cannot prove equal to rstd; the
+// backend now reads both as one value, as here (%arg7). Raised to sinter.rms_norm_backward; the weight gradient
 // reads the forward's saved x * rstd and stays a column sum.
 
 // CHECK-LABEL: func.func @main

@@ -323,6 +323,49 @@ class _Compiled(torch.nn.Module):
         return outs
 
 
+# Saved tensors of forward graphs that are aliases of other saved tensors
+# (AOTAutograd saves a result both as itself and as `alias(result)` when
+# the backward reads it in both roles): per forward graph, the names of its
+# outputs and {alias name: aliased name}.
+_saved_aliases = []
+
+
+def _record_saved_aliases(gm):
+    out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    names = {o.name for o in outs if isinstance(o, torch.fx.Node)}
+    aliases = {}
+    for o in outs:
+        if (isinstance(o, torch.fx.Node) and o.op == "call_function"
+                and o.target is torch.ops.aten.alias.default
+                and isinstance(o.args[0], torch.fx.Node)
+                and o.args[0].name in names):
+            aliases[o.name] = o.args[0].name
+    if aliases:
+        _saved_aliases.append((names, aliases))
+
+
+def _merge_saved_aliases(gm):
+    """In a backward graph, reads of a saved alias become reads of the
+    tensor it aliases (the same data), so that the raising passes see one
+    value: RMSNorm's backward reads rstd both ways."""
+    placeholders = {n.name: n for n in gm.graph.nodes
+                    if n.op == "placeholder"}
+    saved = {name for name in placeholders if not name.startswith("tangents")}
+    for names, aliases in reversed(_saved_aliases):
+        if not saved <= names:
+            continue
+        merged = 0
+        for alias, base in aliases.items():
+            if alias in placeholders and base in placeholders:
+                placeholders[alias].replace_all_uses_with(placeholders[base])
+                merged += 1
+        if merged:
+            gm.recompile()
+        return merged
+    return 0
+
+
 def _compile_graph(kind):
     def compile_graph(gm, example_inputs):
         from torch.fx.passes.infra.partitioner import \
@@ -341,6 +384,10 @@ def _compile_graph(kind):
                   if isinstance(a, torch.Tensor)]
         log.info("sinter: %s graph %d: compiling for input shapes %s", kind,
                  graph_id, shapes)
+        if kind == "forward":
+            _record_saved_aliases(gm)
+        else:
+            _merge_saved_aliases(gm)
         partitioner = CapabilityBasedPartitioner(
             gm, _Support(), allows_single_node_partition=True)
         fused = partitioner.partition_and_fuse()

@@ -324,8 +324,8 @@ def RaiseNorms : Pass<"sinter-raise-norms"> {
     (with `math.fpowi` powers), becomes `sinter.rms_norm_backward`; its
     weight gradient reads the forward's saved `x * rstd` and stays a column
     sum. (In torch.compile graphs rstd^3 reads a second saved copy of rstd,
-    an alias AOTAutograd passes as its own argument, which is not provably
-    rstd: not raised there yet.) Not raised, with a
+    an alias AOTAutograd passes as its own argument; sinter.torch's backend
+    reads both as one value before importing.) Not raised, with a
     near-miss remark: epsilon added after the square root, any other
     intermediate with an outside user, a reduction over a non-trailing axis,
     a divisor that is not the reduced size. A multiplier or addend that is
