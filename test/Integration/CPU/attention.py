@@ -23,23 +23,11 @@ def attention_ir(B, Hq, Hkv, Sq, Skv, D, dtype, causal=False, mask=None,
                  scale=None, lse=False, dropout_p=0.0):
     tq, tk = T((B, Hq, Sq, D), dtype), T((B, Hkv, Skv, D), dtype)
     tl = T((B, Hq, Sq), np.float32)
-    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk]
-    operands = "%q, %k, %v"
-    if mask is not None:
-        tm = T(mask[0], mask[1])
-        args.append("%mask: " + tm)
-        operands += " mask(%%mask : %s)" % tm
-    if dropout_p:
-        args.append("%seed: i64")
-        operands += " seed(%seed)"
-    attrs = []
-    if causal:
-        attrs.append("causal")
-    if scale is not None:
-        attrs.append("scale = %s : f32" % refs.flt(np.float32(scale)))
-    if dropout_p:
-        attrs.append("dropout_p = %s : f64" % refs.flt(dropout_p))
-    attr_dict = " {%s}" % ", ".join(attrs) if attrs else ""
+    tm = T(mask[0], mask[1]) if mask is not None else None
+    more, extra, attr_dict = refs.attention_clauses(tm, dropout_p, causal,
+                                                    scale)
+    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk] + more
+    operands = "%q, %k, %v" + extra
     results = [tq] + ([tl] if lse else [])
     names = "%o, %lse" if lse else "%o"
     return """

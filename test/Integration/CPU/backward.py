@@ -193,24 +193,9 @@ def attention_program(B, Hq, Hkv, Sq, Skv, D, dtype, causal, mask,
                       dropout_p, scale):
     tq, tk = T((B, Hq, Sq, D), dtype), T((B, Hkv, Skv, D), dtype)
     tl = T((B, Hq, Sq), F32)
-    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk]
-    extra = ""
-    tm = None
-    if mask is not None:
-        tm = T(mask, dtype)
-        args.append("%m: " + tm)
-        extra += " mask(%%m : %s)" % tm
-    if dropout_p:
-        args.append("%seed: i64")
-        extra += " seed(%seed)"
-    attrs = []
-    if causal:
-        attrs.append("causal")
-    if scale is not None:
-        attrs.append("scale = %s : f32" % refs.flt(np.float32(scale)))
-    if dropout_p:
-        attrs.append("dropout_p = %s : f64" % refs.flt(dropout_p))
-    attrs = " {%s}" % ", ".join(attrs) if attrs else ""
+    tm = T(mask, dtype) if mask is not None else None
+    more, extra, attrs = refs.attention_clauses(tm, dropout_p, causal, scale)
+    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk] + more
     grads = [tq, tk, tk] + ([tm] if tm else [])
     dmask = " dmask(%s)" % tm if tm else ""
     names = "%dq, %dk, %dv" + (", %dm" if tm else "")

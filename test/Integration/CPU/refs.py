@@ -283,6 +283,26 @@ def attention_naive(q, k, v, dtype, scale=None, causal=False, mask=None):
     return np.einsum("bhij,bhjd->bhid", p, v32).astype(dtype)
 
 
+def attention_clauses(mask_type, dropout_p, causal, scale):
+    """What a sinter.attention (or attention_backward) with these options
+    adds to its function: extra arguments, operand clauses (mask, seed) and
+    the attribute dict."""
+    args, extra, attrs = [], "", []
+    if mask_type:
+        args.append("%m: " + mask_type)
+        extra += " mask(%%m : %s)" % mask_type
+    if dropout_p:
+        args.append("%seed: i64")
+        extra += " seed(%seed)"
+    if causal:
+        attrs.append("causal")
+    if scale is not None:
+        attrs.append("scale = %s : f32" % flt(np.float32(scale)))
+    if dropout_p:
+        attrs.append("dropout_p = %s : f64" % flt(dropout_p))
+    return args, extra, (" {%s}" % ", ".join(attrs) if attrs else "")
+
+
 def compile_ops(ir):
     """Compiles sinter-op IR as written (no fusion pipeline)."""
     import sinter
