@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -381,17 +382,19 @@ Value KernelBuilder::groupReduce(Value value, ReduceKind kind,
                                  Value groupIndex, Value smem) {
   // Butterfly within a warp: xor offsets below the group size stay inside
   // the group, and every lane ends up with the group's result.
-  for (int64_t off = std::min<int64_t>(groupSize, 32) / 2; off >= 1; off /= 2) {
-    auto shfl = gpu::ShuffleOp::create(b, value, static_cast<int32_t>(off), 32,
+  for (int64_t off = std::min<int64_t>(groupSize, kWarpSize) / 2; off >= 1;
+       off /= 2) {
+    auto shfl = gpu::ShuffleOp::create(b, value, static_cast<int32_t>(off),
+                                       static_cast<int32_t>(kWarpSize),
                                        gpu::ShuffleMode::XOR);
     value = combine(kind, value, shfl.getShuffleResult());
   }
-  if (groupSize <= 32)
+  if (groupSize <= kWarpSize)
     return value;
   // Across the warps of the group: lane 0 of each warp publishes its value,
   // then every lane combines the group's slots.
-  int64_t warps = groupSize / 32;
-  Value c32 = idx(32);
+  int64_t warps = groupSize / kWarpSize;
+  Value c32 = idx(kWarpSize);
   Value warpInGroup = arith::DivUIOp::create(b, lane, c32);
   Value laneInWarp = arith::RemUIOp::create(b, lane, c32);
   Value base = arith::MulIOp::create(b, groupIndex, idx(warps));

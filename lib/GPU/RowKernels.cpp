@@ -166,7 +166,7 @@ Value sinter::gpu_kernels::rowBase(KernelBuilder &kb, const RowConfig &c,
 static MemRefType smemType(MLIRContext *ctx, const RowConfig &c) {
   auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   return MemRefType::get(
-      {std::max<int64_t>(1, c.block / 32) * (c.persistent ? 2 : 1)},
+      {std::max<int64_t>(1, c.block / kWarpSize) * (c.persistent ? 2 : 1)},
       Float32Type::get(ctx), MemRefLayoutAttrInterface(), ws);
 }
 

@@ -46,6 +46,7 @@ struct ChipInfo {
 const ChipInfo &chipInfo(int64_t smVersion);
 
 /// Facts of every chip from sm_80 on.
+inline constexpr int64_t kWarpSize = 32;
 inline constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// Statically allocated shared memory of a block (above it, a kernel must
 /// opt into dynamic shared memory).
