@@ -86,7 +86,7 @@ def aot(cache, batch, seq, layers):
     os.environ["SINTER_TORCH_AOT"] = TARGET
     import logging
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    import sinter.torch as st
+    import sinter.torch  # noqa: F401  (registers backend="sinter")
     from sinter.torch import _cache
     from sinter.torch._tensors import tensor_type
     from sinter.torch.optim import adamw_ir
@@ -111,7 +111,6 @@ def aot(cache, batch, seq, layers):
     print("aot: compiled for %s in %.1f s into %s" % (TARGET,
                                                       time.time() - t0,
                                                       cache))
-    del st
 
 
 def run(cache, batch, seq, layers, steps, json_path):

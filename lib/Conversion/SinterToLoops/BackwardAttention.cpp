@@ -50,10 +50,7 @@ struct BackwardShape {
 
   /// A map of an `n`-loop space onto the loops `dims`.
   AffineMap map(unsigned n, ArrayRef<unsigned> dims) const {
-    SmallVector<AffineExpr> e;
-    for (unsigned d : dims)
-      e.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(n, 0, e, ctx);
+    return AffineMap::getMultiDimMapWithTargets(n, dims, ctx);
   }
 };
 

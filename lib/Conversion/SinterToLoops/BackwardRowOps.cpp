@@ -34,14 +34,6 @@ using namespace sinter::detail;
 
 namespace {
 
-/// The map of a full `rank`-d iteration space onto the dimensions `dims`.
-AffineMap projection(MLIRContext *ctx, unsigned rank, ArrayRef<unsigned> dims) {
-  SmallVector<AffineExpr> exprs;
-  for (unsigned d : dims)
-    exprs.push_back(getAffineDimExpr(d, ctx));
-  return AffineMap::get(rank, 0, exprs, ctx);
-}
-
 //===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
@@ -73,7 +65,7 @@ struct SoftmaxBackwardToLinalg : public OpRewritePattern<SoftmaxBackwardOp> {
         keptShape.push_back(shape[d]);
       }
     AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap row = projection(ctx, rank, kept);
+    AffineMap row = AffineMap::getMultiDimMapWithTargets(rank, kept, ctx);
     Value dot =
         filledTensor(rw, loc, keptShape, rw.getF32Type(), cF32(rw, loc, 0.0));
     dot = buildGeneric(rw, loc, {dy, y}, {dot}, {id, id, row}, rank, {dim},
@@ -283,10 +275,10 @@ struct NormBackwardToLinalg : public OpRewritePattern<NormBackwardOp> {
       return rw.notifyMatchFailure(op, "empty normalized shape");
     MLIRContext *ctx = rw.getContext();
     p.id = AffineMap::getMultiDimIdentityMap(p.rank, ctx);
-    p.rowMap = projection(ctx, p.rank,
-                          llvm::to_vector(llvm::seq<unsigned>(0, p.lead)));
-    p.colMap = projection(ctx, p.rank,
-                          llvm::to_vector(llvm::seq<unsigned>(p.lead, p.rank)));
+    p.rowMap = AffineMap::getMultiDimMapWithTargets(
+        p.rank, llvm::to_vector(llvm::seq<unsigned>(0, p.lead)), ctx);
+    p.colMap = AffineMap::getMultiDimMapWithTargets(
+        p.rank, llvm::to_vector(llvm::seq<unsigned>(p.lead, p.rank)), ctx);
 
     SmallVector<Value> rowSums =
         buildRowSums(rw, loc, p, shape.take_front(p.lead));

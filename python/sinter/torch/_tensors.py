@@ -42,7 +42,7 @@ def to_numpy(t):
     return t.numpy()
 
 
-def from_numpy(a, like=None):
+def from_numpy(a):
     """A CPU tensor of the numpy array `a` (ml_dtypes' bfloat16 as
     torch.bfloat16)."""
     import torch
