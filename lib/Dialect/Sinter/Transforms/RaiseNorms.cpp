@@ -508,6 +508,42 @@ static void replaceStat(OpBuilder &builder, Value stat, Value replacement) {
   stat.replaceAllUsesWith(v);
 }
 
+/// Replaces the decomposition rooted at `op` (result `root`) by the norm op
+/// `m` describes, its statistics results standing for `meanForms` and
+/// `rstdForms` (the forms used outside the pattern); returns the op.
+static Operation *buildRaisedNorm(Operation *op, Value root, const NormMatch &m,
+                                  ArrayRef<Value> meanForms,
+                                  ArrayRef<Value> rstdForms) {
+  auto inputType = cast<RankedTensorType>(m.input.getType());
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  auto statType = RankedTensorType::get(
+      inputType.getShape().drop_back(m.normalizedRank), builder.getF32Type());
+  Value weight =
+      m.weight ? normalizedParam(builder, m.weight, m.normalizedRank) : Value();
+  Value bias =
+      m.bias ? normalizedParam(builder, m.bias, m.normalizedRank) : Value();
+  if (m.rms) {
+    auto norm = RMSNormOp::create(
+        builder, loc, inputType, m.exposeRstd ? statType : Type(), m.input,
+        weight, m.normalizedRank, APFloat(static_cast<float>(m.epsilon)));
+    for (Value form : rstdForms)
+      replaceStat(builder, form, norm.getRstd());
+    root.replaceAllUsesWith(norm.getOutput());
+    return norm;
+  }
+  auto norm = LayerNormOp::create(
+      builder, loc, inputType, m.exposeMean ? statType : Type(),
+      m.exposeRstd ? statType : Type(), m.input, weight, bias, m.normalizedRank,
+      APFloat(static_cast<float>(m.epsilon)));
+  for (Value form : meanForms)
+    replaceStat(builder, form, norm.getMean());
+  for (Value form : rstdForms)
+    replaceStat(builder, form, norm.getRstd());
+  root.replaceAllUsesWith(norm.getOutput());
+  return norm;
+}
+
 namespace {
 struct SinterRaiseNormsPass
     : public sinter::impl::RaiseNormsBase<SinterRaiseNormsPass> {
@@ -603,39 +639,7 @@ void SinterRaiseNormsPass::runOnOperation() {
         }
         continue;
       }
-      OpBuilder builder(op);
-      Location loc = op->getLoc();
-      auto statType = RankedTensorType::get(
-          inputType.getShape().drop_back(m->normalizedRank),
-          builder.getF32Type());
-      Value weight =
-          m->weight ? normalizedParam(builder, m->weight, m->normalizedRank)
-                    : Value();
-      Value bias = m->bias
-                       ? normalizedParam(builder, m->bias, m->normalizedRank)
-                       : Value();
-      Operation *fused;
-      if (m->rms) {
-        auto norm = RMSNormOp::create(builder, loc, inputType,
-                                      m->exposeRstd ? statType : Type(),
-                                      m->input, weight, m->normalizedRank,
-                                      APFloat(static_cast<float>(m->epsilon)));
-        for (Value form : rstdForms)
-          replaceStat(builder, form, norm.getRstd());
-        root.replaceAllUsesWith(norm.getOutput());
-        fused = norm;
-      } else {
-        auto norm = LayerNormOp::create(
-            builder, loc, inputType, m->exposeMean ? statType : Type(),
-            m->exposeRstd ? statType : Type(), m->input, weight, bias,
-            m->normalizedRank, APFloat(static_cast<float>(m->epsilon)));
-        for (Value form : meanForms)
-          replaceStat(builder, form, norm.getMean());
-        for (Value form : rstdForms)
-          replaceStat(builder, form, norm.getRstd());
-        root.replaceAllUsesWith(norm.getOutput());
-        fused = norm;
-      }
+      Operation *fused = buildRaisedNorm(op, root, *m, meanForms, rstdForms);
       // The output and the exposed statistics are still written.
       int64_t written = sinter::tensorBytes(root.getType());
       for (Value form : llvm::concat<Value>(meanForms, rstdForms))
