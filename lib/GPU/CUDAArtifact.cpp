@@ -265,6 +265,80 @@ static FailureOr<LibraryCall> readLibraryCall(gpu::LaunchFuncOp launch,
   return call;
 }
 
+/// The launch `launch` as the manifest records it: sizes, shared memory,
+/// each argument (a buffer named in `names`, a tensor map or a constant),
+/// the persistent grid and the library call.
+static FailureOr<LaunchInfo>
+readLaunch(gpu::LaunchFuncOp launch,
+           const llvm::DenseMap<Value, std::string> &names) {
+  LaunchInfo info;
+  info.kernel = launch.getKernelName().str();
+  Value grid[3] = {launch.getGridSizeX(), launch.getGridSizeY(),
+                   launch.getGridSizeZ()};
+  Value block[3] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                    launch.getBlockSizeZ()};
+  for (int d = 0; d < 3; ++d) {
+    FailureOr<int64_t> g = constantIndex(grid[d]), b = constantIndex(block[d]);
+    if (failed(g) || failed(b))
+      return launch.emitError("launch sizes must be constants");
+    info.grid[d] = *g;
+    info.block[d] = *b;
+  }
+  if (Value smem = launch.getDynamicSharedMemorySize()) {
+    FailureOr<int64_t> s = constantIndex(smem);
+    if (failed(s))
+      return launch.emitError("dynamic shared memory must be a constant");
+    info.sharedMemory = *s;
+  }
+  for (Value arg : launch.getKernelOperands()) {
+    LaunchArg la;
+    auto it = names.find(arg);
+    if (auto desc = tensorMapOf(arg)) {
+      FailureOr<TensorMapArg> tm = describeTensorMap(desc);
+      auto buf = names.find(desc.getTensor());
+      if (failed(tm) || buf == names.end())
+        return desc.emitError("the CUDA target takes tensor maps of "
+                              "dense buffers with constant boxes");
+      la.buffer = buf->second;
+      la.tensorMap = std::move(*tm);
+    } else if (it != names.end()) {
+      la.buffer = it->second;
+    } else if (Attribute c; matchPattern(arg, m_Constant(&c))) {
+      if (auto f = dyn_cast<FloatAttr>(c)) {
+        la.constantType = f.getType().isF64() ? "f64" : "f32";
+        la.floatValue = f.getValueAsDouble();
+      } else if (auto n = dyn_cast<IntegerAttr>(c)) {
+        la.constantType = n.getType().isInteger(32) ? "i32" : "i64";
+        la.intValue = n.getInt();
+      } else {
+        return launch.emitError("unsupported constant kernel argument");
+      }
+    } else {
+      return launch.emitError("kernel argument is computed on the host; "
+                              "the CUDA target cannot run that yet");
+    }
+    info.args.push_back(la);
+  }
+  if (auto dict =
+          launch->getAttrOfType<DictionaryAttr>(sinter::kPersistentAttrName)) {
+    auto work = dict.getAs<IntegerAttr>("work");
+    auto ctas = dict.getAs<IntegerAttr>("ctas_per_sm");
+    if (!work || !ctas || work.getInt() < 1 || ctas.getInt() < 1)
+      return launch.emitError("malformed ")
+             << sinter::kPersistentAttrName << ": " << dict;
+    info.persistentWork = work.getInt();
+    info.persistentCtasPerSM = ctas.getInt();
+  }
+  if (auto dict =
+          launch->getAttrOfType<DictionaryAttr>(sinter::kLibraryCallAttrName)) {
+    FailureOr<LibraryCall> call = readLibraryCall(launch, dict);
+    if (failed(call))
+      return failure();
+    info.libraryCall = std::move(*call);
+  }
+  return info;
+}
+
 static FailureOr<FunctionPlan>
 planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
   FunctionPlan plan;
@@ -395,73 +469,10 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
       continue;
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      LaunchInfo info;
-      info.kernel = launch.getKernelName().str();
-      Value grid[3] = {launch.getGridSizeX(), launch.getGridSizeY(),
-                       launch.getGridSizeZ()};
-      Value block[3] = {launch.getBlockSizeX(), launch.getBlockSizeY(),
-                        launch.getBlockSizeZ()};
-      for (int d = 0; d < 3; ++d) {
-        FailureOr<int64_t> g = constantIndex(grid[d]),
-                           b = constantIndex(block[d]);
-        if (failed(g) || failed(b))
-          return op.emitError("launch sizes must be constants");
-        info.grid[d] = *g;
-        info.block[d] = *b;
-      }
-      if (Value smem = launch.getDynamicSharedMemorySize()) {
-        FailureOr<int64_t> s = constantIndex(smem);
-        if (failed(s))
-          return op.emitError("dynamic shared memory must be a constant");
-        info.sharedMemory = *s;
-      }
-      for (Value arg : launch.getKernelOperands()) {
-        LaunchArg la;
-        auto it = names.find(arg);
-        if (auto desc = tensorMapOf(arg)) {
-          FailureOr<TensorMapArg> tm = describeTensorMap(desc);
-          auto buf = names.find(desc.getTensor());
-          if (failed(tm) || buf == names.end())
-            return desc.emitError("the CUDA target takes tensor maps of "
-                                  "dense buffers with constant boxes");
-          la.buffer = buf->second;
-          la.tensorMap = std::move(*tm);
-        } else if (it != names.end()) {
-          la.buffer = it->second;
-        } else if (Attribute c; matchPattern(arg, m_Constant(&c))) {
-          if (auto f = dyn_cast<FloatAttr>(c)) {
-            la.constantType = f.getType().isF64() ? "f64" : "f32";
-            la.floatValue = f.getValueAsDouble();
-          } else if (auto n = dyn_cast<IntegerAttr>(c)) {
-            la.constantType = n.getType().isInteger(32) ? "i32" : "i64";
-            la.intValue = n.getInt();
-          } else {
-            return op.emitError("unsupported constant kernel argument");
-          }
-        } else {
-          return op.emitError("kernel argument is computed on the host; "
-                              "the CUDA target cannot run that yet");
-        }
-        info.args.push_back(la);
-      }
-      if (auto dict = launch->getAttrOfType<DictionaryAttr>(
-              sinter::kPersistentAttrName)) {
-        auto work = dict.getAs<IntegerAttr>("work");
-        auto ctas = dict.getAs<IntegerAttr>("ctas_per_sm");
-        if (!work || !ctas || work.getInt() < 1 || ctas.getInt() < 1)
-          return op.emitError("malformed ")
-                 << sinter::kPersistentAttrName << ": " << dict;
-        info.persistentWork = work.getInt();
-        info.persistentCtasPerSM = ctas.getInt();
-      }
-      if (auto dict = launch->getAttrOfType<DictionaryAttr>(
-              sinter::kLibraryCallAttrName)) {
-        FailureOr<LibraryCall> call = readLibraryCall(launch, dict);
-        if (failed(call))
-          return failure();
-        info.libraryCall = std::move(*call);
-      }
-      plan.launches.push_back(info);
+      FailureOr<LaunchInfo> info = readLaunch(launch, names);
+      if (failed(info))
+        return failure();
+      plan.launches.push_back(std::move(*info));
       continue;
     }
     if (isa<func::ReturnOp>(op) || matchPattern(&op, m_Constant()))
