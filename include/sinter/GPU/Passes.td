@@ -40,7 +40,13 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
       of exponentials, normalize) with the op's contract (f32 arithmetic, an
       all `-inf` slice gives zeros); their threads walk the axis serially
       and neighbouring threads read neighbouring elements, so the reads
-      coalesce without a transpose.
+      coalesce without a transpose;
+    * `sinter.softmax_backward` and `sinter.attention_backward`, which have
+      no tuned kernel yet, become the generics of their reference form
+      (the CPU lowering's, SinterToLoops' BackwardRowOps/BackwardAttention):
+      correct, run by the general path, the attention one over
+      B x Hq x Sq x Skv f32 tensors. The norms' backward keep their op and
+      its kernels.
 
     Before:
 
