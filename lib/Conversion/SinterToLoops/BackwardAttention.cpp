@@ -305,7 +305,7 @@ struct AttentionBackwardToLinalg
             rw, loc,
             scaleAndRound(rw, loc, dQ, scale, elementTypeOf(op.getQuery()))),
         scaleAndRound(rw, loc, dK, scale, elementTypeOf(key)),
-        scaleAndRound(rw, loc, dV, 1.0, elementTypeOf(value))};
+        castElements(rw, loc, dV, elementTypeOf(value))};
     if (Value gradMask = op.getGradMask()) {
       FailureOr<Value> dm = buildMaskGrad(
           rw, loc, ds, cast<RankedTensorType>(gradMask.getType()), s);

@@ -47,6 +47,15 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::match;
 
+/// Relative tolerance on a matched coefficient (the decomposition's
+/// constants are f32: 1/N and the like are exact to ~1e-7).
+constexpr double kCoefficientTolerance = 1e-6;
+
+static bool nearCoefficient(double got, double want) {
+  return std::fabs(got - want) <=
+         kCoefficientTolerance * std::max(1.0, std::fabs(want));
+}
+
 namespace {
 
 /// What the matched gradient reads.
@@ -355,10 +364,8 @@ FailureOr<NormBackwardMatch> NormBackwardMatcher::matchRms(Node *top,
   for (int64_t d : rootType.getShape().take_back(m.normalizedRank))
     n *= d;
   double c = tc.coeff * bodyScale;
-  auto near = [](double a, double b) {
-    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
-  };
-  if (!near(tg.coeff, 1.0) || !near(c, -1.0 / static_cast<double>(n))) {
+  if (!nearCoefficient(tg.coeff, 1.0) ||
+      !nearCoefficient(c, -1.0 / static_cast<double>(n))) {
     why = "the coefficients are not those of RMSNorm's input gradient";
     return failure();
   }
@@ -445,11 +452,8 @@ FailureOr<NormBackwardMatch> NormBackwardMatcher::match(std::string &why) {
   }
   // dx = rstd * (g - rowsum(g) / N - xhat * rowsum(g xhat) / N).
   double k = p.scale, invN = 1.0 / static_cast<double>(n);
-  auto near = [](double a, double b) {
-    return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
-  };
-  if (!near(k * cG, 1.0) || !near(k * cSumG, -invN) ||
-      !near(k * cXhat, -invN)) {
+  if (!nearCoefficient(k * cG, 1.0) || !nearCoefficient(k * cSumG, -invN) ||
+      !nearCoefficient(k * cXhat, -invN)) {
     why = "the coefficients are not those of LayerNorm's input gradient";
     return failure();
   }
