@@ -8,6 +8,11 @@
 // of each of the op's floating-point tensor inputs (buildFusedBackward).
 // Tests and the CPU finite-difference check compile both functions.
 //
+// With `each`, the backward of every sinter.fused is built in place instead
+// (its own results standing in for the gradients, so that the IR stays
+// well typed) and a remark says which were built: a sweep of the
+// derivative rules over real models' chains.
+//
 //===----------------------------------------------------------------------===//
 
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
@@ -29,6 +34,10 @@ struct TestFusedBackwardPass
     : PassWrapper<TestFusedBackwardPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestFusedBackwardPass)
 
+  TestFusedBackwardPass() = default;
+  TestFusedBackwardPass(const TestFusedBackwardPass &other)
+      : PassWrapper(other) {}
+
   StringRef getArgument() const final { return "sinter-test-fused-backward"; }
   StringRef getDescription() const final {
     return "Add @f_backward beside each public function @f holding one "
@@ -41,7 +50,23 @@ struct TestFusedBackwardPass
                     math::MathDialect, tensor::TensorDialect>();
   }
 
+  Option<bool> each{*this, "each",
+                    llvm::cl::desc("Build the backward of every sinter.fused "
+                                   "in place (a sweep of the rules)"),
+                    llvm::cl::init(false)};
+
   void runOnOperation() override {
+    if (each) {
+      SmallVector<sinter::FusedOp> ops;
+      getOperation().walk([&](sinter::FusedOp op) { ops.push_back(op); });
+      for (sinter::FusedOp op : ops) {
+        OpBuilder b(op);
+        b.setInsertionPointAfter(op);
+        if (succeeded(sinter::buildFusedBackward(b, op, op.getResults())))
+          op.emitRemark("built the backward of this sinter.fused");
+      }
+      return;
+    }
     SmallVector<func::FuncOp> funcs;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isPrivate() && !func.isExternal())

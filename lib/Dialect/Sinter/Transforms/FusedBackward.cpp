@@ -339,8 +339,15 @@ sinter::buildFusedBackward(OpBuilder &b, FusedOp op, ValueRange resultGrads) {
   SmallVector<Value> inputs = op.getInputs();
   SmallVector<Attribute> maps = llvm::to_vector(op.getIndexingMaps());
   SmallVector<unsigned> gradSlots; // result k -> input position of its grad
-  for (auto [k, g] : llvm::enumerate(resultGrads)) {
+  // Gradients of results that are not floats (masks, indices) carry
+  // nothing: they are dropped like null ones.
+  SmallVector<Value> seeds(resultGrads);
+  for (auto [k, g] : llvm::enumerate(seeds)) {
     gradSlots.push_back(inputs.size());
+    if (g &&
+        !isa<FloatType>(
+            cast<RankedTensorType>(op.getResult(k).getType()).getElementType()))
+      g = Value();
     if (!g)
       continue;
     inputs.push_back(g);
@@ -384,7 +391,7 @@ sinter::buildFusedBackward(OpBuilder &b, FusedOp op, ValueRange resultGrads) {
       cloned.push_back(b.clone(o, mapping));
     Adjoints adj(b);
     auto yield = cast<YieldOp>(fwd.getTerminator());
-    for (auto [k, g] : llvm::enumerate(resultGrads))
+    for (auto [k, g] : llvm::enumerate(seeds))
       if (g)
         adj.add(loc, mapping.lookupOrDefault(yield.getValues()[k]),
                 body->getArgument(gradSlots[k]));

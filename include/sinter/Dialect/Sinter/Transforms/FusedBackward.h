@@ -26,7 +26,7 @@ class FusedOp;
 
 /// Builds the gradients of `op`'s inputs given the gradients of its results
 /// (`resultGrads[k]` has the type of result k; a null entry is a zero
-/// gradient). Returns one value per input: the gradient, with the input's
+/// gradient, as is any entry for a result that is not of floats). Returns one value per input: the gradient, with the input's
 /// type, of every ranked tensor input of floating-point elements, and a
 /// null value for the others (scalars, integer tensors, the seed). The
 /// body's arithmetic is f32 (f64 where the body computes in f64); each
