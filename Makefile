@@ -13,9 +13,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTHON ?= python3
 APT_PACKAGES := cmake ninja-build ccache g++ libgtest-dev \
                 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools \
-                clang-22 libclang-rt-22-dev
+                clang-22 libclang-rt-22-dev libzstd-dev zlib1g-dev
 
-.PHONY: all deps configure build run test check-lit docs format clean install \
+.PHONY: all deps configure build run test check-lit docs format clean install wheel \
         fuzz fuzz-build fuzz-smoke test-sanitize
 
 all: build
@@ -62,6 +62,13 @@ run: build
 test: build
 	cmake --build $(BUILD_DIR) --target check-sinter
 	$(MAKE) fuzz-smoke
+
+# dist/sinter-<version>-py3-none-manylinux_2_<N>_x86_64.whl (docs/Wheel.md):
+# the Python package, the compiler with MLIR and LLVM linked in, the CUDA
+# runtime, and ptxas and libdevice from the CUDA toolkit when there is one.
+wheel: build
+	cmake --build $(BUILD_DIR) --target sinter-wheel-lib SinterRuntime
+	$(PYTHON) tools/wheel/make_wheel.py --build-dir $(BUILD_DIR) --out-dir dist
 
 # libFuzzer over the compiler (parse, fusion, CUDA planning) and the
 # manifest loader, seeded from test/ (docs/Hardening.md): FUZZ_SECONDS per

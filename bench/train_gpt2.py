@@ -113,7 +113,26 @@ def aot(cache, batch, seq, layers):
                                                       cache))
 
 
-def run(cache, batch, seq, layers, steps, json_path):
+def top_kernels(step_model, opt, batch, autocast):
+    """One more step under torch.profiler: GPU time per kernel name, the
+    largest first, as (name, ms in the step, launches)."""
+    from torch.profiler import profile, ProfilerActivity
+    idx, targets = batch
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16,
+                            enabled=autocast is not None):
+            loss = step_model(idx, targets)
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+    rows = [(e.key, e.device_time_total / 1e3, e.count)
+            for e in prof.key_averages() if e.device_time_total > 0]
+    return sorted(rows, key=lambda r: -r[1])[:40]
+
+
+def run(cache, batch, seq, layers, steps, json_path, profile=False,
+        labels=("eager", "sinter", "inductor"), autocast=None):
     os.environ["SINTER_CACHE_DIR"] = cache
     import logging
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -121,7 +140,9 @@ def run(cache, batch, seq, layers, steps, json_path):
     dev = torch.device("cuda")
     results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                "date": time.strftime("%Y-%m-%d"), "batch": batch, "seq": seq,
-               "layers": layers, "dtype": "float32", "steps": steps,
+               "layers": layers,
+               "dtype": "bf16 autocast" if autocast else "float32",
+               "steps": steps,
                "runs": {}}
     gen = torch.Generator(device=dev).manual_seed(1234)
     data = []
@@ -129,7 +150,7 @@ def run(cache, batch, seq, layers, steps, json_path):
         x = torch.randint(0, 50257, (batch, seq + 1), generator=gen,
                           device=dev)
         data.append((x[:, :-1].contiguous(), x[:, 1:].contiguous()))
-    for label in ("eager", "sinter", "inductor"):
+    for label in labels:
         torch.manual_seed(0)
         model = GPT(layers=layers).to(dev)
         if label == "sinter":
@@ -147,18 +168,26 @@ def run(cache, batch, seq, layers, steps, json_path):
             idx, targets = data[s % len(data)]
             t0 = time.time()
             opt.zero_grad(set_to_none=True)
-            loss = step_model(idx, targets)
+            with torch.autocast("cuda", dtype=torch.bfloat16,
+                                enabled=autocast is not None):
+                loss = step_model(idx, targets)
             loss.backward()
             opt.step()
             torch.cuda.synchronize()
             times.append(time.time() - t0)
             losses.append(loss.item())
+        if profile:
+            run_profile = top_kernels(step_model, opt, data[0], autocast)
         warm = sorted(times[3:])
         ms = 1e3 * warm[len(warm) // 2]
         run = {"ms_per_step": ms, "tokens_per_s": batch * seq / ms * 1e3,
                "first_step_s": times[0],
                "peak_memory_GiB": torch.cuda.max_memory_allocated() / 2**30,
                "losses": losses}
+        if profile:
+            run["top_kernels"] = run_profile
+            for name, ms_k, calls in run_profile[:12]:
+                print("    %8.2f ms %5d x  %s" % (ms_k, calls, name[:90]))
         results["runs"][label] = run
         print("%-9s %8.2f ms/step %9.0f tokens/s  first step %6.1f s  peak "
               "%5.1f GiB  loss %.4f -> %.4f" % (
@@ -169,8 +198,12 @@ def run(cache, batch, seq, layers, steps, json_path):
         if json_path:  # after each run: a later one may not finish
             with open(json_path, "w") as f:
                 json.dump(results, f, indent=1)
+    if "eager" not in results["runs"]:
+        return
     base = results["runs"]["eager"]["losses"]
-    for label in ("sinter", "inductor"):
+    for label in results["runs"]:
+        if label == "eager":
+            continue
         diff = max(abs(a - b) for a, b in zip(base,
                                               results["runs"][label]["losses"]))
         print("%s loss differs from eager by at most %.2e" % (label, diff))
@@ -188,12 +221,21 @@ def main():
     p.add_argument("--layers", type=int, default=12)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--json")
+    p.add_argument("--runs", default="eager,sinter,inductor",
+                   help="which of eager, sinter, inductor to run, in order")
+    p.add_argument("--autocast", choices=["bf16"],
+                   help="run the model under torch.autocast (bf16); "
+                   "without it, f32")
+    p.add_argument("--profile", action="store_true",
+                   help="after the timed steps, one step under "
+                   "torch.profiler: the kernels that take the time")
     a = p.parse_args()
     cache = os.path.abspath(a.cache)
     if a.mode == "aot":
         aot(cache, a.batch, a.seq, a.layers)
     else:
-        run(cache, a.batch, a.seq, a.layers, a.steps, a.json)
+        run(cache, a.batch, a.seq, a.layers, a.steps, a.json, a.profile,
+            tuple(a.runs.split(",")), a.autocast)
 
 
 if __name__ == "__main__":

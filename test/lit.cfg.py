@@ -101,3 +101,15 @@ try:
         config.available_features.add("numpy")
 except OSError:
     pass
+
+# The wheel test needs the wheel's compiler library (lib/Wheel.cmake: not in
+# sanitizer builds) and an interpreter that makes virtual environments and
+# has pip.
+try:
+    if os.path.exists(os.path.join(config.sinter_libs_dir, "wheel",
+                                   "libSinterCAPI.so")) and \
+            subprocess.call([python, "-c", "import venv, pip"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL) == 0:
+        config.available_features.add("wheel")
+except OSError:
+    pass

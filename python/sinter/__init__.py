@@ -8,7 +8,7 @@
     prog = sinter.load("out/")     # an artifact made by `sinterc -o out/`
 
 Compiling goes through the C API (libSinterCAPI.so, found in
-$SINTER_LIB_DIR or <repo>/build/lib); loading and running an artifact needs
+$SINTER_LIB_DIR, an installed wheel's sinter/_lib or <repo>/build/lib); loading and running an artifact needs
 only numpy and ctypes.
 """
 

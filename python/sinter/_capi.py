@@ -5,9 +5,11 @@ Only compiling needs this library; running an artifact does not.
 """
 
 import ctypes
+import hashlib
 import os
 import threading
 
+from . import _paths
 from .errors import CompileError, OptionError, SinterError
 
 # sinter_compile's status codes (include/sinter-c/Sinter.h).
@@ -18,23 +20,11 @@ _lock = threading.Lock()
 _lib = None
 
 
-def _candidate_dirs():
-    env = os.environ.get("SINTER_LIB_DIR")
-    if env:
-        yield env
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
-    yield os.path.join(repo, "build", "lib")
-
-
 def library_path():
     """The path of the libSinterCAPI.so that compile() uses."""
-    tried = []
-    for directory in _candidate_dirs():
-        path = os.path.join(directory, _LIB_NAME)
-        if os.path.exists(path):
-            return path
-        tried.append(path)
+    path, tried = _paths.find_library(_LIB_NAME)
+    if path:
+        return path
     raise SinterError(
         "cannot find %s (looked at: %s); build Sinter (`make build`) or set "
         "$SINTER_LIB_DIR to the directory holding it"
@@ -48,6 +38,7 @@ def capi():
         if _lib is not None:
             return _lib
         path = library_path()
+        _paths.use_bundled_cuda_toolkit()
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
@@ -122,3 +113,18 @@ def version():
 
 
 
+_build_id = None
+
+
+def build_id():
+    """The version and a digest of the compiler library's bytes: two builds
+    of one version differ here, so that what one compiled is not taken for
+    what the other would (the torch cache's `compiled_by` stamp)."""
+    global _build_id
+    if _build_id is None:
+        h = hashlib.sha256()
+        with open(library_path(), "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 22), b""):
+                h.update(chunk)
+        _build_id = "%s+%s" % (version(), h.hexdigest()[:16])
+    return _build_id

@@ -4,8 +4,8 @@
     prog = sinter.load("out/")              # made by sinterc --target=cuda:sm_90a
     y = prog.run("main", x, w)              # torch (or any DLPack) CUDA tensors
 
-Needs libSinterRuntime.so (found in $SINTER_LIB_DIR, next to this package in
-<repo>/build/lib, or on the loader path) and torch for tensors; the runtime
+Needs libSinterRuntime.so (found in $SINTER_LIB_DIR, an installed wheel's
+sinter/_lib, <repo>/build/lib, or on the loader path) and torch for tensors; the runtime
 itself needs only the CUDA driver -- no MLIR, no CUDA toolkit. Matmuls run
 through cuBLASLt when the runtime can open it (torch's copy, once torch is
 imported), else through their fallback kernels: prog.library_counts() and
@@ -15,7 +15,7 @@ cublaslt_status() say which.
 import ctypes
 import os
 
-from . import _manifest
+from . import _manifest, _paths
 from .errors import ArgumentError, FunctionNotFoundError, LoadError, SinterError
 from .runtime import check_scalar_range
 
@@ -32,13 +32,9 @@ class CudaError(SinterError):
 
 
 def _runtime_candidates():
-    env = os.environ.get("SINTER_LIB_DIR")
-    if env:
-        yield os.path.join(env, "libSinterRuntime.so")
-    here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "..", "..", "build", "lib", "libSinterRuntime.so")
-    yield os.path.join(here, "libSinterRuntime.so")
-    yield "libSinterRuntime.so"
+    for directory in _paths.library_dirs():
+        yield os.path.join(directory, "libSinterRuntime.so")
+    yield "libSinterRuntime.so"  # the dynamic loader's search path
 
 
 _lib = None

@@ -2,22 +2,28 @@
 //
 // Part of the Sinter project.
 //
-// The reference form of the attention backward: whole-tensor linalg
-// generics over the score space, every sum in f32 and every gradient
-// rounded once. The query heads are split as [B, Hkv, G, ...] (G = Hq / Hkv
-// query heads per key/value head) so that every map is a projection and the
-// sums of dK and dV over a group are ordinary reductions:
+// The reference form of the attention backward: whole-tensor linalg ops
+// over the score space, every sum in f32 and every gradient rounded once.
+// The query heads are split as [B, Hkv, G, ...] (G = Hq / Hkv query heads
+// per key/value head), so that a key/value head's G query heads are G * Sq
+// rows of one batch of N = B * Hkv:
 //
 //   delta[b,g,r,i]  = sum_e dO[b,g,r,i,e] O[b,g,r,i,e]
-//   s[b,g,r,i,j]    = sum_d Q[b,g,r,i,d] K[b,g,j,d]
-//   dpd[b,g,r,i,j]  = sum_e dO[b,g,r,i,e] V[b,g,j,e]
+//   s    [n, ri, j] = Q [n, ri, :] . K[n, j, :]     (batch_matmul with K^T)
+//   dpd  [n, ri, j] = dO[n, ri, :] . V[n, j, :]     (batch_matmul with V^T)
 //   pd, ds          = generic over (b,g,r,i,j): p = exp(scale s + mask - lse)
 //                     (0 for hidden keys and rows without one), the dropout
 //                     decision from the forward's Philox offset,
 //                     pd = keep p / (1-q), ds = p (keep dpd / (1-q) - delta)
-//   dV[b,g,j,e]     = sum_{r,i} pd dO,  dK[b,g,j,d] = scale sum_{r,i} ds Q
-//   dQ[b,g,r,i,d]   = scale sum_j ds K, dmask = ds summed to the mask shape
+//   dV^T [n, e, j]  = dO^T[n, e, ri] pd[n, ri, j]   (summed over the group)
+//   dK^T [n, d, j]  = scale Q^T[n, d, ri] ds[n, ri, j]
+//   dQ   [n, ri, d] = scale ds[n, ri, j] K[n, j, d]
+//   dmask           = ds summed to the mask shape
 //
+// The five contractions are f32 linalg.batch_matmul ops with untransposed
+// operands (the small [S, D] operands are transposed and extended to f32
+// instead), the form every backend runs as a GEMM: on CUDA cuBLASLt or the
+// tiled matmul kernel, on the CPU the vectorized matmul.
 // It holds f32 tensors of B x Hq x Sq x Skv elements: the CPU's numerics and
 // the CUDA general path's correct fallback, not the fast kernel (which
 // recomputes P tile by tile and never stores it).
@@ -90,6 +96,51 @@ Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs, Value out,
                             ValueRange{arith::AddFOp::create(bb, l, a[2], p)});
                       })
       .getResult(0);
+}
+
+/// [B, Hkv, G, S, X] (or [B, Hkv, S, X]) as f32 [B * Hkv, G * S, X]: the
+/// rows of one key/value head's group, contiguous.
+Value groupRows(OpBuilder &b, Location loc, Value v) {
+  v = castElements(b, loc, v, b.getF32Type());
+  unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<ReassociationIndices> re = {{0, 1}};
+  re.push_back(rank == 5 ? ReassociationIndices{2, 3} : ReassociationIndices{2});
+  re.push_back({rank - 1});
+  return tensor::CollapseShapeOp::create(b, loc, v, re);
+}
+
+/// [N, R, X] -> [N, X, R], materialized.
+Value transposeRows(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  Value init = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{shape[0], shape[2], shape[1]},
+      type.getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init,
+                                     ArrayRef<int64_t>{0, 2, 1})
+      .getResult()[0];
+}
+
+/// lhs [N, M, K] x rhs [N, K, P] -> f32 [N, M, P], accumulated from zero.
+Value batchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  ArrayRef<int64_t> l = cast<RankedTensorType>(lhs.getType()).getShape();
+  ArrayRef<int64_t> r = cast<RankedTensorType>(rhs.getType()).getShape();
+  Value out = zeros(b, loc, {l[0], l[1], r[2]});
+  return linalg::BatchMatmulOp::create(b, loc, ValueRange{lhs, rhs},
+                                       ValueRange{out})
+      .getResult(0);
+}
+
+/// [N, R, X] -> `shape` (R or X split back into the heads' dimensions).
+Value ungroup(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(v.getType()).getElementType());
+  SmallVector<ReassociationIndices> re = {{0, 1}};
+  if (shape.size() == 5)
+    re.append({{2, 3}, {4}});
+  else
+    re.append({{2}, {3}});
+  return tensor::ExpandShapeOp::create(b, loc, type, v, re);
 }
 
 /// `scale * t` rounded once to `type`.
@@ -262,15 +313,19 @@ struct AttentionBackwardToLinalg
                       {s.map(5, {0, 1, 2, 3, 4}), s.map(5, {0, 1, 2, 3, 4}),
                        s.map(5, {0, 1, 2, 3})},
                       5, {4});
-    // Loops (b, g, r, i, j, x): the scores and dO V^T over x = d or e.
+    // The scores and dO V^T: [N, G * Sq, Skv].
     SmallVector<int64_t> scoreShape = {s.B, s.Hkv, s.G, s.Sq, s.Skv};
-    SmallVector<AffineMap> rowByKey = {s.map(6, {0, 1, 2, 3, 5}),
-                                       s.map(6, {0, 1, 4, 5}),
-                                       s.map(6, {0, 1, 2, 3, 4})};
-    Value scores = sumOfProducts(rw, loc, qs, key, zeros(rw, loc, scoreShape),
-                                 rowByKey, 6, {5});
-    Value dpd = sumOfProducts(rw, loc, dO, value, zeros(rw, loc, scoreShape),
-                              rowByKey, 6, {5});
+    Value qRows = groupRows(rw, loc, qs), doRows = groupRows(rw, loc, dO);
+    Value kRows = groupRows(rw, loc, key);
+    Value scores = ungroup(
+        rw, loc,
+        batchMatmul(rw, loc, qRows, transposeRows(rw, loc, kRows)),
+        scoreShape);
+    Value dpd = ungroup(rw, loc,
+                        batchMatmul(rw, loc, doRows,
+                                    transposeRows(rw, loc,
+                                                  groupRows(rw, loc, value))),
+                        scoreShape);
 
     // pd and ds over (b, g, r, i, j).
     SmallVector<Value> ins = {scores, dpd, lse, delta};
@@ -285,21 +340,23 @@ struct AttentionBackwardToLinalg
         maps, 5, {}, body);
     Value pd = probs.getResult(0), ds = probs.getResult(1);
 
-    // dV and dK over (b, g, j, x, r, i); dQ over (b, g, r, i, x, j).
-    SmallVector<AffineMap> byKey = {s.map(6, {0, 1, 4, 5, 2}),
-                                    s.map(6, {0, 1, 4, 5, 3}),
-                                    s.map(6, {0, 1, 2, 3})};
-    Value dV = sumOfProducts(rw, loc, pd, dO,
-                             zeros(rw, loc, {s.B, s.Hkv, s.Skv, s.Dv}), byKey,
-                             6, {4, 5});
-    Value dK =
-        sumOfProducts(rw, loc, ds, qs, zeros(rw, loc, {s.B, s.Hkv, s.Skv, s.D}),
-                      byKey, 6, {4, 5});
-    Value dQ = sumOfProducts(rw, loc, ds, key,
-                             zeros(rw, loc, {s.B, s.Hkv, s.G, s.Sq, s.D}),
-                             {s.map(6, {0, 1, 2, 3, 5}), s.map(6, {0, 1, 5, 4}),
-                              s.map(6, {0, 1, 2, 3, 4})},
-                             6, {5});
+    // dV^T and dK^T [N, X, Skv] summed over the group's rows; dQ
+    // [N, G * Sq, D].
+    Value pdRows = groupRows(rw, loc, pd), dsRows = groupRows(rw, loc, ds);
+    Value dV = ungroup(
+        rw, loc,
+        transposeRows(rw, loc,
+                      batchMatmul(rw, loc, transposeRows(rw, loc, doRows),
+                                  pdRows)),
+        {s.B, s.Hkv, s.Skv, s.Dv});
+    Value dK = ungroup(
+        rw, loc,
+        transposeRows(rw, loc,
+                      batchMatmul(rw, loc, transposeRows(rw, loc, qRows),
+                                  dsRows)),
+        {s.B, s.Hkv, s.Skv, s.D});
+    Value dQ = ungroup(rw, loc, batchMatmul(rw, loc, dsRows, kRows),
+                       {s.B, s.Hkv, s.G, s.Sq, s.D});
     SmallVector<Value> results = {
         joinHeads(
             rw, loc,

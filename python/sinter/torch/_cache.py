@@ -6,8 +6,8 @@ The key of a program is the SHA-256 of the target and the IR text: the same
 IR for the same chip is compiled once per machine (or once, anywhere, and
 copied: a GPU node without the compiler loads what a build machine compiled
 into the same cache directory). Beside each artifact, `compiled_by` names
-the compiler's version; where the compiler is present and its version
-differs, the program is compiled again. The directory is $SINTER_CACHE_DIR,
+the compiler's build (its version and a digest of its library); where the
+compiler is present and its build differs, the program is compiled again. The directory is $SINTER_CACHE_DIR,
 else ~/.cache/sinter.
 """
 
@@ -34,10 +34,10 @@ def cache_dir():
 
 
 def _compiler_version():
-    """The compiler's version, or None where there is no compiler."""
+    """The compiler's build, or None where there is no compiler."""
     try:
         from .. import _capi
-        return _capi.version()
+        return _capi.build_id()
     except Exception:
         return None
 
