@@ -132,10 +132,15 @@ def top_kernels(step_model, opt, batch, autocast):
 
 
 def run(cache, batch, seq, layers, steps, json_path, profile=False,
-        labels=("eager", "sinter", "inductor"), autocast=None):
+        labels=("eager", "sinter", "inductor"), autocast=None, log_path=None):
     os.environ["SINTER_CACHE_DIR"] = cache
     import logging
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    if log_path:  # every compile and cache hit, with its time
+        handler = logging.FileHandler(log_path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logging.getLogger("sinter.torch").addHandler(handler)
+        logging.getLogger("sinter.torch").setLevel(logging.INFO)
     import sinter.torch as st
     dev = torch.device("cuda")
     results = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
@@ -226,6 +231,8 @@ def main():
     p.add_argument("--autocast", choices=["bf16"],
                    help="run the model under torch.autocast (bf16); "
                    "without it, f32")
+    p.add_argument("--log", help="write sinter.torch's INFO log (each "
+                   "partition compiled or loaded, with its time) to this file")
     p.add_argument("--profile", action="store_true",
                    help="after the timed steps, one step under "
                    "torch.profiler: the kernels that take the time")
@@ -235,7 +242,7 @@ def main():
         aot(cache, a.batch, a.seq, a.layers)
     else:
         run(cache, a.batch, a.seq, a.layers, a.steps, a.json, a.profile,
-            tuple(a.runs.split(",")), a.autocast)
+            tuple(a.runs.split(",")), a.autocast, a.log)
 
 
 if __name__ == "__main__":
