@@ -81,6 +81,22 @@ class GPT(nn.Module):
                                targets.reshape(-1))
 
 
+def wrap(model, engine, bucket_cap_mb=25, device_ids=None):
+    """The model under torch's distributed engine `engine` (None, "ddp" or
+    "fsdp2": fully_shard per block and at the root); the process group is
+    already initialised."""
+    if engine == "ddp":
+        from torch.nn.parallel import DistributedDataParallel
+        return DistributedDataParallel(model, bucket_cap_mb=bucket_cap_mb,
+                                       device_ids=device_ids)
+    if engine == "fsdp2":
+        from torch.distributed.fsdp import fully_shard
+        for block in model.blocks:
+            fully_shard(block)
+        fully_shard(model)
+    return model
+
+
 def aot(cache, batch, seq, layers):
     os.environ["SINTER_CACHE_DIR"] = cache
     os.environ["SINTER_TORCH_AOT"] = TARGET
@@ -132,8 +148,17 @@ def top_kernels(step_model, opt, batch, autocast):
 
 
 def run(cache, batch, seq, layers, steps, json_path, profile=False,
-        labels=("eager", "sinter", "inductor"), autocast=None, log_path=None):
+        labels=("eager", "sinter", "inductor"), autocast=None, log_path=None,
+        engine=None):
     os.environ["SINTER_CACHE_DIR"] = cache
+    rank, world = 0, 1
+    if engine:  # launched by torchrun: one process per GPU
+        import torch.distributed as dist
+        dist.init_process_group("nccl")
+        rank, world = dist.get_rank(), dist.get_world_size()
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+        if rank:
+            json_path = log_path = None
     import logging
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     if log_path:  # every compile and cache hit, with its time
@@ -147,17 +172,19 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                "date": time.strftime("%Y-%m-%d"), "batch": batch, "seq": seq,
                "layers": layers,
                "dtype": "bf16 autocast" if autocast else "float32",
-               "steps": steps,
+               "steps": steps, "engine": engine or "none", "gpus": world,
                "runs": {}}
     gen = torch.Generator(device=dev).manual_seed(1234)
     data = []
-    for _ in range(4):
+    for _ in range(4):  # the global batch; this rank's share of it
         x = torch.randint(0, 50257, (batch, seq + 1), generator=gen,
                           device=dev)
+        x = x[rank * batch // world:(rank + 1) * batch // world]
         data.append((x[:, :-1].contiguous(), x[:, 1:].contiguous()))
     for label in labels:
         torch.manual_seed(0)
-        model = GPT(layers=layers).to(dev)
+        model = wrap(GPT(layers=layers).to(dev), engine,
+                     device_ids=[dev.index or torch.cuda.current_device()])
         if label == "sinter":
             opt = st.AdamW(model.parameters(), lr=3e-4, weight_decay=0.0)
             step_model = torch.compile(model, backend="sinter", dynamic=False)
@@ -180,6 +207,10 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
             opt.step()
             torch.cuda.synchronize()
             times.append(time.time() - t0)
+            if world > 1:  # the global batch's mean loss
+                loss = loss.detach().clone()
+                dist.all_reduce(loss)
+                loss /= world
             losses.append(loss.item())
         if profile:
             run_profile = top_kernels(step_model, opt, data[0], autocast)
@@ -231,7 +262,10 @@ def main():
     p.add_argument("--autocast", choices=["bf16"],
                    help="run the model under torch.autocast (bf16); "
                    "without it, f32")
-    p.add_argument("--log", help="write sinter.torch's INFO log (each "
+    p.add_argument("--engine", choices=["ddp", "fsdp2"],
+                   help="under torch's DistributedDataParallel or FSDP2, "
+                   "launched with torchrun (--batch is the global batch)")
+    p.add_argument("--compile-log", help="write sinter.torch's INFO log (each "
                    "partition compiled or loaded, with its time) to this file")
     p.add_argument("--profile", action="store_true",
                    help="after the timed steps, one step under "
@@ -242,7 +276,7 @@ def main():
         aot(cache, a.batch, a.seq, a.layers)
     else:
         run(cache, a.batch, a.seq, a.layers, a.steps, a.json, a.profile,
-            tuple(a.runs.split(",")), a.autocast, a.log)
+            tuple(a.runs.split(",")), a.autocast, a.compile_log, a.engine)
 
 
 if __name__ == "__main__":

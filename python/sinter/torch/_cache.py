@@ -8,9 +8,13 @@ copied: a GPU node without the compiler loads what a build machine compiled
 into the same cache directory). Beside each artifact, `compiled_by` names
 the compiler's build (its version and a digest of its library); where the
 compiler is present and its build differs, the program is compiled again. The directory is $SINTER_CACHE_DIR,
-else ~/.cache/sinter.
+else ~/.cache/sinter. Processes sharing the directory (the ranks of a
+distributed job) compile each program once: one compiles under a file
+lock, the others wait and load it.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import logging
 import os
@@ -95,12 +99,38 @@ def _compile_into(ir_text, target, final, fusion=False):
         raise
 
 
+@contextlib.contextmanager
+def _exclusive(final):
+    """Holds an exclusive lock on `final` across processes (an flock on
+    `final`.lock): of several processes sharing a cache directory -- the
+    ranks of a distributed job -- one compiles a program while the others
+    wait for it and then load it, instead of each compiling its own."""
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    with open(final + ".lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _ensure_compiled(ir_text, target, final, fusion):
+    """Compiles into `final` unless a current artifact is there (checked
+    again under the lock); returns whether this process compiled it."""
+    if _is_current(final):
+        return False
+    with _exclusive(final):
+        if _is_current(final):  # another process compiled it meanwhile
+            return False
+        _compile_into(ir_text, target, final, fusion)
+        return True
+
+
 def precompile(ir_text, target, fusion=False):
     """Compiles `ir_text` for `target` into the cache without loading it
     (ahead of time, for a machine without the compiler)."""
     final = os.path.join(cache_dir(), key_of(ir_text, target, fusion))
-    if not _is_current(final):
-        _compile_into(ir_text, target, final, fusion)
+    _ensure_compiled(ir_text, target, final, fusion)
     return final
 
 
@@ -114,20 +144,20 @@ def program(ir_text, target, fusion=False):
         if key in _programs:
             return _programs[key]
         final = os.path.join(cache_dir(), key[0])
-        if _is_current(final):
-            log.info("sinter: %s from the cache (%s)", key[0], cache_dir())
-        else:
-            t0 = time.time()
-            try:
-                _compile_into(ir_text, target, final, fusion)
-            except ImportError as e:
-                raise RuntimeError(
-                    "sinter.torch: %s is not in the cache (%s) and the "
-                    "compiler is not available here (%s); compile it ahead "
-                    "of time on a machine with the compiler into the same "
-                    "SINTER_CACHE_DIR" % (key[0], cache_dir(), e)) from None
+        t0 = time.time()
+        try:
+            compiled = _ensure_compiled(ir_text, target, final, fusion)
+        except ImportError as e:
+            raise RuntimeError(
+                "sinter.torch: %s is not in the cache (%s) and the "
+                "compiler is not available here (%s); compile it ahead "
+                "of time on a machine with the compiler into the same "
+                "SINTER_CACHE_DIR" % (key[0], cache_dir(), e)) from None
+        if compiled:
             log.info("sinter: %s compiled for %s in %.2f s, kept in %s",
                      key[0], target, time.time() - t0, cache_dir())
+        else:
+            log.info("sinter: %s from the cache (%s)", key[0], cache_dir())
         if target == "cpu":
             from .. import load
             prog = load(final)

@@ -28,8 +28,15 @@ def flt(x):
 
 
 def to_numpy(t):
-    """A contiguous numpy view (or copy) of a CPU tensor; bf16 needs
-    ml_dtypes."""
+    """A contiguous numpy view (or, for a non-contiguous tensor, a copy) of
+    a CPU tensor for the duration of a call; bf16 needs ml_dtypes.
+
+    The view is made from the tensor's data pointer, not with
+    Tensor.numpy(), which marks the storage non-resizable for good: FSDP2
+    frees its unsharded parameters after the forward by resizing their
+    storage to zero, and failed on parameters a Sinter partition had read.
+    The array keeps the tensor alive (through its buffer's reference)."""
+    import ctypes
     import torch
     t = t.detach().contiguous()
     if t.dtype == torch.bfloat16:
@@ -38,8 +45,14 @@ def to_numpy(t):
         except ImportError:
             raise TypeError("sinter.torch: bf16 CPU tensors need the "
                             "ml_dtypes package") from None
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return t.numpy()
+        return to_numpy(t.view(torch.int16)).view(ml_dtypes.bfloat16)
+    dtype = torch.empty(0, dtype=t.dtype).numpy().dtype
+    if t.numel() == 0:
+        return np.empty(tuple(t.shape), dtype)
+    buf = (ctypes.c_byte * (t.numel() * t.element_size())).from_address(
+        t.data_ptr())
+    buf._sinter_owner = t  # the tensor outlives every view of its data
+    return np.frombuffer(buf, dtype=dtype).reshape(tuple(t.shape))
 
 
 def from_numpy(a):

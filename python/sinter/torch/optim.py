@@ -42,6 +42,15 @@ def adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
        flt(weight_decay), ", ".join(res), ", ".join(results))
 
 
+def _local(t):
+    """This rank's shard of a DTensor (FSDP2's fully_shard parameters,
+    gradients and, through zeros_like, optimizer state): AdamW is
+    elementwise, so each rank updates its own shard in place; other
+    tensors are themselves."""
+    to_local = getattr(t, "to_local", None)
+    return to_local() if to_local is not None else t
+
+
 class AdamW(torch.optim.Optimizer):
     """Drop-in for torch.optim.AdamW (decoupled weight decay). amsgrad,
     maximize, capturable and differentiable are not supported."""
@@ -116,13 +125,14 @@ class AdamW(torch.optim.Optimizer):
         for s in states:
             s["step"] += 1
         step = float(states[0]["step"])
+        grads = [_local(p.grad if p.grad.dtype == p.dtype
+                        else p.grad.to(p.dtype)) for p in params]
+        ms = [_local(s["exp_avg"]) for s in states]
+        vs = [_local(s["exp_avg_sq"]) for s in states]
+        params = [_local(p) for p in params]
         ir = adamw_ir([tensor_type(p) for p in params], beta1, beta2,
                        group["eps"], group["weight_decay"])
         prog = _cache.program(ir, _cache.target_of(device))
-        grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
-                 for p in params]
-        ms = [s["exp_avg"] for s in states]
-        vs = [s["exp_avg_sq"] for s in states]
         lr = float(group["lr"])
         if device.type == "cuda":
             # In place: the outputs alias params, exp_avgs and exp_avg_sqs.
