@@ -84,7 +84,7 @@ def rank_main(rank, engine):
     logging.getLogger("sinter.torch").setLevel(logging.INFO)
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     import sinter.torch as st
-    # DDP: 1 MB buckets (Dynamo's first-bucket size) over ~2.7 MB of
+    # Under DDP, 1 MB buckets (Dynamo's first-bucket size) over ~2.7 MB of
     # parameters, three buckets, so the graph is split twice.
     model = wrap(make_model(), engine, bucket_cap_mb=1)
     opt = st.AdamW(model.parameters(), lr=1e-2)
