@@ -20,10 +20,12 @@
 //   dQ   [n, ri, d] = scale ds[n, ri, j] K[n, j, d]
 //   dmask           = ds summed to the mask shape
 //
-// The five contractions are f32 linalg.batch_matmul ops with untransposed
-// operands (the small [S, D] operands are transposed and extended to f32
+// The five contractions are linalg.batch_matmul ops with untransposed
+// operands and f32 results (the small [S, D] operands are transposed
 // instead), the form every backend runs as a GEMM: on CUDA cuBLASLt or the
-// tiled matmul kernel, on the CPU the vectorized matmul.
+// tiled matmul kernel, on the CPU the vectorized matmul. s and dpd read Q,
+// K, dO and V in their own element type (tensor cores for bf16/f16); dV, dK
+// and dQ multiply the f32 pd and ds with f32 copies of dO, Q and K.
 // It holds f32 tensors of B x Hq x Sq x Skv elements: the CPU's numerics and
 // the CUDA general path's correct fallback, not the fast kernel (which
 // recomputes P tile by tile and never stores it).
@@ -98,10 +100,12 @@ Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs, Value out,
       .getResult(0);
 }
 
-/// [B, Hkv, G, S, X] (or [B, Hkv, S, X]) as f32 [B * Hkv, G * S, X]: the
-/// rows of one key/value head's group, contiguous.
-Value groupRows(OpBuilder &b, Location loc, Value v) {
-  v = castElements(b, loc, v, b.getF32Type());
+/// [B, Hkv, G, S, X] (or [B, Hkv, S, X]) as [B * Hkv, G * S, X]: the
+/// rows of one key/value head's group, contiguous; its elements converted
+/// to `type` when one is given.
+Value groupRows(OpBuilder &b, Location loc, Value v, Type type = nullptr) {
+  if (type)
+    v = castElements(b, loc, v, type);
   unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
   SmallVector<ReassociationIndices> re = {{0, 1}};
   re.push_back(rank == 5 ? ReassociationIndices{2, 3} : ReassociationIndices{2});
@@ -313,19 +317,26 @@ struct AttentionBackwardToLinalg
                       {s.map(5, {0, 1, 2, 3, 4}), s.map(5, {0, 1, 2, 3, 4}),
                        s.map(5, {0, 1, 2, 3})},
                       5, {4});
-    // The scores and dO V^T: [N, G * Sq, Skv].
+    // The scores and dO V^T: [N, G * Sq, Skv], from the inputs as they are
+    // where both operands have one element type (a product of two bf16 or
+    // f16 values is exact in f32 and the sums are f32, so the result is the
+    // f32 one; on CUDA these are tensor-core GEMMs).
     SmallVector<int64_t> scoreShape = {s.B, s.Hkv, s.G, s.Sq, s.Skv};
-    Value qRows = groupRows(rw, loc, qs), doRows = groupRows(rw, loc, dO);
-    Value kRows = groupRows(rw, loc, key);
+    Type f32 = rw.getF32Type();
+    auto commonType = [&](Value a, Value b) -> Type {
+      return elementTypeOf(a) == elementTypeOf(b) ? Type() : f32;
+    };
+    Type qk = commonType(qs, key), dov = commonType(dO, value);
     Value scores = ungroup(
         rw, loc,
-        batchMatmul(rw, loc, qRows, transposeRows(rw, loc, kRows)),
+        batchMatmul(rw, loc, groupRows(rw, loc, qs, qk),
+                    transposeRows(rw, loc, groupRows(rw, loc, key, qk))),
         scoreShape);
-    Value dpd = ungroup(rw, loc,
-                        batchMatmul(rw, loc, doRows,
-                                    transposeRows(rw, loc,
-                                                  groupRows(rw, loc, value))),
-                        scoreShape);
+    Value dpd = ungroup(
+        rw, loc,
+        batchMatmul(rw, loc, groupRows(rw, loc, dO, dov),
+                    transposeRows(rw, loc, groupRows(rw, loc, value, dov))),
+        scoreShape);
 
     // pd and ds over (b, g, r, i, j).
     SmallVector<Value> ins = {scores, dpd, lse, delta};
@@ -343,6 +354,8 @@ struct AttentionBackwardToLinalg
     // dV^T and dK^T [N, X, Skv] summed over the group's rows; dQ
     // [N, G * Sq, D].
     Value pdRows = groupRows(rw, loc, pd), dsRows = groupRows(rw, loc, ds);
+    Value doRows = groupRows(rw, loc, dO, f32), qRows = groupRows(rw, loc, qs, f32);
+    Value kRows = groupRows(rw, loc, key, f32);
     Value dV = ungroup(
         rw, loc,
         transposeRows(rw, loc,
