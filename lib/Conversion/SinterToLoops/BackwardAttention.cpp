@@ -24,8 +24,10 @@
 // operands and f32 results (the small [S, D] operands are transposed
 // instead), the form every backend runs as a GEMM: on CUDA cuBLASLt or the
 // tiled matmul kernel, on the CPU the vectorized matmul. s and dpd read Q,
-// K, dO and V in their own element type (tensor cores for bf16/f16); dV, dK
-// and dQ multiply the f32 pd and ds with f32 copies of dO, Q and K.
+// K, dO and V in their own element type (tensor cores for bf16/f16). For
+// bf16/f16 inputs pd and ds are rounded to that type for the dV, dK and dQ
+// GEMMs, as FlashAttention rounds P and dS for its tensor cores (sums stay
+// f32); f32/f64 inputs and a mask gradient keep them in f32.
 // It holds f32 tensors of B x Hq x Sq x Skv elements: the CPU's numerics and
 // the CUDA general path's correct fallback, not the fast kernel (which
 // recomputes P tile by tile and never stores it).
@@ -173,6 +175,7 @@ struct ProbabilityBody {
   const BackwardShape &shape;
   KeyVisibility visibility;
   double scale, dropP;
+  Type outType; // pd's and ds's element type (f32, or the inputs' bf16/f16)
 
   /// The score scale * s + mask (the mask read at its broadcast index).
   Value score(OpBuilder &b, Location l, Value s, ValueRange full) const {
@@ -244,7 +247,9 @@ struct ProbabilityBody {
     }
     Value ds =
         arith::MulFOp::create(b, l, p, arith::SubFOp::create(b, l, dp, delta));
-    linalg::YieldOp::create(b, l, ValueRange{pd, ds});
+    linalg::YieldOp::create(b, l,
+                            ValueRange{fromF32(b, l, pd, outType),
+                                       fromF32(b, l, ds, outType)});
   }
 };
 
@@ -287,6 +292,18 @@ FailureOr<Value> buildMaskGrad(OpBuilder &b, Location loc, Value ds,
   if (!re)
     return failure();
   return tensor::ExpandShapeOp::create(b, loc, gradType, sum, *re).getResult();
+}
+
+/// The element type of pd and ds and of the dV, dK and dQ GEMMs: the
+/// inputs' own bf16 or f16 when Q, K, V and dO share it and no mask
+/// gradient sums ds; f32 otherwise.
+Type gradientGemmType(AttentionBackwardOp op) {
+  Type t = elementTypeOf(op.getQuery());
+  bool narrow = (t.isBF16() || t.isF16()) && !op.getGradMask() &&
+                llvm::all_of(ValueRange{op.getKey(), op.getValue(),
+                                        op.getGradOutput()},
+                             [&](Value v) { return elementTypeOf(v) == t; });
+  return narrow ? t : Float32Type::get(op.getContext());
 }
 
 struct AttentionBackwardToLinalg
@@ -343,19 +360,24 @@ struct AttentionBackwardToLinalg
     AffineMap id5 = s.map(5, {0, 1, 2, 3, 4}), row5 = s.map(5, {0, 1, 2, 3});
     SmallVector<AffineMap> maps = {id5, id5, row5, row5};
     maps.append({id5, id5});
-    ProbabilityBody body{op, s, KeyVisibility::of(op), scale, dropP};
+    // As FlashAttention does, pd and ds are rounded to the inputs' bf16 or
+    // f16 for the three GEMMs that read them (whose sums stay f32); f32 and
+    // f64 inputs, and a mask gradient (a sum of ds), keep them in f32.
+    Type gemmType = gradientGemmType(op);
+    ProbabilityBody body{op, s, KeyVisibility::of(op), scale, dropP, gemmType};
     auto probs = buildGeneric(
         rw, loc, ins,
-        {tensor::EmptyOp::create(rw, loc, scoreShape, rw.getF32Type()),
-         tensor::EmptyOp::create(rw, loc, scoreShape, rw.getF32Type())},
+        {tensor::EmptyOp::create(rw, loc, scoreShape, gemmType),
+         tensor::EmptyOp::create(rw, loc, scoreShape, gemmType)},
         maps, 5, {}, body);
     Value pd = probs.getResult(0), ds = probs.getResult(1);
 
     // dV^T and dK^T [N, X, Skv] summed over the group's rows; dQ
     // [N, G * Sq, D].
     Value pdRows = groupRows(rw, loc, pd), dsRows = groupRows(rw, loc, ds);
-    Value doRows = groupRows(rw, loc, dO, f32), qRows = groupRows(rw, loc, qs, f32);
-    Value kRows = groupRows(rw, loc, key, f32);
+    Value doRows = groupRows(rw, loc, dO, gemmType),
+          qRows = groupRows(rw, loc, qs, gemmType);
+    Value kRows = groupRows(rw, loc, key, gemmType);
     Value dV = ungroup(
         rw, loc,
         transposeRows(rw, loc,
