@@ -46,7 +46,10 @@ def Sinter_AttentionBackwardOp : Sinter_Op<"attention_backward",
     `[B, Hq, Sq]` f32. With grouped-query attention the gradients of a
     key/value head sum over the `Hq / Hkv` query heads that read it. The
     optional `grad_mask` result has the mask's shape and requires a mask.
-    Sums are accumulated in f32 and each gradient is rounded once.
+    Sums are accumulated in f32 and each gradient is rounded once. With
+    bf16 or f16 operands (and no `grad_mask`), `pd` and `ds` are rounded to
+    that type before the products that form dV, dK and dQ, as
+    FlashAttention and cuDNN round P and dS for their tensor cores.
 
     `deterministic` asks for a fixed summation order of dQ (no atomics); the
     CPU lowering is deterministic either way.
