@@ -6,16 +6,24 @@ sinter.torch.AdamW.
 
     python3 bench/train_gpt2.py aot CACHE [--batch 8 --seq 1024]   # here
     python3 bench/train_gpt2.py run CACHE --json F [--steps 30]    # GPU
+        [--autocast bf16] [--runs eager,sinter,inductor] [--profile]
+        [--compile-log F]
+    torchrun --nproc_per_node=N bench/train_gpt2.py run CACHE --engine ddp
 
-`aot` runs one step on the CPU with SINTER_TORCH_AOT=cuda:sm_90a: every
-partition of the forward and backward graphs is imported with torch-mlir
-and compiled for the H200 into CACHE, indexed by its FX graph (devices
-elided), and the attention and AdamW programs are compiled too; `run`
-loads them on the GPU machine, which has no compiler and no torch-mlir (a
-partition whose graph differs there runs in torch, logged). The model runs
-in f32: bf16 autocast casts other ops on the CPU than on CUDA. (Tracing on
-meta tensors gives other graphs than a real device: some decompositions
-depend on the device.)
+`run` trains on the GPU and reports ms per step, tokens/s, the first step
+(compile) time, peak memory and the losses. Where torch-mlir and Sinter's
+compiler are installed (the wheel: docs/Wheel.md), every partition is
+compiled there for the graphs the GPU really runs -- bf16 autocast
+included -- into CACHE; a second process loads them from it.
+
+`aot` runs one step on the CPU with SINTER_TORCH_AOT=cuda:sm_90a, for GPU
+machines without a compiler: every partition of the forward and backward
+graphs is imported with torch-mlir and compiled for the H200 into CACHE,
+indexed by its FX graph (devices elided), and the attention and AdamW
+programs are compiled too; `run` there loads them (a partition whose graph
+differs runs in torch, logged). This mode is f32 only: bf16 autocast casts
+other ops on the CPU than on CUDA. (Tracing on meta tensors gives other
+graphs than a real device: some decompositions depend on the device.)
 """
 
 import argparse
@@ -129,19 +137,26 @@ def aot(cache, batch, seq, layers):
                                                       cache))
 
 
+def train_step(step_model, opt, idx, targets, autocast):
+    """One step (forward under autocast when asked, backward, optimizer),
+    synchronized; returns the loss."""
+    opt.zero_grad(set_to_none=True)
+    with torch.autocast("cuda", dtype=torch.bfloat16,
+                        enabled=autocast is not None):
+        loss = step_model(idx, targets)
+    loss.backward()
+    opt.step()
+    torch.cuda.synchronize()
+    return loss
+
+
 def top_kernels(step_model, opt, batch, autocast):
     """One more step under torch.profiler: GPU time per kernel name, the
     largest first, as (name, ms in the step, launches)."""
     from torch.profiler import profile, ProfilerActivity
     idx, targets = batch
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16,
-                            enabled=autocast is not None):
-            loss = step_model(idx, targets)
-        loss.backward()
-        opt.step()
-        torch.cuda.synchronize()
+        train_step(step_model, opt, idx, targets, autocast)
     rows = [(e.key, e.device_time_total / 1e3, e.count)
             for e in prof.key_averages() if e.device_time_total > 0]
     return sorted(rows, key=lambda r: -r[1])[:40]
@@ -199,13 +214,7 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         for s in range(steps):
             idx, targets = data[s % len(data)]
             t0 = time.time()
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.bfloat16,
-                                enabled=autocast is not None):
-                loss = step_model(idx, targets)
-            loss.backward()
-            opt.step()
-            torch.cuda.synchronize()
+            loss = train_step(step_model, opt, idx, targets, autocast)
             times.append(time.time() - t0)
             if world > 1:  # the global batch's mean loss
                 loss = loss.detach().clone()

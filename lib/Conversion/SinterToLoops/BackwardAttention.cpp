@@ -110,7 +110,8 @@ Value groupRows(OpBuilder &b, Location loc, Value v, Type type = nullptr) {
     v = castElements(b, loc, v, type);
   unsigned rank = cast<RankedTensorType>(v.getType()).getRank();
   SmallVector<ReassociationIndices> re = {{0, 1}};
-  re.push_back(rank == 5 ? ReassociationIndices{2, 3} : ReassociationIndices{2});
+  re.push_back(rank == 5 ? ReassociationIndices{2, 3}
+                         : ReassociationIndices{2});
   re.push_back({rank - 1});
   return tensor::CollapseShapeOp::create(b, loc, v, re);
 }
@@ -247,9 +248,9 @@ struct ProbabilityBody {
     }
     Value ds =
         arith::MulFOp::create(b, l, p, arith::SubFOp::create(b, l, dp, delta));
-    linalg::YieldOp::create(b, l,
-                            ValueRange{fromF32(b, l, pd, outType),
-                                       fromF32(b, l, ds, outType)});
+    linalg::YieldOp::create(
+        b, l,
+        ValueRange{fromF32(b, l, pd, outType), fromF32(b, l, ds, outType)});
   }
 };
 
@@ -294,15 +295,23 @@ FailureOr<Value> buildMaskGrad(OpBuilder &b, Location loc, Value ds,
   return tensor::ExpandShapeOp::create(b, loc, gradType, sum, *re).getResult();
 }
 
+/// A key/value gradient [B, Hkv, Skv, X]: (rows^T [N, X, G * Sq] x
+/// probs [N, G * Sq, Skv])^T, summed over the group's query rows.
+Value keyGradient(OpBuilder &b, Location loc, Value rows, Value probs,
+                  ArrayRef<int64_t> shape) {
+  Value t = batchMatmul(b, loc, transposeRows(b, loc, rows), probs);
+  return ungroup(b, loc, transposeRows(b, loc, t), shape);
+}
+
 /// The element type of pd and ds and of the dV, dK and dQ GEMMs: the
 /// inputs' own bf16 or f16 when Q, K, V and dO share it and no mask
 /// gradient sums ds; f32 otherwise.
 Type gradientGemmType(AttentionBackwardOp op) {
   Type t = elementTypeOf(op.getQuery());
-  bool narrow = (t.isBF16() || t.isF16()) && !op.getGradMask() &&
-                llvm::all_of(ValueRange{op.getKey(), op.getValue(),
-                                        op.getGradOutput()},
-                             [&](Value v) { return elementTypeOf(v) == t; });
+  bool narrow =
+      (t.isBF16() || t.isF16()) && !op.getGradMask() &&
+      llvm::all_of(ValueRange{op.getKey(), op.getValue(), op.getGradOutput()},
+                   [&](Value v) { return elementTypeOf(v) == t; });
   return narrow ? t : Float32Type::get(op.getContext());
 }
 
@@ -365,11 +374,11 @@ struct AttentionBackwardToLinalg
     // f64 inputs, and a mask gradient (a sum of ds), keep them in f32.
     Type gemmType = gradientGemmType(op);
     ProbabilityBody body{op, s, KeyVisibility::of(op), scale, dropP, gemmType};
-    auto probs = buildGeneric(
-        rw, loc, ins,
-        {tensor::EmptyOp::create(rw, loc, scoreShape, gemmType),
-         tensor::EmptyOp::create(rw, loc, scoreShape, gemmType)},
-        maps, 5, {}, body);
+    auto probs =
+        buildGeneric(rw, loc, ins,
+                     {tensor::EmptyOp::create(rw, loc, scoreShape, gemmType),
+                      tensor::EmptyOp::create(rw, loc, scoreShape, gemmType)},
+                     maps, 5, {}, body);
     Value pd = probs.getResult(0), ds = probs.getResult(1);
 
     // dV^T and dK^T [N, X, Skv] summed over the group's rows; dQ
@@ -378,18 +387,8 @@ struct AttentionBackwardToLinalg
     Value doRows = groupRows(rw, loc, dO, gemmType),
           qRows = groupRows(rw, loc, qs, gemmType);
     Value kRows = groupRows(rw, loc, key, gemmType);
-    Value dV = ungroup(
-        rw, loc,
-        transposeRows(rw, loc,
-                      batchMatmul(rw, loc, transposeRows(rw, loc, doRows),
-                                  pdRows)),
-        {s.B, s.Hkv, s.Skv, s.Dv});
-    Value dK = ungroup(
-        rw, loc,
-        transposeRows(rw, loc,
-                      batchMatmul(rw, loc, transposeRows(rw, loc, qRows),
-                                  dsRows)),
-        {s.B, s.Hkv, s.Skv, s.D});
+    Value dV = keyGradient(rw, loc, doRows, pdRows, {s.B, s.Hkv, s.Skv, s.Dv});
+    Value dK = keyGradient(rw, loc, qRows, dsRows, {s.B, s.Hkv, s.Skv, s.D});
     Value dQ = ungroup(rw, loc, batchMatmul(rw, loc, dsRows, kRows),
                        {s.B, s.Hkv, s.G, s.Sq, s.D});
     SmallVector<Value> results = {
