@@ -226,68 +226,129 @@ def _have_importer():
         return False
 
 
-def _partition_program(name, gm, keys, target):
-    """The program of a partition for `target` (None: compile only for the
-    ahead-of-time targets): imported and compiled (cached by IR), or,
-    without torch-mlir, found in the cache by its FX key (`keys`, per
-    target)."""
-    if not _have_importer():
-        ir_key = _cache.index_get(keys[target]) if target else None
+class _Partition:
+    """One partition on its way to Sinter: what _prepare_partition learned
+    (targets, FX keys, the traced strides, the outputs kept, the imported
+    IR) and what _finish_partition needs to build its runner."""
+
+    def __init__(self, name, gm, example_inputs):
+        self.name, self.gm = name, gm
+        self.device = _device_of(example_inputs)
+        self.out = next(n for n in gm.graph.nodes if n.op == "output")
+        self.saved = self.out.args
+        self.t0 = time.time()
+        self.target = (_cache.target_of(self.device)
+                       if self.device.type != "meta" else None)
+        # The FX keys are of the graph as AOTAutograd made it.
+        self.keys = {t: _fx_key(gm, example_inputs, t)
+                     for t in [self.target] + _aot_targets() if t}
+        self.strides = _expected_strides(gm)
+        self.ir = None
+
+    def in_torch(self, error=None):
+        """Restores the partition's graph (it runs in torch); logs why."""
+        if error is not None:
+            reason = str(error).strip().splitlines()
+            ops = sorted({str(n.target) for n in self.gm.graph.nodes
+                          if n.op == "call_function"})
+            log.warning("sinter: %s runs in torch (%s); its ops: %s",
+                        self.name,
+                        reason[0] if reason else type(error).__name__,
+                        ", ".join(ops))
+        self.out.args = self.saved
+        self.gm.recompile()
+        return None
+
+    def compilations(self):
+        """(IR, target) of every program this partition needs compiled."""
+        if self.ir is None:
+            return []
+        return [(self.ir, t) for t in [self.target] + _aot_targets() if t]
+
+
+def _prepare_partition(name, gm, example_inputs):
+    """Drops the partition's None outputs and imports it with torch-mlir
+    where torch-mlir is installed; None (with a log line, the graph
+    restored) when that fails."""
+    part = _Partition(name, gm, example_inputs)
+    try:
+        part.keep, part.count, part.single = _drop_none_outputs(gm)
+        if _have_importer():
+            part.ir = _import(gm)
+            _dump(name, part.ir)
+    except Exception as e:
+        return part.in_torch(e)
+    part.prepare_s = time.time() - part.t0
+    return part
+
+
+def _compile_all(parts):
+    """Compiles the programs of `parts` into the cache, the distinct ones
+    concurrently (the C API releases the GIL, each compilation has its own
+    MLIR context): a graph's cold start costs its slowest partition rather
+    than the sum. Failures are left for _finish_partition, which compiles
+    again and logs them."""
+    from concurrent.futures import ThreadPoolExecutor
+    work = {}
+    for part in parts:
+        for ir, target in part.compilations():
+            work.setdefault(_cache.key_of(ir, target, True), (ir, target))
+    if len(work) < 2:
+        return
+    t0 = time.time()
+    workers = min(len(work), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for f in [pool.submit(_cache.precompile, ir, target, True)
+                  for ir, target in work.values()]:
+            try:
+                f.result()
+            except Exception:  # noqa: BLE001 -- reported by the finish
+                pass
+    log.info("sinter: %d distinct programs ready in %.2f s (%d threads)",
+             len(work), time.time() - t0, workers)
+
+
+def _partition_program(part):
+    """The partition's program for its target (None: compiled only for the
+    ahead-of-time targets): from its IR (cached by IR), or, without
+    torch-mlir, found in the cache by its FX key."""
+    target = part.target
+    if part.ir is None:
+        ir_key = _cache.index_get(part.keys[target]) if target else None
         if ir_key is None:
             raise RuntimeError("torch-mlir is not installed here and the "
                                "cache has no artifact for this graph "
                                "(compile it ahead of time with "
                                "SINTER_TORCH_AOT=%s)" % target)
         return _cache.load_key(ir_key, target)
-    ir = _import(gm)
-    _dump(name, ir)
     for extra in _aot_targets():
-        _cache.precompile(ir, extra, fusion=True)
-        _cache.index_put(keys[extra], _cache.key_of(ir, extra, True))
+        _cache.precompile(part.ir, extra, fusion=True)
+        _cache.index_put(part.keys[extra], _cache.key_of(part.ir, extra, True))
     if target is None:
         return None
-    prog = _cache.program(ir, target, fusion=True)
-    _cache.index_put(keys[target], _cache.key_of(ir, target, True))
+    prog = _cache.program(part.ir, target, fusion=True)
+    _cache.index_put(part.keys[target], _cache.key_of(part.ir, target, True))
     return prog
 
 
-def _compile_partition(name, gm, example_inputs):
-    """Compiles one partition (a GraphModule of supported ops) with Sinter;
-    None, with a log line, when it cannot be imported or compiled (and in
-    ahead-of-time mode, where the graph runs in torch)."""
-    device = _device_of(example_inputs)
-    out = next(n for n in gm.graph.nodes if n.op == "output")
-    saved = out.args
-    t0 = time.time()
-    target = _cache.target_of(device) if device.type != "meta" else None
-    # The FX keys are of the graph as AOTAutograd made it.
-    keys = {t: _fx_key(gm, example_inputs, t)
-            for t in [target] + _aot_targets() if t}
-
-    def in_torch():
-        out.args = saved
-        gm.recompile()
-        return None
-    strides = _expected_strides(gm)
+def _finish_partition(part):
+    """The runner of a prepared partition, or None (it runs in torch, with
+    a log line; also in ahead-of-time mode). Its logged time is its import
+    and its own compile or load, not the others' concurrent compiles."""
+    part.t0 = time.time() - part.prepare_s
     try:
-        keep, count, single = _drop_none_outputs(gm)
-        prog = _partition_program(name, gm, keys, target)
+        prog = _partition_program(part)
     except Exception as e:
-        reason = str(e).strip().splitlines()
-        ops = sorted({str(n.target) for n in gm.graph.nodes
-                      if n.op == "call_function"})
-        log.warning("sinter: %s runs in torch (%s); its ops: %s", name,
-                    reason[0] if reason else type(e).__name__,
-                    ", ".join(ops))
-        return in_torch()
+        return part.in_torch(e)
     if prog is None or _aot_targets():
-        log.info("sinter: %s compiled ahead of time for %s in %.2f s", name,
-                 ", ".join(_aot_targets()), time.time() - t0)
-        return in_torch()
-    ops = sum(1 for n in gm.graph.nodes if n.op == "call_function")
-    log.info("sinter: %s (%d ops) ready for %s in %.2f s", name, ops,
-             device, time.time() - t0)
-    return _runner(prog, keep, count, single, device, strides)
+        log.info("sinter: %s compiled ahead of time for %s in %.2f s",
+                 part.name, ", ".join(_aot_targets()), time.time() - part.t0)
+        return part.in_torch()
+    ops = sum(1 for n in part.gm.graph.nodes if n.op == "call_function")
+    log.info("sinter: %s (%d ops) ready for %s in %.2f s", part.name, ops,
+             part.device, time.time() - part.t0)
+    return _runner(prog, part.keep, part.count, part.single, part.device,
+                   part.strides)
 
 
 class _Compiled(torch.nn.Module):
@@ -398,6 +459,7 @@ def _compile_graph(kind):
         if left:
             log.info("sinter: %s graph %d: ops run by torch: %s", kind,
                      graph_id, ", ".join(left))
+        parts = []
         for child, sub in list(fused.named_children()):
             inputs = [n.meta.get("val") for n in sub.graph.nodes
                       if n.op == "placeholder"]
@@ -406,9 +468,14 @@ def _compile_graph(kind):
             name = "%s graph %d %s" % (kind, graph_id, child)
             original = copy.deepcopy(sub) if os.environ.get(
                 "SINTER_TORCH_VERIFY") else None
-            run = _compile_partition(name, sub, inputs)
+            part = _prepare_partition(name, sub, inputs)
+            if part is not None:
+                parts.append((child, part, original))
+        _compile_all([part for _, part, _ in parts])
+        for child, part, original in parts:
+            run = _finish_partition(part)
             if run is not None:
-                setattr(fused, child, _Compiled(name, run, original))
+                setattr(fused, child, _Compiled(part.name, run, original))
         fused.recompile()
         _dump("%s graph %d" % (kind, graph_id), fused.code, ".py")
         return fused.forward
