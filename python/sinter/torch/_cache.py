@@ -187,6 +187,16 @@ def index_get(fx_key):
         return None
 
 
+def indexed_current(fx_key):
+    """The artifact the index records for the FX graph of `fx_key`, when it
+    is in the cache and current (compiled by this compiler); else None. A
+    warm start loads it without importing the graph again."""
+    ir_key = index_get(fx_key)
+    if ir_key and _is_current(os.path.join(cache_dir(), ir_key)):
+        return ir_key
+    return None
+
+
 def load_key(ir_key, target):
     """The loaded artifact `ir_key` of the cache (no compiler needed)."""
     with _lock:

@@ -7,13 +7,19 @@
 # REQUIRES: torch, torch_mlir, transformers
 # RUN: rm -rf %t.cache
 # RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s
-# RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s --check-prefix=WARM
+# RUN: rm -rf %t.warmdump
+# RUN: env SINTER_CACHE_DIR=%t.cache SINTER_TORCH_DUMP=%t.warmdump %python %s 2>&1 | FileCheck %s --check-prefix=WARM
+# RUN: ls %t.warmdump | FileCheck %s --check-prefix=NOIMPORT
 # CHECK-NOT: FAIL
 # The warm run loads every Sinter program from the cache:
 # WARM-NOT: compiled for cpu in
 # WARM: from the cache
 # WARM-NOT: compiled for cpu in
 # WARM: ALL PASSED
+# and finds them by their FX graphs, importing none with torch-mlir (the
+# dump holds the FX keys and graphs, no imported IR):
+# NOIMPORT: .key
+# NOIMPORT-NOT: .mlir
 
 import copy
 import logging
