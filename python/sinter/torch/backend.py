@@ -31,6 +31,7 @@ import time
 import torch
 
 from . import _cache
+from ._manual_attention import route_manual_attention
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -565,6 +566,7 @@ def _sdpa_or_torch(*args, **kwargs):
 def sinter_backend(gm, example_inputs, **kwargs):
     """The torch.compile backend (also registered as "sinter")."""
     from torch._dynamo.backends.common import aot_autograd
+    route_manual_attention(gm, _sdpa_or_torch)
     _route_sdpa(gm)
     backend = aot_autograd(fw_compiler=_compile_graph("forward"),
                            bw_compiler=_compile_graph("backward"),

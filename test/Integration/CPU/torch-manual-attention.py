@@ -1,0 +1,104 @@
+# Attention written by hand under torch.compile(backend="sinter"): the
+# backend raises q @ k^T (times or divided by a constant), an optional
+# masked_fill(-inf) or additive mask, softmax and @ v to Sinter's attention
+# before AOTAutograd traces, so the forward saves O and the logsumexp and
+# the backward graph calls Sinter's attention backward instead of keeping
+# the S x S probabilities. Outputs and gradients match eager; a model that
+# also returns its attention weights keeps its graph (and still matches).
+#
+# REQUIRES: torch, torch_mlir
+# RUN: rm -rf %t.cache
+# RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s
+
+# CHECK: masked_fill, *: raised 1, attention backward in torch graph: True, matches eager: True
+# CHECK: masked_fill, /: raised 1, attention backward in torch graph: True, matches eager: True
+# CHECK: additive, *: raised 1, attention backward in torch graph: True, matches eager: True
+# CHECK: unmasked, /: raised 1, attention backward in torch graph: True, matches eager: True
+# CHECK: returns weights: raised 0, attention backward in torch graph: False, matches eager: True
+
+import logging
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import sinter.torch  # noqa: F401  (backend="sinter")
+
+
+class Lines(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+class Attention(nn.Module):
+    """nanoGPT's attention block, with the variants models write."""
+
+    def __init__(self, mask, scale_op, weights=False, d=64, h=4, T=16):
+        super().__init__()
+        self.h, self.mask, self.scale_op, self.weights = h, mask, scale_op, \
+            weights
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.register_buffer("bias", torch.tril(torch.ones(T, T)).view(
+            1, 1, T, T))
+        self.register_buffer("additive", torch.zeros(T, T).masked_fill(
+            torch.ones(T, T).triu(1).bool(), float("-inf")))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.h, C // self.h).transpose(1, 2)
+                   for t in (q, k, v))
+        if self.scale_op == "*":
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        else:
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(k.size(-1))
+        if self.mask == "masked_fill":
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        elif self.mask == "additive":
+            att = att + self.additive[:T, :T]
+        att = F.softmax(att, dim=-1)
+        y = att @ v
+        out = self.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+        return (out, att) if self.weights else out
+
+
+def check(label, **kw):
+    torch.manual_seed(0)
+    model = Attention(**kw)
+    x = torch.randn(2, 16, 64)
+    ref = model(x)
+    ref = ref[0] if kw.get("weights") else ref
+    ref.square().sum().backward()
+    want = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad()
+    lines = Lines()
+    log = logging.getLogger("sinter.torch")
+    log.addHandler(lines)
+    log.setLevel(logging.INFO)
+    out = torch.compile(model, backend="sinter", dynamic=False)(x)
+    out = out[0] if kw.get("weights") else out
+    out.square().sum().backward()
+    log.removeHandler(lines)
+    torch._dynamo.reset()
+    raised = sum(int(l.split()[1]) for l in lines.lines
+                 if "hand-written attention(s) raised" in l)
+    in_backward = any("backward graph" in l and "attention_backward" in l
+                      for l in lines.lines)
+    ok = torch.allclose(out, ref, atol=1e-5) and all(
+        torch.allclose(p.grad, want[n], atol=1e-4)
+        for n, p in model.named_parameters())
+    print("%s: raised %d, attention backward in torch graph: %s, matches "
+          "eager: %s" % (label, raised, in_backward, ok))
+
+
+check("masked_fill, *", mask="masked_fill", scale_op="*")
+check("masked_fill, /", mask="masked_fill", scale_op="/")
+check("additive, *", mask="additive", scale_op="*")
+check("unmasked, /", mask=None, scale_op="/")
+check("returns weights", mask="masked_fill", scale_op="*", weights=True)
