@@ -10,6 +10,7 @@ gives Dynamo this FX graph (the scale and the mask are optional):
     %eq  = ...                                            # a bool tensor
     %s2  = call_method[masked_fill](%s, %eq, -inf)        # or %s + %mask
     %p   = call_function[torch.nn.functional.softmax](%s2, dim=-1)
+    (%p.type(dtype it has), dropout(%p, p=0.0): identities, allowed here)
     %y   = call_function[operator.matmul](%p, %v)
 
 AOTAutograd would decompose it into matmuls and a softmax whose S x S
@@ -96,6 +97,28 @@ def _scores(top):
     return None if k is None else (q, k, scale)
 
 
+def _dtype(node):
+    val = node.meta.get("example_value", node.meta.get("val"))
+    return val.dtype if isinstance(val, torch.Tensor) else None
+
+
+def _identity_input(node):
+    """The input of `node` when it is the identity on it: a cast to the
+    dtype it already has (`.type(v.dtype)`, `.to(dtype)`), or dropout with
+    p = 0 (Hugging Face's eager attention has both); else None."""
+    if node.op == "call_method" and node.target in ("type", "to") and \
+            len(node.args) == 2 and not node.kwargs and \
+            isinstance(node.args[1], torch.dtype) and \
+            isinstance(node.args[0], torch.fx.Node) and \
+            _dtype(node.args[0]) == node.args[1]:
+        return node.args[0]
+    if _is_call(node, {torch.nn.functional.dropout}):
+        p = node.kwargs.get("p", node.args[1] if len(node.args) > 1 else 0.5)
+        if p == 0.0:
+            return node.args[0]
+    return None
+
+
 def _match(y):
     """The SDPA call that replaces the attention ending at matmul `y`:
     (q, k, v, mask or None, scale), the mask ("fill", condition) or ("add",
@@ -104,9 +127,13 @@ def _match(y):
     if not _is_call(y, {operator.matmul, torch.matmul}) or len(y.args) != 2:
         return None
     p, v = y.args
+    user = y  # identities between the softmax and @ v are consumed too
+    while isinstance(p, torch.fx.Node) and _identity_input(p) is not None \
+            and _only_user(p, user):
+        user, p = p, _identity_input(p)
     if not isinstance(p, torch.fx.Node) or not _softmax_last_dim(p):
         return None
-    if not _only_user(p, y) or _rank(v) != 4:
+    if not _only_user(p, user) or _rank(v) != 4:
         return "the probabilities have other users"
     s, mask, masked = p.args[0], None, None
     if _is_call(s, set(), "masked_fill"):

@@ -5,8 +5,10 @@
 # the backward graph calls Sinter's attention backward instead of keeping
 # the S x S probabilities. Outputs and gradients match eager; a model that
 # also returns its attention weights keeps its graph (and still matches).
+# Hugging Face's GPT-2 with attn_implementation="eager" (scale, additive
+# mask, softmax, a no-op .type(), dropout p=0, @ v) is raised too.
 #
-# REQUIRES: torch, torch_mlir
+# REQUIRES: torch, torch_mlir, transformers
 # RUN: rm -rf %t.cache
 # RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s
 
@@ -15,6 +17,7 @@
 # CHECK: additive, *: raised 1, attention backward in torch graph: True, matches eager: True
 # CHECK: unmasked, /: raised 1, attention backward in torch graph: True, matches eager: True
 # CHECK: returns weights: raised 0, attention backward in torch graph: False, matches eager: True
+# CHECK: HF GPT-2 eager attention: raised 2, attention backward in torch graph: True, matches eager: True
 
 import logging
 import math
@@ -68,22 +71,38 @@ class Attention(nn.Module):
         return (out, att) if self.weights else out
 
 
+def hf_gpt2():
+    import transformers
+    cfg = transformers.GPT2Config(n_layer=2, n_embd=64, n_head=4,
+                                  n_positions=32, vocab_size=128,
+                                  attn_pdrop=0.0, resid_pdrop=0.0,
+                                  embd_pdrop=0.0)
+    model = transformers.GPT2LMHeadModel(cfg)
+    model.config._attn_implementation = "eager"
+    tokens = torch.randint(0, 128, (2, 16))
+    return model, tokens, lambda m, x: m(x, labels=x).loss
+
+
 def check(label, **kw):
     torch.manual_seed(0)
-    model = Attention(**kw)
-    x = torch.randn(2, 16, 64)
-    ref = model(x)
-    ref = ref[0] if kw.get("weights") else ref
-    ref.square().sum().backward()
+    if kw.pop("hf", False):
+        model, x, loss_of = hf_gpt2()
+    else:
+        model, x = Attention(**kw), torch.randn(2, 16, 64)
+
+        def loss_of(m, x):
+            out = m(x)
+            return (out[0] if kw.get("weights") else out).square().sum()
+    loss_of(model, x).backward()
     want = {n: p.grad.clone() for n, p in model.named_parameters()}
     model.zero_grad()
     lines = Lines()
     log = logging.getLogger("sinter.torch")
     log.addHandler(lines)
     log.setLevel(logging.INFO)
-    out = torch.compile(model, backend="sinter", dynamic=False)(x)
-    out = out[0] if kw.get("weights") else out
-    out.square().sum().backward()
+    out = loss_of(torch.compile(model, backend="sinter", dynamic=False), x)
+    ref = loss_of(model, x).detach()
+    out.backward()
     log.removeHandler(lines)
     torch._dynamo.reset()
     raised = sum(int(l.split()[1]) for l in lines.lines
@@ -102,3 +121,4 @@ check("masked_fill, /", mask="masked_fill", scale_op="/")
 check("additive, *", mask="additive", scale_op="*")
 check("unmasked, /", mask=None, scale_op="/")
 check("returns weights", mask="masked_fill", scale_op="*", weights=True)
+check("HF GPT-2 eager attention", hf=True)
