@@ -380,3 +380,34 @@ def attention_backward(do, q, k, v, scale=None, causal=False, mask=None,
                     if d < lead or (mshape[d - lead] == 1 and ds.shape[d] != 1))
         dmask = np.sum(ds, axis=red, keepdims=True).reshape(mshape)
     return dq, fold(dk), fold(dv), dmask
+
+
+class LogLines:
+    """Collects the messages of logger `name` (sinter.torch's by default)
+    at INFO and above while installed: `with LogLines() as log: ...` then
+    `log.lines`; `echo` also prints each one."""
+
+    def __init__(self, name="sinter.torch", echo=False):
+        import logging
+
+        class _Handler(logging.Handler):
+            def emit(handler, record):
+                self.lines.append(record.getMessage())
+                if echo:
+                    print(record.getMessage())
+
+        self.lines = []
+        self._logger = logging.getLogger(name)
+        self._handler = _Handler()
+
+    def __enter__(self):
+        import logging
+        self._logger.addHandler(self._handler)
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        self._logger.removeHandler(self._handler)
+        self._logger.setLevel(self._level)
+        return False

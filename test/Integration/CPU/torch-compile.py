@@ -22,7 +22,7 @@
 # NOIMPORT-NOT: .mlir
 
 import copy
-import logging
+import os
 import sys
 
 import torch
@@ -30,19 +30,10 @@ import torch
 import sinter.torch as st
 
 
-class Lines(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.lines = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import refs  # noqa: E402
 
-    def emit(self, record):
-        self.lines.append(record.getMessage())
-        print(record.getMessage())
-
-
-lines = Lines()
-logging.getLogger("sinter.torch").addHandler(lines)
-logging.getLogger("sinter.torch").setLevel(logging.INFO)
+lines = refs.LogLines(echo=True).__enter__()  # for the whole run
 
 
 def check(name, ok, detail):

@@ -19,8 +19,9 @@
 # CHECK: returns weights: raised 0, attention backward in torch graph: False, matches eager: True
 # CHECK: HF GPT-2 eager attention: raised 2, attention backward in torch graph: True, matches eager: True
 
-import logging
 import math
+import os
+import sys
 
 import torch
 import torch.nn as nn
@@ -28,14 +29,8 @@ import torch.nn.functional as F
 
 import sinter.torch  # noqa: F401  (backend="sinter")
 
-
-class Lines(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.lines = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import refs  # noqa: E402
 
 
 class Attention(nn.Module):
@@ -96,14 +91,11 @@ def check(label, **kw):
     loss_of(model, x).backward()
     want = {n: p.grad.clone() for n, p in model.named_parameters()}
     model.zero_grad()
-    lines = Lines()
-    log = logging.getLogger("sinter.torch")
-    log.addHandler(lines)
-    log.setLevel(logging.INFO)
-    out = loss_of(torch.compile(model, backend="sinter", dynamic=False), x)
-    ref = loss_of(model, x).detach()
-    out.backward()
-    log.removeHandler(lines)
+    with refs.LogLines() as lines:
+        out = loss_of(torch.compile(model, backend="sinter", dynamic=False),
+                      x)
+        ref = loss_of(model, x).detach()
+        out.backward()
     torch._dynamo.reset()
     raised = sum(int(l.split()[1]) for l in lines.lines
                  if "hand-written attention(s) raised" in l)
