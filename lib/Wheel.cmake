@@ -25,7 +25,7 @@ if(SINTER_STATIC_ZSTD AND SINTER_STATIC_Z AND NOT SINTER_SANITIZE)
   set(exports ${CMAKE_CURRENT_SOURCE_DIR}/CAPI/exports.map)
   set(fuse_ld)
   if(SINTER_LLD)
-    set(fuse_ld -fuse-ld=lld) # seconds, where GNU ld takes minutes
+    set(fuse_ld -fuse-ld=lld) # ~2 s here, where GNU ld takes ~7 s
   endif()
   add_custom_command(OUTPUT ${SINTER_WHEEL_LIB}
     WORKING_DIRECTORY ${SINTER_BINARY_DIR}
