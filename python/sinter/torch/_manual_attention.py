@@ -10,7 +10,8 @@ gives Dynamo this FX graph (the scale and the mask are optional):
     %eq  = ...                                            # a bool tensor
     %s2  = call_method[masked_fill](%s, %eq, -inf)        # or %s + %mask
     %p   = call_function[torch.nn.functional.softmax](%s2, dim=-1)
-    (%p.type(dtype it has), dropout(%p, p=0.0): identities, allowed here)
+    (casts of %p to V's dtype -- after softmax(dtype=f32) too -- and
+     dropout(%p, p=0.0) are allowed here)
     %y   = call_function[operator.matmul](%p, %v)
 
 AOTAutograd would decompose it into matmuls and a softmax whose S x S
@@ -55,7 +56,8 @@ def _only_user(node, user):
 
 def _softmax_last_dim(p):
     """Whether `p` is a softmax over the last dimension (no dtype)."""
-    if not _is_call(p, _SOFTMAX, "softmax") or p.kwargs.get("dtype"):
+    if not _is_call(p, _SOFTMAX, "softmax") or \
+            p.kwargs.get("dtype") not in (None, torch.float32):
         return False
     dim = p.kwargs.get("dim", p.args[1] if len(p.args) > 1 else None)
     return dim in (-1, 3) and _rank(p) == 4
@@ -102,15 +104,23 @@ def _dtype(node):
     return val.dtype if isinstance(val, torch.Tensor) else None
 
 
-def _identity_input(node):
-    """The input of `node` when it is the identity on it: a cast to the
-    dtype it already has (`.type(v.dtype)`, `.to(dtype)`), or dropout with
-    p = 0 (Hugging Face's eager attention has both); else None."""
-    if node.op == "call_method" and node.target in ("type", "to") and \
-            len(node.args) == 2 and not node.kwargs and \
-            isinstance(node.args[1], torch.dtype) and \
-            isinstance(node.args[0], torch.fx.Node) and \
-            _dtype(node.args[0]) == node.args[1]:
+def _cast_to(node, dtype):
+    """The input of `node` when `node` is `.type(dtype)` or `.to(dtype)`."""
+    if node.op != "call_method" or node.target not in ("type", "to") or \
+            not isinstance(node.args[0], torch.fx.Node):
+        return None
+    args = node.args[1:] or (node.kwargs.get("dtype"),)
+    if len(args) != 1 or set(node.kwargs) - {"dtype"} or args[0] != dtype:
+        return None
+    return node.args[0]
+
+
+def _identity_input(node, dtype):
+    """The input of `node` when it only brings the probabilities to
+    `dtype` (V's): a cast to it (`.type(v.dtype)`, `.to(q.dtype)` after a
+    softmax taken in f32 -- Sinter's softmax is f32 too), or dropout with p
+    = 0 (Hugging Face's eager attentions have these); else None."""
+    if _cast_to(node, dtype) is not None:
         return node.args[0]
     if _is_call(node, {torch.nn.functional.dropout}):
         p = node.kwargs.get("p", node.args[1] if len(node.args) > 1 else 0.5)
@@ -128,13 +138,16 @@ def _match(y):
         return None
     p, v = y.args
     user = y  # identities between the softmax and @ v are consumed too
-    while isinstance(p, torch.fx.Node) and _identity_input(p) is not None \
-            and _only_user(p, user):
-        user, p = p, _identity_input(p)
+    vtype = _dtype(v) if isinstance(v, torch.fx.Node) else None
+    while isinstance(p, torch.fx.Node) and \
+            _identity_input(p, vtype) is not None and _only_user(p, user):
+        user, p = p, _identity_input(p, vtype)
     if not isinstance(p, torch.fx.Node) or not _softmax_last_dim(p):
         return None
     if not _only_user(p, user) or _rank(v) != 4:
         return "the probabilities have other users"
+    if _dtype(p.args[0]) != vtype:
+        return "the scores are %s, V is %s" % (_dtype(p.args[0]), vtype)
     s, mask, masked = p.args[0], None, None
     if _is_call(s, set(), "masked_fill"):
         fill = s.args[2] if len(s.args) > 2 else s.kwargs.get("value")

@@ -5,8 +5,9 @@
 # the backward graph calls Sinter's attention backward instead of keeping
 # the S x S probabilities. Outputs and gradients match eager; a model that
 # also returns its attention weights keeps its graph (and still matches).
-# Hugging Face's GPT-2 with attn_implementation="eager" (scale, additive
-# mask, softmax, a no-op .type(), dropout p=0, @ v) is raised too.
+# Hugging Face's GPT-2 and Llama (GQA through repeat_kv, softmax in f32
+# then .to(q.dtype)) with attn_implementation="eager" (scale, additive
+# mask, softmax, a cast, dropout p=0, @ v) are raised too.
 #
 # REQUIRES: torch, torch_mlir, transformers
 # RUN: rm -rf %t.cache
@@ -18,6 +19,7 @@
 # CHECK: unmasked, /: raised 1, attention backward in torch graph: True, matches eager: True
 # CHECK: returns weights: raised 0, attention backward in torch graph: False, matches eager: True
 # CHECK: HF GPT-2 eager attention: raised 2, attention backward in torch graph: True, matches eager: True
+# CHECK: HF Llama eager attention: raised 2, attention backward in torch graph: True, matches eager: True
 
 import math
 import os
@@ -66,13 +68,17 @@ class Attention(nn.Module):
         return (out, att) if self.weights else out
 
 
-def hf_gpt2():
+def hf_model(kind):
     import transformers
-    cfg = transformers.GPT2Config(n_layer=2, n_embd=64, n_head=4,
-                                  n_positions=32, vocab_size=128,
-                                  attn_pdrop=0.0, resid_pdrop=0.0,
-                                  embd_pdrop=0.0)
-    model = transformers.GPT2LMHeadModel(cfg)
+    if kind == "gpt2":
+        model = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            n_layer=2, n_embd=64, n_head=4, n_positions=32, vocab_size=128,
+            attn_pdrop=0.0, resid_pdrop=0.0, embd_pdrop=0.0))
+    else:
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(
+            num_hidden_layers=2, hidden_size=64, intermediate_size=128,
+            num_attention_heads=4, num_key_value_heads=2, vocab_size=128,
+            max_position_embeddings=64))
     model.config._attn_implementation = "eager"
     tokens = torch.randint(0, 128, (2, 16))
     return model, tokens, lambda m, x: m(x, labels=x).loss
@@ -80,8 +86,9 @@ def hf_gpt2():
 
 def check(label, **kw):
     torch.manual_seed(0)
-    if kw.pop("hf", False):
-        model, x, loss_of = hf_gpt2()
+    hf = kw.pop("hf", None)
+    if hf:
+        model, x, loss_of = hf_model(hf)
     else:
         model, x = Attention(**kw), torch.randn(2, 16, 64)
 
@@ -113,4 +120,5 @@ check("masked_fill, /", mask="masked_fill", scale_op="/")
 check("additive, *", mask="additive", scale_op="*")
 check("unmasked, /", mask=None, scale_op="/")
 check("returns weights", mask="masked_fill", scale_op="*", weights=True)
-check("HF GPT-2 eager attention", hf=True)
+check("HF GPT-2 eager attention", hf="gpt2")
+check("HF Llama eager attention", hf="llama")
