@@ -21,7 +21,9 @@ AOTAutograd traces, by one call of SDPA's replacement (the backend's
 the logsumexp, the backward is Sinter's attention backward) with
 `scale = c` (or 1/c) and, for the masked_fill, the boolean mask
 `logical_not(%eq)` (True = attend), or the additive mask as it is:
-exactly the same function. Each
+exactly the same function; keys and values that Hugging Face's
+`repeat_kv` repeated for grouped-query attention are passed as they were
+before it (Sinter's attention takes Hkv < Hq heads). Each
 intermediate must have no other user (attention weights a model returns
 keep the graph as it is). Why a candidate was not raised is logged at
 DEBUG level on logger `sinter.torch`.
@@ -102,6 +104,39 @@ def _scores(top):
 def _dtype(node):
     val = node.meta.get("example_value", node.meta.get("val"))
     return val.dtype if isinstance(val, torch.Tensor) else None
+
+
+def _shape(node):
+    val = node.meta.get("example_value", node.meta.get("val"))
+    return tuple(val.shape) if isinstance(val, torch.Tensor) else None
+
+
+def _grouped(node):
+    """The [B, Hkv, S, D] tensor that Hugging Face's repeat_kv repeated into
+    `node` ([B, Hkv * n, S, D]: x[:, :, None].expand(B, Hkv, n, S, D)
+    .reshape(B, Hkv * n, S, D)), so that attention reads it as grouped-query
+    keys or values instead of the copy; else `node` itself."""
+    reshape = node
+    if reshape.op != "call_method" or reshape.target not in ("reshape",
+                                                             "view"):
+        return node
+    expand = reshape.args[0]
+    if not isinstance(expand, torch.fx.Node) or expand.op != "call_method" \
+            or expand.target != "expand" or not _only_user(expand, reshape):
+        return node
+    index = expand.args[0]
+    full = slice(None)
+    if not isinstance(index, torch.fx.Node) or \
+            not _is_call(index, {operator.getitem}) or \
+            index.args[1] != (full, full, None, full, full) or \
+            not _only_user(index, expand):
+        return node
+    base = index.args[0]
+    b, e, r = _shape(base), _shape(expand), _shape(reshape)
+    if not (b and e and r) or len(b) != 4 or len(e) != 5 or \
+            e[:2] + e[3:] != b or r != (b[0], b[1] * e[2]) + b[2:]:
+        return node
+    return base
 
 
 def _cast_to(node, dtype):
@@ -202,6 +237,8 @@ def route_manual_attention(gm, replacement):
             log.debug("sinter: %s is not raised to attention: %s", y.name, m)
             continue
         q, k, v, how, scale = m
+        # Grouped-query keys and values as they were before repeat_kv.
+        k, v = _grouped(k), _grouped(v)
         with gm.graph.inserting_before(y):
             mask = None
             if how is not None and how[0] == "fill":

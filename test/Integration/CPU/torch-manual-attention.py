@@ -5,8 +5,9 @@
 # the backward graph calls Sinter's attention backward instead of keeping
 # the S x S probabilities. Outputs and gradients match eager; a model that
 # also returns its attention weights keeps its graph (and still matches).
-# Hugging Face's GPT-2 and Llama (GQA through repeat_kv, softmax in f32
-# then .to(q.dtype)) with attn_implementation="eager" (scale, additive
+# Hugging Face's GPT-2 and Llama (GQA: the K and V that repeat_kv copied
+# reach Sinter's attention with their 2 heads; softmax in f32 then
+# .to(q.dtype)) with attn_implementation="eager" (scale, additive
 # mask, softmax, a cast, dropout p=0, @ v) are raised too.
 #
 # REQUIRES: torch, torch_mlir, transformers
