@@ -26,12 +26,12 @@ class FusedOp;
 
 /// Builds the gradients of `op`'s inputs given the gradients of its results
 /// (`resultGrads[k]` has the type of result k; a null entry is a zero
-/// gradient, as is any entry for a result that is not of floats). Returns one value per input: the gradient, with the input's
-/// type, of every ranked tensor input of floating-point elements, and a
-/// null value for the others (scalars, integer tensors, the seed). The
-/// body's arithmetic is f32 (f64 where the body computes in f64); each
-/// gradient is rounded once. Fails, with an error at the op the rule is
-/// missing for, on a body op without a derivative rule.
+/// gradient, as is any entry for a result that is not of floats). Returns one
+/// value per input: the gradient, with the input's type, of every ranked tensor
+/// input of floating-point elements, and a null value for the others (scalars,
+/// integer tensors, the seed). The body's arithmetic is f32 (f64 where the body
+/// computes in f64); each gradient is rounded once. Fails, with an error at the
+/// op the rule is missing for, on a body op without a derivative rule.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 buildFusedBackward(mlir::OpBuilder &b, FusedOp op,
                    mlir::ValueRange resultGrads);
