@@ -88,19 +88,9 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
     torch (the same Philox keep mask for dropout)."""
     tq, tk, tl = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t), \
         _tt([B, Hq, Sq], "f32")
-    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk]
-    extra, attrs = "", []
     tm = _tt(mask_shape, t) if mask_shape else None
-    if tm:
-        args.append("%m: " + tm)
-        extra += " mask(%%m : %s)" % tm
-    if dropout_p:
-        args.append("%seed: i64")
-        extra += " seed(%seed)"
-        attrs.append("dropout_p = %.9e : f64" % dropout_p)
-    if causal:
-        attrs.append("causal")
-    attr = " {%s}" % ", ".join(attrs) if attrs else ""
+    more, extra, attr = refs.attention_clauses(tm, dropout_p, causal, None)
+    args = ["%q: " + tq, "%k: " + tk, "%v: " + tk] + more
     results = [tq, tk, tk] + ([tm] if tm else [])
     names = "%dq, %dk, %dv" + (", %dm" if tm else "")
     ir = """func.func @main(%(args)s, %%do: %(tq)s) -> (%(res)s) {
