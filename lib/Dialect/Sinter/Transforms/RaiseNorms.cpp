@@ -92,6 +92,13 @@ private:
   bool matchMeanOf(Node *n, Node *&body, Node *&reduce, Failure &why);
   /// Matches `rstd = 1/sqrt(var + eps)`'s argument `var + eps`.
   bool matchVarPlusEps(Node *arg, NormMatch &m, Sum &var, Failure &why);
+  /// The base of `n` when `n` is base * base or pow(base, 2).
+  Node *squareOf(Node *n);
+  /// Matches the variance `vs` of the normalized value `centered`: the mean
+  /// of (x - mean)^2 or E[x^2] - E[x]^2 (LayerNorm, sets `mean`) or the
+  /// mean of x^2 (RMSNorm, sets m.rms); sets `x`.
+  bool matchVariance(Node *centered, const Sum &vs, NormMatch &m, Node *&x,
+                     Node *&mean, Failure &why);
 
   Value root;
   RankedTensorType rootType;
@@ -221,6 +228,84 @@ bool NormMatcher::matchVarPlusEps(Node *arg, NormMatch &m, Sum &var,
   return true;
 }
 
+Node *NormMatcher::squareOf(Node *n) {
+  SetVector<Operation *> local;
+  Node *s = b.skip(n, &local);
+  if (s->kind != Node::Kind::Op)
+    return nullptr;
+  Node *base = nullptr;
+  if (isa<arith::MulFOp>(s->op) && same(b, s->operands[0], s->operands[1]))
+    base = s->operands[0];
+  else if (isa<math::PowFOp>(s->op) && getConstant(b, s->operands[1]) == 2.0)
+    base = s->operands[0];
+  if (base)
+    covered->insert(local.begin(), local.end());
+  return base;
+}
+
+bool NormMatcher::matchVariance(Node *centered, const Sum &vs, NormMatch &m,
+                                Node *&x, Node *&mean, Failure &why) {
+  Node *varBody, *varReduce, *meanReduce = nullptr;
+  SetVector<Operation *> centeredOps;
+  Node *centeredStripped = b.skip(centered, &centeredOps);
+  // LayerNorm when the normalized value is x minus a reduction-based term.
+  bool layerNorm = false;
+  if (centeredStripped->kind == Node::Kind::Op &&
+      isa<arith::SubFOp>(centeredStripped->op)) {
+    Product mp = flattenProduct(b, centeredStripped->operands[1], nullptr);
+    layerNorm = llvm::any_of(mp.factors, [&](Node *f) {
+      return b.skip(f)->kind == Node::Kind::Reduce;
+    });
+  }
+  if (layerNorm) {
+    covered->insert(centeredOps.begin(), centeredOps.end());
+    x = stripExt(b, centeredStripped->operands[0], nullptr);
+    mean = centeredStripped->operands[1];
+    Node *meanBody;
+    why.significant = true;
+    if (!matchMeanOf(mean, meanBody, meanReduce, why))
+      return false;
+    if (!same(b, stripExt(b, meanBody, nullptr), x))
+      return fail(why, "the mean is not taken over the normalized input");
+    if (vs.terms.size() == 1 && !vs.terms[0].second) {
+      // var = mean((x - mean)^2)
+      if (!matchMeanOf(vs.terms[0].first, varBody, varReduce, why))
+        return false;
+      Node *dev = squareOf(varBody);
+      if (!dev || !same(b, dev, centeredStripped))
+        return fail(why, "the variance is not the mean of (x - mean)^2");
+    } else if (vs.terms.size() == 2 &&
+               vs.terms[0].second != vs.terms[1].second) {
+      // var = mean(x^2) - mean^2
+      Node *pos = vs.terms[0].second ? vs.terms[1].first : vs.terms[0].first;
+      Node *neg = vs.terms[0].second ? vs.terms[0].first : vs.terms[1].first;
+      if (!matchMeanOf(pos, varBody, varReduce, why))
+        return false;
+      Node *sq = squareOf(varBody);
+      Node *msq = squareOf(neg);
+      if (!sq || !same(b, stripExt(b, sq, nullptr), x) || !msq ||
+          !same(b, msq, mean))
+        return fail(why, "the variance is not E[x^2] - E[x]^2");
+    } else {
+      return fail(why, "unrecognised variance");
+    }
+  } else {
+    // RMSNorm: x * rsqrt(mean(x^2) + eps)
+    x = stripExt(b, centered, nullptr);
+    if (vs.terms.size() != 1 || vs.terms[0].second)
+      return fail(why, "unrecognised mean of squares");
+    why.significant = true;
+    if (!matchMeanOf(vs.terms[0].first, varBody, varReduce, why))
+      return false;
+    Node *sq = squareOf(varBody);
+    if (!sq || !same(b, stripExt(b, sq, nullptr), x))
+      return fail(why, "the reduction is not the mean of x^2");
+    m.rms = true;
+  }
+
+  return true;
+}
+
 std::optional<NormMatch> NormMatcher::match(Failure &why) {
   NormMatch m;
   covered = &m.covered;
@@ -331,83 +416,9 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   if (!centered)
     return miss(why, "no normalized input among the factors");
 
-  // The variance: the mean of squares of (x - mean) or of x.
-  Node *varBody, *varReduce;
-  SetVector<Operation *> varLocal;
   Node *x = nullptr, *mean = nullptr;
-  Node *meanReduce = nullptr;
-  auto squareOf = [&](Node *n) -> Node * {
-    SetVector<Operation *> local;
-    Node *s = b.skip(n, &local);
-    if (s->kind != Node::Kind::Op)
-      return nullptr;
-    Node *base = nullptr;
-    if (isa<arith::MulFOp>(s->op) && same(b, s->operands[0], s->operands[1]))
-      base = s->operands[0];
-    else if (isa<math::PowFOp>(s->op) && getConstant(b, s->operands[1]) == 2.0)
-      base = s->operands[0];
-    if (base)
-      covered->insert(local.begin(), local.end());
-    return base;
-  };
-  SetVector<Operation *> centeredOps;
-  Node *centeredStripped = b.skip(centered, &centeredOps);
-  // LayerNorm when the normalized value is x minus a reduction-based term.
-  bool layerNorm = false;
-  if (centeredStripped->kind == Node::Kind::Op &&
-      isa<arith::SubFOp>(centeredStripped->op)) {
-    Product mp = flattenProduct(b, centeredStripped->operands[1], nullptr);
-    layerNorm = llvm::any_of(mp.factors, [&](Node *f) {
-      return b.skip(f)->kind == Node::Kind::Reduce;
-    });
-  }
-  if (layerNorm) {
-    covered->insert(centeredOps.begin(), centeredOps.end());
-    x = stripExt(b, centeredStripped->operands[0], nullptr);
-    mean = centeredStripped->operands[1];
-    Node *meanBody;
-    why.significant = true;
-    if (!matchMeanOf(mean, meanBody, meanReduce, why))
-      return std::nullopt;
-    if (!same(b, stripExt(b, meanBody, nullptr), x))
-      return miss(why, "the mean is not taken over the normalized input");
-    if (vs.terms.size() == 1 && !vs.terms[0].second) {
-      // var = mean((x - mean)^2)
-      if (!matchMeanOf(vs.terms[0].first, varBody, varReduce, why))
-        return std::nullopt;
-      Node *dev = squareOf(varBody);
-      if (!dev || !same(b, dev, centeredStripped))
-        return miss(why, "the variance is not the mean of (x - mean)^2");
-    } else if (vs.terms.size() == 2 &&
-               vs.terms[0].second != vs.terms[1].second) {
-      // var = mean(x^2) - mean^2
-      Node *pos = vs.terms[0].second ? vs.terms[1].first : vs.terms[0].first;
-      Node *neg = vs.terms[0].second ? vs.terms[0].first : vs.terms[1].first;
-      if (!matchMeanOf(pos, varBody, varReduce, why))
-        return std::nullopt;
-      Node *sq = squareOf(varBody);
-      Node *msq = squareOf(neg);
-      if (!sq || !same(b, stripExt(b, sq, nullptr), x) || !msq ||
-          !same(b, msq, mean))
-        return miss(why, "the variance is not E[x^2] - E[x]^2");
-    } else {
-      return miss(why, "unrecognised variance");
-    }
-    covered->insert(varLocal.begin(), varLocal.end());
-  } else {
-    // RMSNorm: x * rsqrt(mean(x^2) + eps)
-    x = stripExt(b, centered, nullptr);
-    if (vs.terms.size() != 1 || vs.terms[0].second)
-      return miss(why, "unrecognised mean of squares");
-    why.significant = true;
-    if (!matchMeanOf(vs.terms[0].first, varBody, varReduce, why))
-      return std::nullopt;
-    covered->insert(varLocal.begin(), varLocal.end());
-    Node *sq = squareOf(varBody);
-    if (!sq || !same(b, stripExt(b, sq, nullptr), x))
-      return miss(why, "the reduction is not the mean of x^2");
-    m.rms = true;
-  }
+  if (!matchVariance(centered, vs, m, x, mean, why))
+    return std::nullopt;
 
   if (badFactor)
     return miss(why, "the normalized value is multiplied by a tensor that is "
