@@ -47,9 +47,17 @@ def _is_call(node, targets, method=None):
         node.target == method
 
 
-def _rank(node):
+def _val(node):
+    """The example tensor Dynamo recorded for `node`, or None."""
+    if not isinstance(node, torch.fx.Node):
+        return None
     val = node.meta.get("example_value", node.meta.get("val"))
-    return val.dim() if isinstance(val, torch.Tensor) else None
+    return val if isinstance(val, torch.Tensor) else None
+
+
+def _rank(node):
+    val = _val(node)
+    return None if val is None else val.dim()
 
 
 def _only_user(node, user):
@@ -102,13 +110,13 @@ def _scores(top):
 
 
 def _dtype(node):
-    val = node.meta.get("example_value", node.meta.get("val"))
-    return val.dtype if isinstance(val, torch.Tensor) else None
+    val = _val(node)
+    return None if val is None else val.dtype
 
 
 def _shape(node):
-    val = node.meta.get("example_value", node.meta.get("val"))
-    return tuple(val.shape) if isinstance(val, torch.Tensor) else None
+    val = _val(node)
+    return None if val is None else tuple(val.shape)
 
 
 def _grouped(node):
@@ -173,7 +181,7 @@ def _match(y):
         return None
     p, v = y.args
     user = y  # identities between the softmax and @ v are consumed too
-    vtype = _dtype(v) if isinstance(v, torch.fx.Node) else None
+    vtype = _dtype(v)
     while isinstance(p, torch.fx.Node) and \
             _identity_input(p, vtype) is not None and _only_user(p, user):
         user, p = p, _identity_input(p, vtype)

@@ -10,7 +10,7 @@
 # RUN: %python %sinter_src_root/tools/wheel/make_wheel.py --build-dir %sinter_obj_root --out-dir %t/dist | FileCheck %s --check-prefix=BUILD
 # RUN: %python -m venv --without-pip --system-site-packages %t/venv
 # RUN: %python -m pip --python %t/venv/bin/python install --quiet --no-deps --no-index --disable-pip-version-check %t/dist/sinter-*.whl
-# RUN: cd %t && env -u PYTHONPATH -u SINTER_LIB_DIR -u SINTER_CUDA_PATH -u CUDA_HOME -u CUDA_PATH -u CUDA_ROOT %t/venv/bin/python %s | FileCheck %s
+# RUN: cd %t && env -u PYTHONPATH -u SINTER_LIB_DIR -u SINTER_CUDA_PATH -u CUDA_HOME -u CUDA_PATH -u CUDA_ROOT %t/venv/bin/python %s %sinter_src_root/tools/wheel | FileCheck %s
 
 # BUILD: make_wheel: {{.*}}/sinter-0.1.0-py3-none-manylinux_2_{{[0-9]+}}_x86_64.whl
 
@@ -46,27 +46,18 @@ print("compiler needs:", needed)
 # CHECK: version: 0.1.0
 print("version:", sinter.version())
 
-# CPU: a LayerNorm and a residual add, fused, against numpy.
-IR = """
-func.func @main(%x: tensor<4x256xf32>, %w: tensor<256xf32>,
-                %b: tensor<256xf32>) -> tensor<4x256xf32> {
-  %y = sinter.layer_norm %x weight(%w : tensor<256xf32>)
-      bias(%b : tensor<256xf32>) {epsilon = 1.0e-5 : f32}
-      : tensor<4x256xf32> -> tensor<4x256xf32>
-  %e = tensor.empty() : tensor<4x256xf32>
-  %r = linalg.add ins(%y, %x : tensor<4x256xf32>, tensor<4x256xf32>)
-      outs(%e : tensor<4x256xf32>) -> tensor<4x256xf32>
-  return %r : tensor<4x256xf32>
-}
-"""
+# CPU: a LayerNorm and a residual add, fused, against numpy (the program
+# and reference of tools/wheel/smoke.py).
+sys.path.insert(0, sys.argv[1])
+import smoke  # noqa: E402
+
+IR = smoke.IR % dict(n=4, d=256, t="f32")
 rng = np.random.default_rng(0)
 x = rng.standard_normal((4, 256), dtype=np.float32)
 w = rng.standard_normal(256, dtype=np.float32)
 b = rng.standard_normal(256, dtype=np.float32)
 got = sinter.compile(IR).run("main", x, w, b)
-mean = x.mean(-1, keepdims=True)
-var = ((x - mean) ** 2).mean(-1, keepdims=True)
-want = (x - mean) / np.sqrt(var + 1e-5) * w + b + x
+want = smoke.reference(x, w, b)
 # CHECK: cpu max error below 1e-5: True
 print("cpu max error below 1e-5:", float(np.abs(got - want).max()) < 1e-5)
 
