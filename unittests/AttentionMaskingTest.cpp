@@ -125,6 +125,27 @@ TEST_F(AttentionMaskingTest, IRMatchesTheRule) {
     }
 }
 
+TEST_F(AttentionMaskingTest, QueryBeginIsTheFirstQueryThatSeesTheKey) {
+  for (auto kind : {KeyVisibility::Kind::All, KeyVisibility::Kind::Causal})
+    for (auto [sq, skv] : kShapes) {
+      KeyVisibility rule(kind, sq, skv);
+      for (int64_t j = 0; j < skv; ++j) {
+        int64_t want = sq;
+        for (int64_t i = sq - 1; i >= 0; --i)
+          if (rule.isVisible(i, j))
+            want = i;
+        // Visibility is monotone in the query: every later query sees j.
+        for (int64_t i = want; i < sq; ++i)
+          EXPECT_TRUE(rule.isVisible(i, j));
+        EXPECT_EQ(rule.queryBegin(j), want) << sq << "x" << skv << " " << j;
+        int64_t built = fold([&](OpBuilder &b, Location loc) {
+          return rule.buildQueryBegin(b, loc, index(b, loc, j));
+        });
+        EXPECT_EQ(built, want) << sq << "x" << skv << " key " << j;
+      }
+    }
+}
+
 TEST_F(AttentionMaskingTest, TileTestFindsEveryHiddenKey) {
   for (auto kind : {KeyVisibility::Kind::All, KeyVisibility::Kind::Causal})
     for (auto [sq, skv] : kShapes) {

@@ -173,6 +173,18 @@ mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
                          llvm::StringRef name, const Tuning &tuning);
+/// Whether the tensor-core attention backward (Attention/Backward.h) runs
+/// `op` on sm_`smVersion`; `why` says why not (the op then takes its
+/// reference form, TensorOpsToLinalg).
+mlir::LogicalResult checkAttentionBackwardKernel(AttentionBackwardOp op,
+                                                 int64_t smVersion,
+                                                 std::string &why);
+/// Its three launches: prepare (delta, a zeroed f32 dQ accumulator, both
+/// scratch tensors created before `op`), the main kernel, finish (dQ).
+mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
+buildAttentionBackwardKernels(AttentionBackwardOp op,
+                              mlir::gpu::GPUModuleOp module,
+                              llvm::StringRef name);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name,

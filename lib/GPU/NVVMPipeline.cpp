@@ -62,7 +62,9 @@ sinter::outlineOptions(const NVVMPipelineOptions &options) {
 void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
                                         const NVVMPipelineOptions &options) {
   // Tensor ops left between kernels become generics the kernels run.
-  pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg());
+  TensorOpsToLinalgOptions tensorOps;
+  tensorOps.chip = options.chip;
+  pm.addNestedPass<func::FuncOp>(createTensorOpsToLinalg(tensorOps));
   pm.addPass(createCanonicalizerPass());
   // One value per returned tensor, each its own buffer (after the
   // canonicalization, which would fold the copies away).

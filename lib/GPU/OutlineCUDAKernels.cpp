@@ -168,6 +168,15 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (isa<LayerNormBackwardOp, RMSNormBackwardOp>(op))
     return buildNormBackwardKernels(op, module, name, tuning);
+  if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
+    // sinter-tensor-ops-to-linalg left only those this kernel runs.
+    std::string why;
+    if (failed(checkAttentionBackwardKernel(backward, tuning.smVersion, why)))
+      return backward.emitOpError("has no CUDA kernel for ")
+             << "sm_" << tuning.smVersion << " (" << why
+             << "): run sinter-tensor-ops-to-linalg with the same chip first";
+    return buildAttentionBackwardKernels(backward, module, name);
+  }
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op)) {

@@ -29,6 +29,9 @@
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/GPU/Passes.h"
 
+#include "Kernels.h"
+#include "TargetInfo.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -461,11 +464,24 @@ struct TensorOpsToLinalgPass
     RewritePatternSet patterns(&getContext());
     sinter::populateTensorOpsToLinalgPatterns(patterns);
     sinter::populateSoftmaxAnyAxisPatterns(patterns);
-    // Backward ops without a tuned kernel yet (softmax's, attention's):
-    // the generics of their reference form, which the general path runs.
-    // The norms' backward has its kernel (NormBackwardKernel.cpp).
+    // Backward ops without a tuned kernel (softmax's, attention's outside
+    // the tensor-core backward): the generics of their reference form,
+    // which the general path runs. The norms' backward has its kernel
+    // (NormBackwardKernel.cpp).
+    int64_t sm = sinter::gpu_kernels::smVersionOf(chip);
+    if (sm == 0) {
+      getOperation()->emitError("sinter-tensor-ops-to-linalg: chip must look "
+                                "like sm_90a or sm_80, got '")
+          << chip << "'";
+      return signalPassFailure();
+    }
     sinter::populateSoftmaxBackwardToLinalgPatterns(patterns);
-    sinter::populateAttentionBackwardToLinalgPatterns(patterns);
+    sinter::populateAttentionBackwardToLinalgPatterns(
+        patterns, [sm](sinter::AttentionBackwardOp op) {
+          std::string why;
+          return succeeded(
+              sinter::gpu_kernels::checkAttentionBackwardKernel(op, sm, why));
+        });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

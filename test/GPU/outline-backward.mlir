@@ -4,8 +4,9 @@
 // The backward ops on CUDA. The norms' backward is two tuned launches: a
 // persistent row kernel writing dx and partial column sums into a scratch
 // buffer ([K, blocks * rows per block, N] f32), then a column kernel that
-// reads that scratch and writes dweight and dbias. Softmax's and
-// attention's backward run their reference generics on the general path.
+// reads that scratch and writes dweight and dbias. Softmax's backward, and
+// attention's outside the tensor-core backward (f32 here), run their
+// reference generics on the general path and cuBLASLt.
 
 // CHECK-LABEL: func.func @layer_norm_backward
 // CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<2x{{[0-9]+}}x768xf32>
@@ -17,7 +18,7 @@
 // CHECK-SAME: nvvm.minctasm = 2
 // CHECK: scf.for
 // CHECK: gpu.func @layer_norm_backward_[[N]]_1(
-// CENSUS: outline {{.*}}(3 tuned kernels (layer_norm_backward 2, rms_norm_backward 1); 2 general-path kernels (generic 1, reduce 1))
+// CENSUS: outline {{.*}}(6 tuned kernels (attention_backward 3, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 12 general-path kernels (generic 10, reduce 2))
 func.func @layer_norm_backward(%dy: tensor<1024x768xbf16>, %x: tensor<1024x768xbf16>,
     %mean: tensor<1024xf32>, %rstd: tensor<1024xf32>, %w: tensor<768xbf16>)
     -> (tensor<1024x768xbf16>, tensor<768xbf16>, tensor<768xf32>) {
@@ -49,4 +50,60 @@ func.func @rms_norm_backward_dx(%dy: tensor<64x4096xf32>, %x: tensor<64x4096xf32
 func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> tensor<8x100xf32> {
   %dx = sinter.softmax_backward %dy, %y dim 1 : tensor<8x100xf32>
   return %dx : tensor<8x100xf32>
+}
+
+// -----
+
+// Attention's backward on the tensor cores (bf16, D 64, causal, two query
+// heads per key/value head): prepare writes delta and zeroes an f32 dQ
+// accumulator; the main kernel (one block per key tile: 2 x 2 x 2) adds
+// into that same accumulator and writes dK and dV; finish reads it and
+// writes dQ. Nothing of size Sq x Skv is allocated.
+// CHECK-LABEL: func.func @attention_backward_tensor_cores
+// CHECK-NOT: memref<2x4x{{[0-9]+}}x{{[0-9]+}}xf32>
+// CHECK: %[[DELTA:.*]] = memref.alloc() : memref<2x4x100xf32>
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<2x4x100x64xf32>
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]] blocks in (%{{.*}}) threads in (%{{.*}}) args({{.*}}, %[[DELTA]] : memref<2x4x100xf32>, %[[ACC]] : memref<2x4x100x64xf32>)
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[ACC]]
+// CHECK: %[[B:.*]] = bufferization.to_buffer %[[T]] :
+// CHECK: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_1 blocks in (%{{.*}}) threads in (%[[C128]], %{{.*}}) dynamic_shared_memory_size %{{.*}} args({{.*}}, %[[B]] : memref<2x4x100x64xf32>, %{{.*}} : memref<2x2x128x64xbf16>, %{{.*}} : memref<2x2x128x64xbf16>)
+// CHECK: %[[T2:.*]] = bufferization.to_tensor %[[B]]
+// CHECK: %[[B2:.*]] = bufferization.to_buffer %[[T2]]
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_2 {{.*}} args(%[[B2]] : memref<2x4x100x64xf32>, %{{.*}} : memref<2x4x100x64xbf16>)
+// CHECK: gpu.func @attention_backward_[[N]]_1(
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK: memref.atomic_rmw addf
+func.func @attention_backward_tensor_cores(%do: tensor<2x4x100x64xbf16>,
+    %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
+    %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
+    %lse: tensor<2x4x100xf32>)
+    -> (tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse {causal}
+      : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
+      -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+  return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+}
+
+// -----
+
+// f32 attention keeps its reference form: the products are cuBLASLt matmuls.
+// CHECK-LABEL: func.func @attention_backward_f32
+// CHECK-NOT: @attention_backward_{{[0-9]+}}_1
+// CHECK: gpu.launch_func @sinter_kernels::@batch_matmul_
+// CHECK: return
+func.func @attention_backward_f32(%do: tensor<1x2x64x64xf32>,
+    %q: tensor<1x2x64x64xf32>, %k: tensor<1x2x64x64xf32>,
+    %v: tensor<1x2x64x64xf32>, %o: tensor<1x2x64x64xf32>,
+    %lse: tensor<1x2x64xf32>)
+    -> (tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse
+      : tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>,
+        tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64xf32>
+      -> tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>
+  return %dq, %dk, %dv : tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>
 }

@@ -14,8 +14,11 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cstdint>
+#include <functional>
 
 namespace sinter {
+
+class AttentionBackwardOp;
 
 /// Name of the discardable tile-configuration attribute (a DictionaryAttr
 /// with at least a `kind` string) set on every program loop.
@@ -59,9 +62,12 @@ void populateRowBackwardToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// The softmax part of the above alone.
 void populateSoftmaxBackwardToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// sinter.attention_backward as linalg generics over [B, Hkv, group, Sq,
-/// Skv] f32 score tensors (the reference form; both targets run it).
+/// Skv] f32 score tensors (the reference form; both targets run it). Ops
+/// for which `keep` holds are left alone (the CUDA target keeps those its
+/// tensor-core kernel runs).
 void populateAttentionBackwardToLinalgPatterns(
-    mlir::RewritePatternSet &patterns);
+    mlir::RewritePatternSet &patterns,
+    std::function<bool(AttentionBackwardOp)> keep = nullptr);
 
 /// All of the above.
 void populateSinterToLoopsPatterns(mlir::RewritePatternSet &patterns,

@@ -41,12 +41,14 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
       all `-inf` slice gives zeros); their threads walk the axis serially
       and neighbouring threads read neighbouring elements, so the reads
       coalesce without a transpose;
-    * `sinter.softmax_backward` and `sinter.attention_backward`, which have
-      no tuned kernel yet, become the generics of their reference form
-      (the CPU lowering's, SinterToLoops' BackwardRowOps/BackwardAttention):
-      correct, run by the general path, the attention one over
-      B x Hq x Sq x Skv f32 tensors. The norms' backward keep their op and
-      its kernels.
+    * `sinter.softmax_backward`, and the `sinter.attention_backward` ops
+      that the tensor-core backward does not run (f32, masks, dropout,
+      `deterministic`, other head dims; option `chip`), become the generics
+      of their reference form (the CPU lowering's, SinterToLoops'
+      BackwardRowOps/BackwardAttention): correct, run by the general path
+      and cuBLASLt, the attention one over B x Hq x Sq x Skv tensors. The
+      norms' backward and the other attention backwards keep their op and
+      kernels.
 
     Before:
 
@@ -68,6 +70,13 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     } -> tensor<4x16xf32>
     ```
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU architecture of the kernels: sinter.attention_backward ops "
+           "the tensor-core backward runs there (bf16/f16, head dim 64 or "
+           "128, no mask or dropout, not deterministic, sm_80 and later) "
+           "keep their op">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect",

@@ -317,10 +317,14 @@ Type gradientGemmType(AttentionBackwardOp op) {
 
 struct AttentionBackwardToLinalg
     : public OpRewritePattern<AttentionBackwardOp> {
-  using OpRewritePattern::OpRewritePattern;
+  AttentionBackwardToLinalg(MLIRContext *ctx,
+                            std::function<bool(AttentionBackwardOp)> keep)
+      : OpRewritePattern(ctx), keep(std::move(keep)) {}
 
   LogicalResult matchAndRewrite(AttentionBackwardOp op,
                                 PatternRewriter &rw) const override {
+    if (keep && keep(op))
+      return rw.notifyMatchFailure(op, "kept for a kernel of the target");
     if (failed(requireStaticShapes(op, rw)))
       return failure();
     Location loc = op.getLoc();
@@ -407,11 +411,14 @@ struct AttentionBackwardToLinalg
     rw.replaceOp(op, results);
     return success();
   }
+
+  std::function<bool(AttentionBackwardOp)> keep;
 };
 
 } // namespace
 
 void sinter::populateAttentionBackwardToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<AttentionBackwardToLinalg>(patterns.getContext());
+    RewritePatternSet &patterns, std::function<bool(AttentionBackwardOp)> keep) {
+  patterns.add<AttentionBackwardToLinalg>(patterns.getContext(),
+                                          std::move(keep));
 }

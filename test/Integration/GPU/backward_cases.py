@@ -164,4 +164,11 @@ def backward_cases():
         attention_backward_case(1, 4, 4, 77, 130, 64, causal=True,
                                 dropout_p=0.2),
         attention_backward_case(1, 2, 2, 64, 64, 256, "f16"),
+        # The tensor-core backward (Attention/Backward.h): ragged sequences,
+        # both causal alignments, GQA, D 64 and 128, bf16 and f16, and the
+        # GPT-2 shape (12 heads of 64, 1024 tokens).
+        attention_backward_case(2, 4, 2, 200, 333, 128),
+        attention_backward_case(1, 2, 2, 100, 300, 128, "f16", causal=True),
+        attention_backward_case(1, 4, 1, 300, 100, 64, causal=True),
+        attention_backward_case(2, 12, 12, 1024, 1024, 64, causal=True),
     ]

@@ -53,6 +53,17 @@ int64_t KeyVisibility::keyEnd(int64_t query) const {
   return skv;
 }
 
+int64_t KeyVisibility::queryBegin(int64_t key) const {
+  switch (kind) {
+  case Kind::All:
+    return 0;
+  case Kind::Causal:
+    // The least i with key + Sq <= i + Skv.
+    return std::clamp<int64_t>(key + sq - skv, 0, sq);
+  }
+  return 0;
+}
+
 static Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -96,6 +107,21 @@ Value KeyVisibility::buildKeyEnd(OpBuilder &b, Location loc,
     end = addConst(b, loc, end, skv - sq);
   end = arith::MinSIOp::create(b, loc, end, index(b, loc, skv));
   return arith::MaxSIOp::create(b, loc, end, index(b, loc, 0));
+}
+
+Value KeyVisibility::buildQueryBegin(OpBuilder &b, Location loc,
+                                     Value firstKey) const {
+  if (kind == Kind::All)
+    return index(b, loc, 0);
+  // key + Sq - Skv, clamped to [0, Sq] without a negative intermediate.
+  if (sq >= skv)
+    return arith::MinUIOp::create(b, loc, addConst(b, loc, firstKey, sq - skv),
+                                  index(b, loc, sq));
+  Value shift = index(b, loc, skv - sq);
+  Value sees = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                     firstKey, shift);
+  Value begin = arith::SubIOp::create(b, loc, firstKey, shift);
+  return arith::SelectOp::create(b, loc, sees, begin, index(b, loc, 0));
 }
 
 Value KeyVisibility::buildTileNeedsMask(OpBuilder &b, Location loc,

@@ -62,6 +62,10 @@ public:
   /// empty range when it sees none, e.g. the first Sq - Skv causal rows).
   int64_t keyBegin(int64_t query) const;
   int64_t keyEnd(int64_t query) const;
+  /// The first query that sees key `key` (Sq when none does): the
+  /// backward's loop over query tiles starts there, a key tile's first key
+  /// being the one its queries see last.
+  int64_t queryBegin(int64_t key) const;
 
   /// i1: whether key `key` is visible to query `query`; null when every key
   /// is (All). Builds the key's side first.
@@ -91,6 +95,11 @@ public:
   /// every key is visible.
   mlir::Value buildKeyEnd(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value queryEnd) const;
+
+  /// Index: queryBegin(firstKey) for an index `firstKey` below Skv; the
+  /// constant 0 when every key is visible.
+  mlir::Value buildQueryBegin(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value firstKey) const;
 
   /// i1: whether some key of [firstKey, firstKey + numKeys) is hidden from
   /// some query of [firstQuery, firstQuery + numQueries): the tiles that

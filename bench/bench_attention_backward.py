@@ -1,0 +1,162 @@
+# Part of the Sinter project.
+"""Attention backward on the GPU beside its peers, in one process.
+
+    python3 bench/bench_attention_backward.py build DIR   # here: sinterc
+    python3 bench/bench_attention_backward.py run DIR [--json F]  # on the GPU
+
+Each case is the backward alone: dO, Q, K, V, and the forward's O and
+logsumexp (from torch, in f32) in; dQ, dK, dV out, bf16. FLOPs counted as
+FlashAttention's benchmarks count them: the five products, 10 B H Sq Skv D
+(half with causal) -- 2.5x the forward. Peers: torch's SDPA backward with
+the cuDNN and the flash (FlashAttention-2) backends, timed as
+torch.autograd.grad of the SDPA output (their backward kernels plus the
+small kernels around them, as Sinter's three launches are). Errors: the
+max error of each gradient against float64 autograd of attention written
+out, beside cuDNN's own.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# B, H, S, D, causal: GPT-2 124M's attention (B8 T1024), and the
+# ../shared/BENCHMARKS.md shapes.
+CASES = [(8, 12, 1024, 64, True), (2, 16, 4096, 128, False),
+         (2, 16, 4096, 128, True), (16, 16, 1024, 64, False)]
+
+
+def name_of(B, H, S, D, causal):
+    return "attention_backward_b%dh%ds%dd%d%s" % (B, H, S, D,
+                                                  "_causal" if causal else "")
+
+
+def ir_of(B, H, S, D, causal):
+    t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
+    l = "tensor<%dx%dx%dxf32>" % (B, H, S)
+    attr = " {causal}" if causal else ""
+    return """func.func @main(%%do: %(t)s, %%q: %(t)s, %%k: %(t)s, %%v: %(t)s, %%o: %(t)s, %%lse: %(l)s) -> (%(t)s, %(t)s, %(t)s) {
+  %%dq, %%dk, %%dv = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(attr)s : %(t)s, %(t)s, %(t)s, %(t)s, %(t)s, %(l)s -> %(t)s, %(t)s, %(t)s
+  return %%dq, %%dk, %%dv : %(t)s, %(t)s, %(t)s
+}
+""" % dict(t=t, l=l, attr=attr)
+
+
+def build(out):
+    for case in CASES:
+        d = os.path.join(out, name_of(*case))
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "source.mlir")
+        with open(src, "w") as f:
+            f.write(ir_of(*case))
+        subprocess.run(["sinterc", src, "--no-fusion", "--target=cuda:sm_90a",
+                        "-o", d], check=True)
+
+
+def reference(torch, q, k, v, do, causal, dtype):
+    """Gradients of attention written out, in `dtype`."""
+    xs = [a.detach().to(dtype).requires_grad_() for a in (q, k, v)]
+    s = (xs[0] @ xs[1].transpose(-1, -2)) * q.shape[-1] ** -0.5
+    if causal:
+        S = q.shape[2]
+        hide = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
+        s = s.masked_fill(hide, float("-inf"))
+    (torch.softmax(s, -1) @ xs[2]).backward(do.to(dtype))
+    return [a.grad for a in xs]
+
+
+def forward_stats(torch, q, k, v, causal):
+    """O (bf16) and the logsumexp (f32) of the forward, per head."""
+    o = torch.empty_like(q)
+    lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    S = q.shape[2]
+    for b in range(q.shape[0]):
+        s = (q[b].float() @ k[b].float().transpose(-1, -2)) * q.shape[-1] ** -0.5
+        if causal:
+            hide = torch.ones(S, S, dtype=torch.bool, device=q.device).triu(1)
+            s = s.masked_fill(hide, float("-inf"))
+        lse[b] = torch.logsumexp(s, -1)
+        o[b] = (torch.softmax(s, -1) @ v[b].float()).to(q.dtype)
+    return o, lse
+
+
+def run(out, json_path):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sys.path.insert(0, HERE)
+    import timing
+    import sinter.cuda as sc
+    dev = torch.device("cuda")
+    timer = timing.Timer("zero")
+    gen = torch.Generator(device=dev).manual_seed(0)
+    info = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "cudnn": torch.backends.cudnn.version(),
+            "date": time.strftime("%Y-%m-%d"), "timing": "zero"}
+    rows = []
+    for case in CASES:
+        B, H, S, D, causal = case
+        name = name_of(*case)
+        fn = sc.CudaProgram(os.path.join(out, name))["main"]
+        q, k, v, do = [torch.randn(B, H, S, D, generator=gen, device=dev,
+                                   dtype=torch.bfloat16) for _ in range(4)]
+        o, lse = forward_stats(torch, q, k, v, causal)
+        flops = 10.0 * B * H * S * S * D * (0.5 if causal else 1.0)
+        res = {"case": name, "flops": flops}
+        got = fn(do, q, k, v, o, lse)
+        peers = {}
+        for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                               ("flash2", SDPBackend.FLASH_ATTENTION)):
+            qr, kr, vr = [a.clone().requires_grad_() for a in (q, k, v)]
+            with sdpa_kernel(backend):
+                y = F.scaled_dot_product_attention(qr, kr, vr,
+                                                   is_causal=causal)
+
+            def grad(y=y, xs=(qr, kr, vr)):
+                return torch.autograd.grad(y, xs, do, retain_graph=True)
+            peers[label] = grad
+        errs = None
+        if B * H * S * S <= (1 << 28):  # the f64 reference fits
+            want = reference(torch, q, k, v, do, causal, torch.float64)
+            theirs = peers["cudnn"]()
+            errs = []
+            for g, r, t in zip(got, want, theirs):
+                e = (g.double() - r).abs().max().item()
+                te = (t.double() - r).abs().max().item()
+                errs.append((e, te))
+            res["errors (sinter, cudnn)"] = errs
+        for label, f in [("sinter", lambda: fn(do, q, k, v, o, lse))] + \
+                list(peers.items()):
+            ms = timer.median_p90(f, rep=100)[0]
+            res[label + " ms"] = ms
+            res[label + " TFLOP/s"] = flops / ms / 1e9
+        rows.append(res)
+        print("%-44s" % name + "".join(
+            " | %s %.3f ms %.0f TFLOP/s" % (label, res[label + " ms"],
+                                            res[label + " TFLOP/s"])
+            for label in ("sinter", "cudnn", "flash2")))
+        if errs:
+            print("  max errors (sinter / cudnn) dq dk dv:",
+                  ", ".join("%.2e/%.2e" % e for e in errs))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump({"info": info, "rows": rows}, f, indent=1)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["build", "run"])
+    p.add_argument("dir")
+    p.add_argument("--json")
+    a = p.parse_args()
+    if a.mode == "build":
+        build(a.dir)
+    else:
+        run(a.dir, a.json)
+
+
+if __name__ == "__main__":
+    main()

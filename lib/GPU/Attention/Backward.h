@@ -1,0 +1,137 @@
+//===- Backward.h - The tensor-core attention backward ----------*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// FlashAttention-2's backward pass on mma.sync.m16n8k16 (sm_80 and later,
+// bf16/f16 operands, f32 accumulators), as three launches (kernels <name>,
+// <name>_1 and <name>_2, the outliner's names for an op's launches):
+//
+//  1. prepare: delta[i] = sum_d dO[i,d] O[i,d] per query row, and an f32
+//     accumulator of dQ set to zero;
+//  2. the main kernel: one block of kWarps warps per (batch, key/value
+//     head, tile of BN keys). K and V of the tile stay in shared memory;
+//     each warp owns 16 keys. The block walks the query tiles (BM rows) of
+//     every query head of its group that see a key of the tile (causal:
+//     from KeyVisibility::buildQueryBegin on), and per tile, from the
+//     transposed products so that the keys are the fragments' rows:
+//
+//       S^T  = K Q^T            P^T = exp(scale S^T - lse)   (hidden: 0)
+//       dP^T = V dO^T           dS^T = P^T (dP^T - delta)
+//       dV  += P^T dO           dK  += dS^T Q                (registers)
+//       dQ  += dS K             (dS^T through shared memory, f32 atomics)
+//
+//     P^T and dS^T are rounded to the operand type for the products, as
+//     FlashAttention and cuDNN round them (the op's contract);
+//  3. finish: dQ = scale * the accumulator, rounded once.
+//
+// dK and dV of a key/value head sum over the query heads of its group in
+// registers (no atomics); dQ's atomics make the order of its sums vary,
+// so `deterministic` ops take the reference form. Nothing of size
+// Sq x Skv is stored. Why FA2's structure first: docs/Rationale.md,
+// "Attention backward on the tensor cores".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_GPU_ATTENTION_BACKWARD_H
+#define SINTER_LIB_GPU_ATTENTION_BACKWARD_H
+
+#include "Config.h"
+#include "Fragments.h"
+
+#include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
+
+namespace sinter::gpu_kernels::attention {
+
+/// The tiles of the backward kernel at head dim D.
+struct BackwardTiles {
+  explicit BackwardTiles(int64_t headDim);
+  static constexpr int64_t kWarps = 4;
+  static constexpr int64_t kThreads = kWarps * kWarpSize;
+  /// Keys per block: 16 per warp (the m16 rows of S^T).
+  static constexpr int64_t kBlockN = kWarps * kMTileRows;
+  int64_t D;
+  /// Query rows per step: 64, or 32 at D > 64 (the dK and dV accumulators,
+  /// 2 x D/2 f32 per thread, leave less room for S^T and dP^T).
+  int64_t blockM;
+  /// 8-query n-tiles of S^T per warp; k16 steps over D; 8-column tiles of D.
+  int64_t qTiles, kSteps, dTiles;
+  /// dQ = dS K: the warps split BM rows into 16-row groups and, when fewer
+  /// groups than warps, D into column slices.
+  int64_t dqRowGroups, dqColumnSlices, dqSliceTiles;
+  /// Elements per padded shared row of Q, dO, K, V (D + 8) and of dS
+  /// (BN + 8): 16 bytes of padding spread ldmatrix's rows over the banks.
+  int64_t rowElements, dsRowElements;
+  int64_t sharedBytes(int64_t eltBytes) const;
+};
+
+class BackwardKernel {
+public:
+  BackwardKernel(AttentionBackwardOp op, mlir::ImplicitLocOpBuilder &b,
+                 mlir::gpu::GPUFuncOp func);
+  /// Builds the main kernel's body at the builder's insertion point. Its
+  /// arguments: dO, Q, K, V, lse, delta, dQ's f32 accumulator, then dK, dV.
+  void build();
+
+private:
+  // The block's work and the thread's place.
+  void setupSharedMemory();
+  mlir::Value tile(int64_t byteOffset, int64_t rows, int64_t rowElements);
+  void setupThreads();
+  void coords();
+  // Loads: 16-byte cp.async copies, rows past the sequence zero-filled.
+  void copyRows(mlir::Value src, mlir::Value seqBase, mlir::Value row0,
+                int64_t rows, int64_t seqLen, mlir::Value dst);
+  void issueQueryTile(mlir::Value item);
+  void queryItem(mlir::Value item, mlir::Value &bhq, mlir::Value &q0);
+  // The products (mma.sync, one warp's 16 keys).
+  llvm::SmallVector<mlir::Value> keysTimesQueryTile(mlir::Value keyTile,
+                                                    mlir::Value queryTile);
+  llvm::SmallVector<mlir::Value>
+  accumulate(llvm::SmallVector<mlir::Value> acc,
+             llvm::ArrayRef<mlir::Value> transposedScores,
+             mlir::Value queryTile);
+  mlir::Value aOperand(llvm::ArrayRef<mlir::Value> tiles, int64_t kk);
+  // Probabilities and their gradient.
+  void rowStatistics(mlir::Value bhq, mlir::Value q0,
+                     llvm::SmallVector<mlir::Value> &lse,
+                     llvm::SmallVector<mlir::Value> &delta);
+  mlir::Value visible(mlir::Value q0, int64_t nt, int64_t r, int64_t c);
+  void scoreGradients(llvm::SmallVector<mlir::Value> &S,
+                      llvm::SmallVector<mlir::Value> &dP, mlir::Value q0,
+                      llvm::ArrayRef<mlir::Value> lse,
+                      llvm::ArrayRef<mlir::Value> delta);
+  // dQ.
+  void storeTransposed(llvm::ArrayRef<mlir::Value> dS);
+  void accumulateQueryGradient(mlir::Value bhq, mlir::Value q0);
+  // The loop and the results.
+  void mainLoop();
+  void storeKeyGradients(llvm::ArrayRef<mlir::Value> dK,
+                         llvm::ArrayRef<mlir::Value> dV);
+
+  AttentionBackwardOp op;
+  KeyVisibility visibility;
+  int64_t B, Hq, Hkv, Sq, Skv, D, eltBytes;
+  BackwardTiles tiles;
+  int64_t BM, BN, QT, DT, KS;
+  mlir::ImplicitLocOpBuilder &b;
+  mlir::gpu::GPUFuncOp func;
+  FragmentBuilder mb;
+  KernelBuilder &kb;
+
+  // Buffers (flat) and shared tiles.
+  mlir::Value dOut, q, k, v, lse, delta, dqAcc, dK, dV;
+  mlir::Value smem, ks, vs, qs, dos, dss;
+  // The block's key tile and head.
+  mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;
+  // The thread.
+  mlir::Value tid, warp, lane, quadRow, quadCol, warpKey;
+  mlir::Value rowA, colA, rowK, colK; // ldmatrix row addresses
+  mlir::Value chunkRow, chunkCol;
+  int64_t chunks, vecElems;
+  mlir::Value cScale, log2e;
+};
+
+} // namespace sinter::gpu_kernels::attention
+
+#endif // SINTER_LIB_GPU_ATTENTION_BACKWARD_H

@@ -1,0 +1,463 @@
+//===- BackwardKernel.cpp - The attention backward's main kernel ----------===//
+//
+// Part of the Sinter project.
+//
+// The main kernel of Backward.h: one block per (batch, key/value head, key
+// tile), its loop over the query tiles that see the tile, and per tile the
+// five products on mma.sync. Every product keeps a warp's 16 keys as the
+// fragments' rows, so that P^T and dS^T are, in registers, the A operands
+// of dV += P^T dO and dK += dS^T Q (the accumulator layout of two adjacent
+// n-tiles is the A layout of one k-step, as in the forward's P V); only dQ
+// = dS K needs dS with the queries as rows, and reads it back transposed
+// from shared memory.
+//
+//   shared: [K: BN rows][V: BN rows][Q: BM rows][dO: BM rows]  (D + 8 each)
+//           [dS: BM rows of BN + 8]
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backward.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+using namespace sinter::gpu_kernels::attention;
+
+/// Elements of padding per shared row: 16 bytes of bf16/f16.
+static constexpr int64_t kRowPadElements = 8;
+/// Bytes of one cp.async copy.
+static constexpr int64_t kCopyBytes = 16;
+
+BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
+  blockM = D > 64 ? 32 : 64;
+  qTiles = blockM / 8;
+  kSteps = D / 16;
+  dTiles = D / 8;
+  dqRowGroups = blockM / kMTileRows;
+  dqColumnSlices = kWarps / dqRowGroups;
+  dqSliceTiles = dTiles / dqColumnSlices;
+  rowElements = D + kRowPadElements;
+  dsRowElements = kBlockN + kRowPadElements;
+}
+
+int64_t BackwardTiles::sharedBytes(int64_t eltBytes) const {
+  return ((2 * kBlockN + 2 * blockM) * rowElements +
+          blockM * dsRowElements) *
+         eltBytes;
+}
+
+BackwardKernel::BackwardKernel(AttentionBackwardOp op, ImplicitLocOpBuilder &b,
+                               gpu::GPUFuncOp func)
+    : op(op), visibility(KeyVisibility::of(op)),
+      tiles(cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
+      b(b), func(func),
+      mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
+      kb(mb.kb) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKey().getType());
+  B = qType.getDimSize(0);
+  Hq = qType.getDimSize(1);
+  Sq = qType.getDimSize(2);
+  D = qType.getDimSize(3);
+  Hkv = kType.getDimSize(1);
+  Skv = kType.getDimSize(2);
+  eltBytes = qType.getElementTypeBitWidth() / 8;
+  BM = tiles.blockM;
+  BN = BackwardTiles::kBlockN;
+  QT = tiles.qTiles;
+  DT = tiles.dTiles;
+  KS = tiles.kSteps;
+}
+
+void BackwardKernel::build() {
+  ValueRange args = func.getArguments();
+  dOut = kb.flatten(args[0]);
+  q = kb.flatten(args[1]);
+  k = kb.flatten(args[2]);
+  v = kb.flatten(args[3]);
+  lse = kb.flatten(args[4]);
+  delta = kb.flatten(args[5]);
+  dqAcc = kb.flatten(args[6]);
+  dK = kb.flatten(args[7]);
+  dV = kb.flatten(args[8]);
+  setupSharedMemory();
+  setupThreads();
+  coords();
+  cScale = kb.f32(op.getEffectiveScale() * 1.4426950408889634);
+  log2e = kb.f32(1.4426950408889634);
+  mainLoop();
+}
+
+void BackwardKernel::setupSharedMemory() {
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  smem = gpu::DynamicSharedMemoryOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                         MemRefLayoutAttrInterface(), ws));
+  int64_t row = tiles.rowElements * eltBytes;
+  ks = tile(0, BN, tiles.rowElements);
+  vs = tile(BN * row, BN, tiles.rowElements);
+  qs = tile(2 * BN * row, BM, tiles.rowElements);
+  dos = tile((2 * BN + BM) * row, BM, tiles.rowElements);
+  dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
+}
+
+Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
+                           int64_t rowElements) {
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return memref::ViewOp::create(
+      b,
+      MemRefType::get({rows, rowElements}, mb.elt, MemRefLayoutAttrInterface(),
+                      ws),
+      smem, kb.idx(byteOffset), ValueRange{});
+}
+
+void BackwardKernel::setupThreads() {
+  tid = kb.threadId();
+  warp = arith::DivUIOp::create(b, tid, kb.idx(kWarpSize));
+  lane = arith::RemUIOp::create(b, tid, kb.idx(kWarpSize));
+  quadRow = arith::DivUIOp::create(b, lane, kb.idx(4));
+  quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
+  warpKey = mb.mul(warp, kMTileRows);
+  // ldmatrix row addresses (lane l names row l % 8 of matrix l / 8), as in
+  // the forward (Kernel.cpp): A operands and transposed B operands
+  // (rowA, colA), untransposed B operands (rowK, colK).
+  Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
+  Value m1 = arith::RemUIOp::create(
+      b, arith::DivUIOp::create(b, lane, kb.idx(8)), kb.idx(2));
+  Value m2 = arith::DivUIOp::create(b, lane, kb.idx(16));
+  rowA = mb.add(l8, mb.mul(m1, 8));
+  colA = mb.mul(m2, 8);
+  rowK = mb.add(l8, mb.mul(m2, 8));
+  colK = mb.mul(m1, 8);
+  // Copies: thread t moves chunk t % chunks of row t / chunks of a pass.
+  chunks = D * eltBytes / kCopyBytes;
+  vecElems = kCopyBytes / eltBytes;
+  chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
+  chunkCol = mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
+}
+
+void BackwardKernel::coords() {
+  // Block bid: key tile bid % nKT of key/value head bid / nKT.
+  int64_t keyTiles = llvm::divideCeil(Skv, BN);
+  Value bid = kb.blockId();
+  Value kt = arith::RemUIOp::create(b, bid, kb.idx(keyTiles));
+  Value bhkv = arith::DivUIOp::create(b, bid, kb.idx(keyTiles));
+  hkv = arith::RemUIOp::create(b, bhkv, kb.idx(Hkv));
+  batch = arith::DivUIOp::create(b, bhkv, kb.idx(Hkv));
+  n0 = mb.mul(kt, BN);
+  kvSeqBase = mb.mul(bhkv, Skv);
+  // Query tiles from the first one that sees the tile's first key (causal:
+  // later keys are seen from later queries only) to the end.
+  Value qBegin = visibility.buildQueryBegin(b, b.getLoc(), n0);
+  firstTile = arith::DivUIOp::create(b, qBegin, kb.idx(BM));
+  queryTiles = arith::SubIOp::create(
+      b, kb.idx(llvm::divideCeil(Sq, BM)), firstTile);
+  items = mb.mul(queryTiles, Hq / Hkv);
+}
+
+void BackwardKernel::queryItem(Value item, Value &bhq, Value &q0) {
+  // Item i: query head i / tiles of the group, query tile i % tiles.
+  Value perHead = arith::MaxUIOp::create(b, queryTiles, kb.idx(1));
+  Value inGroup = arith::DivUIOp::create(b, item, perHead);
+  Value t = mb.add(firstTile, arith::RemUIOp::create(b, item, perHead));
+  Value hq = mb.add(mb.mul(hkv, Hq / Hkv), inGroup);
+  bhq = mb.add(mb.mul(batch, Hq), hq);
+  q0 = mb.mul(t, BM);
+}
+
+void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
+                              int64_t rows, int64_t seqLen, Value dst) {
+  int64_t rowsPerPass = BackwardTiles::kThreads / chunks;
+  assert(rows % rowsPerPass == 0 && "a pass covers whole rows");
+  bool ragged = seqLen % rows != 0;
+  for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
+    Value r = mb.add(chunkRow, pass * rowsPerPass);
+    Value seqRow = mb.add(row0, r);
+    Value n;
+    if (ragged) {
+      Value in = mb.cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
+      seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
+      n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
+    }
+    Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+        ValueRange{r, chunkCol}, src, ValueRange{gidx},
+        b.getIndexAttr(vecElems), n, b.getUnitAttr());
+  }
+}
+
+void BackwardKernel::issueQueryTile(Value item) {
+  Value bhq, q0;
+  queryItem(item, bhq, q0);
+  Value base = mb.mul(bhq, Sq);
+  copyRows(q, base, q0, BM, Sq, qs);
+  copyRows(dOut, base, q0, BM, Sq, dos);
+  NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+SmallVector<Value> BackwardKernel::keysTimesQueryTile(Value keyTile,
+                                                      Value queryTile) {
+  // [16 keys of the warp] x [BM queries]: A = the key rows, B = the query
+  // rows (the "column-major" B operand needs no transpose).
+  SmallVector<Value> acc(QT, mb.zeroAcc());
+  for (int64_t kstep = 0; kstep < KS; ++kstep) {
+    Value a = mb.ldmatrix(keyTile, mb.add(warpKey, rowA),
+                          mb.add(colA, 16 * kstep), false);
+    for (int64_t np = 0; np < QT / 2; ++np) {
+      Value bq = mb.ldmatrix(queryTile, mb.add(rowK, 16 * np),
+                             mb.add(colK, 16 * kstep), false);
+      acc[2 * np] = mb.mma(a, mb.half(bq, 0), acc[2 * np]);
+      acc[2 * np + 1] = mb.mma(a, mb.half(bq, 1), acc[2 * np + 1]);
+    }
+  }
+  return acc;
+}
+
+Value BackwardKernel::aOperand(ArrayRef<Value> tilesT, int64_t kk) {
+  // k-step kk (queries 16kk..16kk+15) of [16 keys] x [BM queries] in the
+  // operand type: rows r of n-tiles 2kk and 2kk+1 (a0a1: row, k lo; a2a3:
+  // row + 8, k lo; a4a5: row, k hi; a6a7: row + 8, k hi).
+  Value frag = arith::ConstantOp::create(
+      b, mb.frag4x2, DenseElementsAttr::get(mb.frag4x2, b.getZeroAttr(mb.elt)));
+  for (int64_t part = 0; part < 4; ++part) {
+    Value pair = arith::TruncFOp::create(
+        b, mb.elt2, mb.row(tilesT[2 * kk + part / 2], part % 2));
+    frag = vector::InsertOp::create(b, pair, frag, ArrayRef<int64_t>{part});
+  }
+  return frag;
+}
+
+SmallVector<Value> BackwardKernel::accumulate(SmallVector<Value> acc,
+                                              ArrayRef<Value> transposedScores,
+                                              Value queryTile) {
+  // acc[16 keys x D] += scores^T [16 keys x BM] * tile [BM x D]; the tile
+  // is the B operand with k along its rows: ldmatrix.trans.
+  for (int64_t kk = 0; kk < QT / 2; ++kk) {
+    Value a = aOperand(transposedScores, kk);
+    for (int64_t nd = 0; nd < DT / 2; ++nd) {
+      Value bt = mb.ldmatrix(queryTile, mb.add(rowA, 16 * kk),
+                             mb.add(colA, 16 * nd), /*transpose=*/true);
+      acc[2 * nd] = mb.mma(a, mb.half(bt, 0), acc[2 * nd]);
+      acc[2 * nd + 1] = mb.mma(a, mb.half(bt, 1), acc[2 * nd + 1]);
+    }
+  }
+  return acc;
+}
+
+void BackwardKernel::rowStatistics(Value bhq, Value q0,
+                                   SmallVector<Value> &lse2,
+                                   SmallVector<Value> &deltas) {
+  // Per n-tile, the (lse * log2 e, delta) pair of the thread's two query
+  // columns; past the sequence the last row's (those columns are hidden).
+  Value base = mb.mul(bhq, Sq);
+  for (int64_t nt = 0; nt < QT; ++nt) {
+    SmallVector<Value, 2> l, d;
+    for (int64_t c = 0; c < 2; ++c) {
+      Value i = mb.add(mb.add(q0, quadCol), 8 * nt + c);
+      if (Sq % BM != 0)
+        i = arith::MinUIOp::create(b, i, kb.idx(Sq - 1));
+      Value at = mb.add(base, i);
+      l.push_back(arith::MulFOp::create(
+          b, memref::LoadOp::create(b, lse, ValueRange{at}), log2e));
+      d.push_back(memref::LoadOp::create(b, delta, ValueRange{at}));
+    }
+    lse2.push_back(vector::FromElementsOp::create(b, mb.f32x2, l));
+    deltas.push_back(vector::FromElementsOp::create(b, mb.f32x2, d));
+  }
+}
+
+Value BackwardKernel::visible(Value q0, int64_t nt, int64_t r, int64_t c) {
+  // Whether query column (nt, c) sees key row r of the warp: inside both
+  // sequences and allowed by the op's rule. Null when always.
+  Value i = mb.add(mb.add(q0, quadCol), 8 * nt + c);
+  Value j = mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r);
+  Value all;
+  auto both = [&](Value cond) {
+    if (cond)
+      all = all ? arith::AndIOp::create(b, all, cond).getResult() : cond;
+  };
+  if (Sq % BM != 0)
+    both(mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)));
+  if (Skv % BN != 0)
+    both(mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
+  both(visibility.buildIsVisible(b, b.getLoc(), i, j));
+  return all;
+}
+
+void BackwardKernel::scoreGradients(SmallVector<Value> &S,
+                                    SmallVector<Value> &dP, Value q0,
+                                    ArrayRef<Value> lse2,
+                                    ArrayRef<Value> deltas) {
+  // In place: S^T becomes P^T = 2^(S^T scale log2 e - lse log2 e), 0 where
+  // hidden, and dP^T becomes dS^T = P^T (dP^T - delta).
+  Value c2 = mb.splat2(cScale);
+  Value zero2 = mb.splat2(kb.f32(0.0));
+  for (int64_t nt = 0; nt < QT; ++nt) {
+    for (int64_t r = 0; r < 2; ++r) {
+      Value s = mb.row(S[nt], r);
+      Value p = mb.exp2(arith::SubFOp::create(
+          b, arith::MulFOp::create(b, s, c2), lse2[nt]));
+      Value vis0 = visible(q0, nt, r, 0);
+      if (vis0) {
+        Value vis = vector::FromElementsOp::create(
+            b, VectorType::get({2}, b.getI1Type()),
+            ValueRange{vis0, visible(q0, nt, r, 1)});
+        p = arith::SelectOp::create(b, vis, p, zero2);
+      }
+      Value ds = arith::MulFOp::create(
+          b, p, arith::SubFOp::create(b, mb.row(dP[nt], r), deltas[nt]));
+      S[nt] = mb.setRow(S[nt], p, r);
+      dP[nt] = mb.setRow(dP[nt], ds, r);
+    }
+  }
+}
+
+void BackwardKernel::storeTransposed(ArrayRef<Value> dS) {
+  // dS^T's fragments into dS [BM queries][BN keys] in the operand type:
+  // element (nt, r, c) is query 8nt + quadCol + c, key warpKey + quadRow +
+  // 8r. (A warp's 32 stores of one element fall in distinct banks.)
+  Value key = mb.add(warpKey, quadRow);
+  for (int64_t nt = 0; nt < QT; ++nt)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value pair = arith::TruncFOp::create(b, mb.elt2, mb.row(dS[nt], r));
+      for (int64_t c = 0; c < 2; ++c)
+        memref::StoreOp::create(
+            b, mb.elem(pair, c), dss,
+            ValueRange{mb.add(quadCol, 8 * nt + c), mb.add(key, 8 * r)});
+    }
+}
+
+void BackwardKernel::accumulateQueryGradient(Value bhq, Value q0) {
+  // dQ [16 rows of group mg] x [D / slices columns of slice sl] += dS K,
+  // then f32 atomic adds into the accumulator.
+  Value mg = arith::RemUIOp::create(b, warp, kb.idx(tiles.dqRowGroups));
+  Value sl = arith::DivUIOp::create(b, warp, kb.idx(tiles.dqRowGroups));
+  Value row0 = mb.mul(mg, kMTileRows);
+  Value col0 = mb.mul(sl, 8 * tiles.dqSliceTiles);
+  int64_t ST = tiles.dqSliceTiles;
+  SmallVector<Value> acc(ST, mb.zeroAcc());
+  for (int64_t kk = 0; kk < BN / 16; ++kk) {
+    Value a = mb.ldmatrix(dss, mb.add(row0, rowA), mb.add(colA, 16 * kk),
+                          false);
+    for (int64_t nd = 0; nd < ST / 2; ++nd) {
+      Value bk = mb.ldmatrix(ks, mb.add(rowA, 16 * kk),
+                             mb.add(col0, mb.add(colA, 16 * nd)),
+                             /*transpose=*/true);
+      acc[2 * nd] = mb.mma(a, mb.half(bk, 0), acc[2 * nd]);
+      acc[2 * nd + 1] = mb.mma(a, mb.half(bk, 1), acc[2 * nd + 1]);
+    }
+  }
+  for (int64_t r = 0; r < 2; ++r) {
+    Value i = mb.add(mb.add(q0, mb.add(row0, quadRow)), 8 * r);
+    Value rowBase = mb.mul(mb.add(mb.mul(bhq, Sq), i), D);
+    auto adds = [&]() {
+      for (int64_t dt = 0; dt < ST; ++dt)
+        for (int64_t c = 0; c < 2; ++c) {
+          Value at = mb.add(mb.add(rowBase, mb.add(col0, quadCol)), 8 * dt + c);
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf,
+                                      mb.elem(mb.row(acc[dt], r), c), dqAcc,
+                                      ValueRange{at});
+        }
+    };
+    if (Sq % BM == 0) {
+      adds();
+      continue;
+    }
+    auto ifOp = scf::IfOp::create(
+        b, mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    adds();
+  }
+}
+
+void BackwardKernel::mainLoop() {
+  // K and V of the block's tile, then the first query tile: two groups.
+  copyRows(k, kvSeqBase, n0, BN, Skv, ks);
+  copyRows(v, kvSeqBase, n0, BN, Skv, vs);
+  NVVM::CpAsyncCommitGroupOp::create(b);
+  Value any = mb.cmp(arith::CmpIPredicate::ugt, items, kb.idx(0));
+  {
+    auto ifOp = scf::IfOp::create(b, any, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    issueQueryTile(kb.idx(0));
+  }
+  SmallVector<Value> init(2 * DT, mb.zeroAcc());
+  auto loop = scf::ForOp::create(b, kb.idx(0), items, kb.idx(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value item = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    SmallVector<Value> dKAcc(carried.take_front(DT));
+    SmallVector<Value> dVAcc(carried.drop_front(DT));
+    NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+    gpu::BarrierOp::create(b);
+    Value bhq, q0;
+    queryItem(item, bhq, q0);
+    SmallVector<Value> lse2, deltas;
+    rowStatistics(bhq, q0, lse2, deltas);
+    SmallVector<Value> P = keysTimesQueryTile(ks, qs);
+    SmallVector<Value> dS = keysTimesQueryTile(vs, dos);
+    scoreGradients(P, dS, q0, lse2, deltas);
+    dVAcc = accumulate(dVAcc, P, dos);
+    dKAcc = accumulate(dKAcc, dS, qs);
+    storeTransposed(dS);
+    // Every warp is done with Q and dO (the next tile may land) and has
+    // written its keys of dS.
+    gpu::BarrierOp::create(b);
+    Value next = mb.add(item, 1);
+    auto ifOp =
+        scf::IfOp::create(b, mb.cmp(arith::CmpIPredicate::ult, next, items),
+                          false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      issueQueryTile(next);
+    }
+    accumulateQueryGradient(bhq, q0);
+    SmallVector<Value> yields(dKAcc);
+    yields.append(dVAcc);
+    scf::YieldOp::create(b, yields);
+  }
+  // Copies still in flight when no query tile sees the block's keys.
+  NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  SmallVector<Value> results(loop.getResults());
+  storeKeyGradients(ArrayRef<Value>(results).take_front(DT),
+                    ArrayRef<Value>(results).drop_front(DT));
+}
+
+void BackwardKernel::storeKeyGradients(ArrayRef<Value> dKAcc,
+                                       ArrayRef<Value> dVAcc) {
+  // Rows of keys past Skv were computed from zeros and are not stored; dK
+  // takes the softmax scale here (dS carries none).
+  Value scale2 = mb.splat2(kb.f32(op.getEffectiveScale()));
+  for (int64_t r = 0; r < 2; ++r) {
+    Value j = mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r);
+    Value in;
+    if (Skv % BN != 0)
+      in = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
+    Value rowBase = mb.mul(mb.add(kvSeqBase, j), D);
+    for (int64_t dt = 0; dt < DT; ++dt) {
+      Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
+      kb.storeF32(dK,
+                  at, arith::MulFOp::create(b, mb.row(dKAcc[dt], r), scale2),
+                  in);
+      kb.storeF32(dV, at, mb.row(dVAcc[dt], r), in);
+    }
+  }
+}

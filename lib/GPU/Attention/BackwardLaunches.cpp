@@ -1,0 +1,196 @@
+//===- BackwardLaunches.cpp - The attention backward's three launches -----===//
+//
+// Part of the Sinter project.
+//
+// Which attention_backward ops the tensor-core backward runs, and its three
+// launches (Backward.h): prepare (delta and a zeroed f32 dQ accumulator),
+// the main kernel (BackwardKernel.cpp), finish (dQ = scale * accumulator,
+// rounded once). The accumulator and delta are scratch tensors between the
+// launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backward.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+using namespace sinter::gpu_kernels::attention;
+
+/// Threads per block of the prepare and finish kernels.
+static constexpr int64_t kElementwiseBlock = 256;
+/// f32 elements the finish kernel moves per thread (one 16-byte load).
+static constexpr int64_t kFinishVector = 4;
+
+LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
+    AttentionBackwardOp op, int64_t smVersion, std::string &why) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto vType = cast<RankedTensorType>(op.getValue().getType());
+  Type elt = qType.getElementType();
+  int64_t D = qType.getDimSize(3);
+  if (smVersion < 80) {
+    why = "mma.sync with bf16/f16 needs sm_80 or later";
+    return failure();
+  }
+  if (!elt.isBF16() && !elt.isF16()) {
+    why = "tensor cores take bf16/f16 operands";
+    return failure();
+  }
+  for (Value v : {op.getGradOutput(), op.getKey(), op.getValue(),
+                  op.getOutput()})
+    if (cast<RankedTensorType>(v.getType()).getElementType() != elt) {
+      why = "needs one element type for dO, Q, K, V and O";
+      return failure();
+    }
+  if (vType.getDimSize(3) != D || (D != 64 && D != 128)) {
+    why = "needs equal q/k and v head dims of 64 or 128";
+    return failure();
+  }
+  if (op.getMask() || op.getGradMask() || op.getDropoutP().convertToDouble() != 0.0) {
+    why = "additive masks and dropout take the reference form";
+    return failure();
+  }
+  if (op.getDeterministic()) {
+    why = "dQ is summed with atomics; deterministic takes the reference form";
+    return failure();
+  }
+  if (op.getEffectiveScale() <= 0.0) {
+    why = "needs a positive softmax scale";
+    return failure();
+  }
+  return success();
+}
+
+/// delta[row] = sum_d dO[row, d] O[row, d] and acc[row, :] = 0: a group of
+/// D / 8 threads per row, one 16-byte vector each, a shuffle reduction.
+static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
+                                  Value accT, gpu::GPUModuleOp module,
+                                  StringRef name) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  int64_t D = qType.getDimSize(3);
+  int64_t rows = qType.getNumElements() / D;
+  int64_t vec = 16 / (qType.getElementTypeBitWidth() / 8);
+  int64_t group = D / vec;
+  int64_t rowsPerBlock = kElementwiseBlock / group;
+  KernelLaunch launch;
+  launch.grid = llvm::divideCeil(rows, rowsPerBlock);
+  launch.block = kElementwiseBlock;
+  launch.operands = {op.getGradOutput(), op.getOutput()};
+  launch.results = {deltaT, accT};
+  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  launch.kernel =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  b.setInsertionPointToStart(&launch.kernel.getBody().front());
+  KernelBuilder kb(b);
+  ValueRange args = launch.kernel.getArguments();
+  Value dO = kb.flatten(args[0]), o = kb.flatten(args[1]);
+  Value delta = kb.flatten(args[2]), acc = kb.flatten(args[3]);
+  Value tid = kb.threadId();
+  Value part = arith::RemUIOp::create(b, tid, kb.idx(group));
+  Value row = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(rowsPerBlock)),
+      arith::DivUIOp::create(b, tid, kb.idx(group)));
+  Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                                   kb.idx(rows));
+  Value at = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, row, kb.idx(D)),
+      arith::MulIOp::create(b, part, kb.idx(vec)));
+  Value prod = arith::MulFOp::create(b, kb.loadF32(dO, at, vec, in),
+                                     kb.loadF32(o, at, vec, in));
+  Value sum = kb.groupReduce(kb.reduceVector(ReduceKind::Sum, prod),
+                             ReduceKind::Sum, group, part, row, Value());
+  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part,
+                                      kb.idx(0));
+  kb.storeF32(delta, row, kb.splat(sum, 1),
+              arith::AndIOp::create(b, in, first));
+  Value zero = kb.splat(kb.f32(0.0), kFinishVector);
+  for (int64_t i = 0; i < vec; i += kFinishVector)
+    kb.storeF32(acc, arith::AddIOp::create(b, at, kb.idx(i)), zero, in);
+  return launch;
+}
+
+/// The main kernel: one block per (batch, key/value head, key tile).
+static KernelLaunch mainLaunch(AttentionBackwardOp op, Value deltaT,
+                               Value accT, gpu::GPUModuleOp module,
+                               StringRef name) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKey().getType());
+  BackwardTiles tiles(qType.getDimSize(3));
+  KernelLaunch launch;
+  launch.grid = kType.getDimSize(0) * kType.getDimSize(1) *
+                llvm::divideCeil(kType.getDimSize(2), BackwardTiles::kBlockN);
+  launch.block = BackwardTiles::kThreads;
+  launch.operands = {op.getGradOutput(), op.getQuery(), op.getKey(),
+                     op.getValue(),      op.getLse(),   deltaT,
+                     accT};
+  launch.results = {op.getGradKey(), op.getGradValue()};
+  // The accumulator is added into where prepare zeroed it.
+  launch.inPlace = {{accT, 6}};
+  launch.sharedMemory =
+      tiles.sharedBytes(qType.getElementTypeBitWidth() / 8);
+  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  launch.kernel =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  b.setInsertionPointToStart(&launch.kernel.getBody().front());
+  BackwardKernel(op, b, launch.kernel).build();
+  return launch;
+}
+
+/// dQ = scale * acc in dQ's type, four elements per thread.
+static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
+                                 gpu::GPUModuleOp module, StringRef name) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  int64_t n = qType.getNumElements();
+  KernelLaunch launch;
+  launch.grid = llvm::divideCeil(n / kFinishVector, kElementwiseBlock);
+  launch.block = kElementwiseBlock;
+  launch.operands = {accT};
+  launch.results = {op.getGradQuery()};
+  ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
+  launch.kernel =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  b.setInsertionPointToStart(&launch.kernel.getBody().front());
+  KernelBuilder kb(b);
+  ValueRange args = launch.kernel.getArguments();
+  Value acc = kb.flatten(args[0]), dq = kb.flatten(args[1]);
+  Value at = arith::MulIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
+          kb.threadId()),
+      kb.idx(kFinishVector));
+  Value in =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, kb.idx(n));
+  Value scaled = arith::MulFOp::create(
+      b, kb.loadF32(acc, at, kFinishVector, in),
+      kb.splat(kb.f32(op.getEffectiveScale()), kFinishVector));
+  kb.storeF32(dq, at, scaled, in);
+  return launch;
+}
+
+FailureOr<SmallVector<KernelLaunch, 1>>
+sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
+                                                   gpu::GPUModuleOp module,
+                                                   StringRef name) {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  OpBuilder ob(op);
+  SmallVector<int64_t> rowShape(qType.getShape().drop_back());
+  Value deltaT = tensor::EmptyOp::create(ob, op.getLoc(), rowShape,
+                                         ob.getF32Type());
+  Value accT = tensor::EmptyOp::create(ob, op.getLoc(), qType.getShape(),
+                                       ob.getF32Type());
+  SmallVector<KernelLaunch, 1> launches;
+  launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
+  launches.push_back(
+      mainLaunch(op, deltaT, accT, module, (name + "_1").str()));
+  launches.push_back(
+      finishLaunch(op, accT, module, (name + "_2").str()));
+  return launches;
+}
