@@ -13,7 +13,13 @@
 // `linalg.index`. One thread computes one output element: it starts from
 // the init (a folded constant fill, or the init tensor's element), runs the
 // reduction loops serially in iteration order, evaluates the generic's
-// region once per point, and stores the result once. Operands are read
+// region once per point, and stores the result once. A long reduction whose
+// every result is one associative combiner of its accumulator (a sum, a max:
+// the log-softmax of a cross-entropy over a 50257-word vocabulary) takes a
+// warp per output element instead: each lane reduces every 32nd point from
+// the combiner's identity, the lanes combine by shuffles, and the init joins
+// last (the order of the sum differs from the serial one, as in every other
+// Sinter reduction). Operands are read
 // through any affine map (expanded with the upstream affine utilities);
 // tensors the region reads from above become kernel arguments.
 //
@@ -28,9 +34,11 @@
 
 #include "Kernels.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -45,6 +53,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 using namespace mlir;
 using namespace sinter;
@@ -216,6 +225,109 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
   return success();
 }
 
+
+/// Reductions at least this long take a warp per output element.
+static constexpr int64_t kWarpReductionMinTrips = 256;
+static constexpr int64_t kLanes = 32;
+
+/// The identity of `combiner` in the type `t` the kernel carries its
+/// accumulator in (f32, also for f16/bf16); null when the kernel does not
+/// split reductions of this combiner (integer and f64 reductions, and
+/// products, stay serial).
+static TypedAttr identityOf(Operation *combiner, Type t) {
+  if (!t.isF32())
+    return {};
+  Builder b(combiner->getContext());
+  const llvm::fltSemantics &sem = APFloat::IEEEsingle();
+  if (isa<arith::AddFOp>(combiner))
+    return b.getFloatAttr(t, APFloat::getZero(sem, /*Negative=*/true));
+  if (isa<arith::MaximumFOp>(combiner))
+    return b.getFloatAttr(t, APFloat::getInf(sem, /*Negative=*/true));
+  if (isa<arith::MinimumFOp>(combiner))
+    return b.getFloatAttr(t, APFloat::getInf(sem));
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(combiner))
+    return b.getFloatAttr(t, APFloat::getQNaN(sem));
+  return {};
+}
+
+namespace {
+/// A reduction a warp per output element can split: every result j is
+/// `combiners[j](acc_j, x_j)` where x_j reads no accumulator.
+///
+///   ^bb0(%in: f32, %acc: f32):
+///     %e = math.exp %in : f32
+///     %s = arith.addf %e, %acc : f32      <- the combiner, identity -0.0
+///     linalg.yield %s : f32
+struct WarpReduction {
+  SmallVector<Operation *> combiners;
+  SmallVector<TypedAttr> identities;
+  /// Which operand of each combiner is the accumulator.
+  SmallVector<unsigned> accOperand;
+};
+} // namespace
+
+static std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp op,
+                                                       int64_t trips) {
+  if (trips < kWarpReductionMinTrips)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  // Values that depend on an accumulator.
+  llvm::SmallPtrSet<Value, 16> fromAcc;
+  for (BlockArgument arg : op.getRegionOutputArgs())
+    fromAcc.insert(arg);
+  for (Operation &bodyOp : body.without_terminator())
+    if (llvm::any_of(bodyOp.getOperands(),
+                     [&](Value v) { return fromAcc.contains(v); }))
+      fromAcc.insert(bodyOp.result_begin(), bodyOp.result_end());
+  WarpReduction w;
+  for (unsigned j = 0; j < op.getNumDpsInits(); ++j) {
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(op.getRegionOutputArgs(), j, combiners) ||
+        combiners.size() != 1 || combiners[0]->getNumOperands() != 2)
+      return std::nullopt;
+    Operation *c = combiners[0];
+    BlockArgument acc = op.getRegionOutputArgs()[j];
+    unsigned accPos = c->getOperand(0) == acc ? 0 : 1;
+    if (c->getOperand(accPos) != acc ||
+        fromAcc.contains(c->getOperand(1 - accPos)))
+      return std::nullopt;
+    Type carried = acc.getType();
+    if (isNarrowFloat(carried))
+      carried = Float32Type::get(op.getContext());
+    TypedAttr identity = identityOf(c, carried);
+    if (!identity)
+      return std::nullopt;
+    w.combiners.push_back(c);
+    w.identities.push_back(identity);
+    w.accOperand.push_back(accPos);
+  }
+  return w;
+}
+
+/// `combiner` applied to the accumulator `acc` and `x`.
+static Value combineWith(ImplicitLocOpBuilder &b, Operation *combiner,
+                         unsigned accOperand, Value acc, Value x) {
+  OperationState state(b.getLoc(), combiner->getName());
+  state.addOperands(accOperand == 0 ? ValueRange{acc, x} : ValueRange{x, acc});
+  state.addTypes(acc.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+/// The lanes' partial results combined across the warp (butterfly: every
+/// lane ends with the total).
+static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
+                       unsigned accOperand, Value partial) {
+  for (int64_t off = kLanes / 2; off >= 1; off /= 2) {
+    auto shfl = gpu::ShuffleOp::create(b, partial, static_cast<int32_t>(off),
+                                       static_cast<int32_t>(kLanes),
+                                       gpu::ShuffleMode::XOR);
+    partial = combineWith(b, combiner, accOperand, partial,
+                          shfl.getShuffleResult());
+  }
+  return partial;
+}
+
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
   if (failed(checkSerialKernel(op)))
@@ -300,12 +412,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   unsigned firstResult = launch.operands.size();
   launch.results.append(op->result_begin(), op->result_end());
 
-  // One thread per output element, in the row-major order of the first
-  // result (consecutive threads store consecutive elements of it).
+  // One thread (or warp) per output element, in the row-major order of the
+  // first result (consecutive threads store consecutive elements of it).
   auto out0 = cast<RankedTensorType>(op->getResult(0).getType());
   int64_t total = out0.getNumElements();
-  launch.block = std::clamp<int64_t>(total, 1, kBlock);
-  launch.grid = std::max<int64_t>(1, llvm::divideCeil(total, launch.block));
+  std::optional<WarpReduction> warp = matchWarpReduction(op, trips);
+  int64_t lanes = warp ? kLanes : 1;
+  launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
+  launch.grid =
+      std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
 
   ImplicitLocOpBuilder b(op->getLoc(), ctx);
   gpu::GPUFuncOp func =
@@ -384,7 +499,13 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
-  if (launch.grid * launch.block != total) {
+  Value lane;
+  if (warp) {
+    lane = arith::RemUIOp::create(b, tid, kb.idx(kLanes));
+    tid = arith::DivUIOp::create(b, tid, kb.idx(kLanes));
+  }
+  if (launch.grid * launch.block != total * lanes) {
+    // (A warp's lanes share their element: the branch is warp-uniform.)
     Value inRange =
         arith::CmpIOp::create(b, arith::CmpIPredicate::ult, tid, kb.idx(total));
     auto guard = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
@@ -508,7 +629,39 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     scf::YieldOp::create(b, next);
     return SmallVector<Value>(loop.getResults());
   };
-  SmallVector<Value> results = emitLoops(0, accs);
+  SmallVector<Value> results;
+  if (!warp) {
+    results = emitLoops(0, accs);
+  } else {
+    // Lane l: points l, l + 32, ... of the reduction loops (row-major, the
+    // innermost loop fastest) from the identities; then the warp's total,
+    // then the init.
+    SmallVector<Value> partial;
+    for (TypedAttr identity : warp->identities)
+      partial.push_back(arith::ConstantOp::create(b, identity));
+    auto loop = scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes),
+                                   partial);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value rest = loop.getInductionVar();
+      for (unsigned d : llvm::reverse(reductionDims)) {
+        iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
+        rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
+      }
+      scf::YieldOp::create(b, emitBody(loop.getRegionIterArgs()));
+    }
+    for (auto [j, v] : llvm::enumerate(loop.getResults())) {
+      Value total = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
+      results.push_back(combineWith(b, warp->combiners[j],
+                                    warp->accOperand[j], accs[j], total));
+    }
+    // Lane 0 stores.
+    auto first = scf::IfOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(first.thenBlock()->getTerminator());
+  }
 
   // One store per result, rounded to its storage type once.
   for (auto [j, r] : llvm::enumerate(results)) {

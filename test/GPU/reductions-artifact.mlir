@@ -1,7 +1,10 @@
 // Leftover reductions compile for the GPU with sinterc (fusion pipeline
-// included): manifest, PTX and cubin, one serial-kernel launch per
+// included): manifest, PTX and cubin, one general-path launch per
 // reduction; no GPU needed. The -inf fill lives in the kernel, not in the
-// manifest.
+// manifest. Reductions of 256 points or more whose result is a sum or a
+// max of the accumulator take a warp (32 lanes) per output element and
+// combine the lanes by shuffles: 64 rows -> 2048 threads, 8 blocks of 256;
+// the bf16 matmul's 96-long reduction stays one thread per element.
 // RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a -o %t --quiet
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/kernels.ptx
@@ -12,14 +15,14 @@
 // MANIFEST: "name": "row_sum"
 // MANIFEST: "kernel": "reduce_0"
 // MANIFEST-NEXT: "grid": [
-// MANIFEST-NEXT: 1,
+// MANIFEST-NEXT: 8,
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 256,
 // MANIFEST: "name": "column_sum"
 // MANIFEST: "dtype": "bfloat16"
 // MANIFEST: "kernel": "reduce_1"
 // MANIFEST-NEXT: "grid": [
-// MANIFEST-NEXT: 4,
+// MANIFEST-NEXT: 125,
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 256,
 // MANIFEST: "name": "max_middle"
@@ -34,6 +37,7 @@
 // PTX: .entry reduce_0(
 // PTX: ld.global.b32
 // PTX: add.rn.f32
+// PTX: shfl.sync.bfly.b32
 // PTX: st.global.b32
 // PTX: .entry reduce_1(
 // PTX: ld.global.b16

@@ -500,6 +500,13 @@ def correctness_cases():
     cases.append(reduce_sum_case([300, 1000], 0, "bf16"))
     cases.append(reduce_sum_case([300, 1000], 0, "bf16", form="extf"))
     cases.append(reduce_max_case([6, 333, 40], 1, "f32"))
+    # A warp per output element (256 points or more): a cross-entropy's
+    # row max and row sum over GPT-2's vocabulary, bf16 rows summed in f32,
+    # and a column sum whose lanes stride over rows.
+    cases.append(reduce_max_case([64, 50257], 1, "f32"))
+    cases.append(reduce_sum_case([64, 50257], 1, "f32"))
+    cases.append(reduce_sum_case([9, 4099], 1, "bf16", form="extf"))
+    cases.append(reduce_sum_case([1000, 300], 0, "f32"))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     cases.append(fpowi_case())
