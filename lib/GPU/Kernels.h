@@ -184,7 +184,7 @@ mlir::LogicalResult checkAttentionBackwardKernel(AttentionBackwardOp op,
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAttentionBackwardKernels(AttentionBackwardOp op,
                               mlir::gpu::GPUModuleOp module,
-                              llvm::StringRef name);
+                              llvm::StringRef name, int64_t smVersion);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name,

@@ -175,7 +175,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return backward.emitOpError("has no CUDA kernel for ")
              << "sm_" << tuning.smVersion << " (" << why
              << "): run sinter-tensor-ops-to-linalg with the same chip first";
-    return buildAttentionBackwardKernels(backward, module, name);
+    return buildAttentionBackwardKernels(backward, module, name,
+                                         tuning.smVersion);
   }
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));

@@ -1,4 +1,6 @@
 // RUN: sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels -split-input-file | FileCheck %s
+// RUN: sinter-opt %s --sinter-tensor-ops-to-linalg=chip=sm_80 --sinter-outline-cuda-kernels=chip=sm_80 -split-input-file | FileCheck %s --check-prefix=SM80
+// RUN: sinter-opt %s --sinter-tensor-ops-to-linalg=chip=sm_75 --sinter-outline-cuda-kernels=chip=sm_75 -split-input-file | FileCheck %s --check-prefix=SM75
 // RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a --no-fusion -o %t 2>&1 | FileCheck %s --check-prefix=CENSUS
 
 // The backward ops on CUDA. The norms' backward is two tuned launches: a
@@ -76,7 +78,18 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK: scf.for
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
+// CHECK: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK: memref.atomic_rmw addf
+// sm_80 has no stmatrix: dS^T goes to shared memory element by element.
+// SM80: gpu.func @attention_backward_{{[0-9]+}}_1(
+// SM80-NOT: nvvm.stmatrix
+// SM80: memref.store {{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>
+// SM80: gpu.return
+// Before sm_80 (no bf16 mma.sync) the op takes its reference form.
+// SM75-LABEL: func.func @attention_backward_tensor_cores
+// SM75-NOT: @attention_backward_{{[0-9]+}}_1
+// SM75: gpu.launch_func @sinter_kernels::@batch_matmul_
+// SM75: return
 func.func @attention_backward_tensor_cores(%do: tensor<2x4x100x64xbf16>,
     %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
     %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,

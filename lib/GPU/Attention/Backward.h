@@ -68,7 +68,7 @@ struct BackwardTiles {
 class BackwardKernel {
 public:
   BackwardKernel(AttentionBackwardOp op, mlir::ImplicitLocOpBuilder &b,
-                 mlir::gpu::GPUFuncOp func);
+                 mlir::gpu::GPUFuncOp func, int64_t smVersion);
   /// Builds the main kernel's body at the builder's insertion point. Its
   /// arguments: dO, Q, K, V, lse, delta, dQ's f32 accumulator, then dK, dV.
   void build();
@@ -103,6 +103,7 @@ private:
                       llvm::ArrayRef<mlir::Value> delta);
   // dQ.
   void storeTransposed(llvm::ArrayRef<mlir::Value> dS);
+  void storeTransposedStmatrix(llvm::ArrayRef<mlir::Value> dS);
   void accumulateQueryGradient(mlir::Value bhq, mlir::Value q0);
   // The loop and the results.
   void mainLoop();
@@ -111,6 +112,8 @@ private:
 
   AttentionBackwardOp op;
   KeyVisibility visibility;
+  /// sm_90's stmatrix writes dS^T transposed (before: 2-byte stores).
+  bool stmatrix;
   int64_t B, Hq, Hkv, Sq, Skv, D, eltBytes;
   BackwardTiles tiles;
   int64_t BM, BN, QT, DT, KS;

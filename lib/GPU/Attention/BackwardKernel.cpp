@@ -19,6 +19,7 @@
 #include "Backward.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -57,8 +58,8 @@ int64_t BackwardTiles::sharedBytes(int64_t eltBytes) const {
 }
 
 BackwardKernel::BackwardKernel(AttentionBackwardOp op, ImplicitLocOpBuilder &b,
-                               gpu::GPUFuncOp func)
-    : op(op), visibility(KeyVisibility::of(op)),
+                               gpu::GPUFuncOp func, int64_t smVersion)
+    : op(op), visibility(KeyVisibility::of(op)), stmatrix(smVersion >= 90),
       tiles(cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
       b(b), func(func),
       mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
@@ -261,20 +262,30 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
                                    SmallVector<Value> &lse2,
                                    SmallVector<Value> &deltas) {
   // Per n-tile, the (lse * log2 e, delta) pair of the thread's two query
-  // columns; past the sequence the last row's (those columns are hidden).
+  // columns: one 8-byte load each (the pair starts at an even query), or
+  // past a ragged end the last row's (those columns are hidden).
   Value base = mb.mul(bhq, Sq);
+  Value log2e2 = mb.splat2(log2e);
   for (int64_t nt = 0; nt < QT; ++nt) {
+    Value i = mb.add(mb.add(q0, quadCol), 8 * nt);
+    if (Sq % BM == 0) {
+      Value at = mb.add(base, i);
+      lse2.push_back(arith::MulFOp::create(
+          b, vector::LoadOp::create(b, mb.f32x2, lse, ValueRange{at}),
+          log2e2));
+      deltas.push_back(
+          vector::LoadOp::create(b, mb.f32x2, delta, ValueRange{at}));
+      continue;
+    }
     SmallVector<Value, 2> l, d;
     for (int64_t c = 0; c < 2; ++c) {
-      Value i = mb.add(mb.add(q0, quadCol), 8 * nt + c);
-      if (Sq % BM != 0)
-        i = arith::MinUIOp::create(b, i, kb.idx(Sq - 1));
-      Value at = mb.add(base, i);
-      l.push_back(arith::MulFOp::create(
-          b, memref::LoadOp::create(b, lse, ValueRange{at}), log2e));
+      Value at = mb.add(
+          base, arith::MinUIOp::create(b, mb.add(i, c), kb.idx(Sq - 1)));
+      l.push_back(memref::LoadOp::create(b, lse, ValueRange{at}));
       d.push_back(memref::LoadOp::create(b, delta, ValueRange{at}));
     }
-    lse2.push_back(vector::FromElementsOp::create(b, mb.f32x2, l));
+    lse2.push_back(arith::MulFOp::create(
+        b, vector::FromElementsOp::create(b, mb.f32x2, l), log2e2));
     deltas.push_back(vector::FromElementsOp::create(b, mb.f32x2, d));
   }
 }
@@ -328,7 +339,13 @@ void BackwardKernel::scoreGradients(SmallVector<Value> &S,
 void BackwardKernel::storeTransposed(ArrayRef<Value> dS) {
   // dS^T's fragments into dS [BM queries][BN keys] in the operand type:
   // element (nt, r, c) is query 8nt + quadCol + c, key warpKey + quadRow +
-  // 8r. (A warp's 32 stores of one element fall in distinct banks.)
+  // 8r.
+  if (stmatrix) {
+    storeTransposedStmatrix(dS);
+    return;
+  }
+  // Before sm_90: one 2-byte store per element (a warp's 32 stores of one
+  // element fall in distinct banks).
   Value key = mb.add(warpKey, quadRow);
   for (int64_t nt = 0; nt < QT; ++nt)
     for (int64_t r = 0; r < 2; ++r) {
@@ -338,6 +355,41 @@ void BackwardKernel::storeTransposed(ArrayRef<Value> dS) {
             b, mb.elem(pair, c), dss,
             ValueRange{mb.add(quadCol, 8 * nt + c), mb.add(key, 8 * r)});
     }
+}
+
+void BackwardKernel::storeTransposedStmatrix(ArrayRef<Value> dS) {
+  // sm_90: stmatrix.x4.trans, one per two n-tiles. Its 8x8 matrices are
+  // (nt, keys r = 0), (nt, r = 1), (nt + 1, r = 0), (nt + 1, r = 1), each
+  // a bf16/f16 pair per thread in the accumulator layout; stored transposed,
+  // lane l gives the address of query 8 (nt + m / 2) + l % 8 (m = l / 8),
+  // where the matrix's 8 keys warpKey + 8 (m % 2) land contiguously.
+  Value m = arith::DivUIOp::create(b, lane, kb.idx(8));
+  Value i = arith::RemUIOp::create(b, lane, kb.idx(8));
+  Value query = mb.add(mb.mul(arith::DivUIOp::create(b, m, kb.idx(2)), 8), i);
+  Value key = mb.add(
+      warpKey, mb.mul(arith::RemUIOp::create(b, m, kb.idx(2)), 8));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dss);
+  int64_t rowBytes = tiles.dsRowElements * eltBytes;
+  Value laneOffset =
+      mb.add(mb.mul(query, rowBytes), mb.mul(key, eltBytes));
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  for (int64_t nt = 0; nt < QT; nt += 2) {
+    Value at = mb.add(mb.add(base, laneOffset), 8 * nt * rowBytes);
+    Value ptr = LLVM::IntToPtrOp::create(
+        b, ptrType, arith::IndexCastOp::create(b, b.getI64Type(), at).getResult());
+    SmallVector<Value, 4> regs;
+    for (int64_t t = nt; t < nt + 2; ++t)
+      for (int64_t r = 0; r < 2; ++r)
+        regs.push_back(LLVM::BitcastOp::create(
+            b, b.getI32Type(),
+            arith::TruncFOp::create(b, mb.elt2, mb.row(dS[t], r))));
+    NVVM::StMatrixOp::create(
+        b, ptr, regs,
+        NVVM::MMALayoutAttr::get(b.getContext(), NVVM::MMALayout::col),
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(b.getContext(),
+                                         NVVM::LdStMatrixEltType::B16));
+  }
 }
 
 void BackwardKernel::accumulateQueryGradient(Value bhq, Value q0) {

@@ -119,7 +119,7 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
 /// The main kernel: one block per (batch, key/value head, key tile).
 static KernelLaunch mainLaunch(AttentionBackwardOp op, Value deltaT,
                                Value accT, gpu::GPUModuleOp module,
-                               StringRef name) {
+                               StringRef name, int64_t smVersion) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   BackwardTiles tiles(qType.getDimSize(3));
@@ -139,7 +139,7 @@ static KernelLaunch mainLaunch(AttentionBackwardOp op, Value deltaT,
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   b.setInsertionPointToStart(&launch.kernel.getBody().front());
-  BackwardKernel(op, b, launch.kernel).build();
+  BackwardKernel(op, b, launch.kernel, smVersion).build();
   return launch;
 }
 
@@ -178,7 +178,8 @@ static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
 FailureOr<SmallVector<KernelLaunch, 1>>
 sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
                                                    gpu::GPUModuleOp module,
-                                                   StringRef name) {
+                                                   StringRef name,
+                                                   int64_t smVersion) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   OpBuilder ob(op);
   SmallVector<int64_t> rowShape(qType.getShape().drop_back());
@@ -189,7 +190,7 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
   SmallVector<KernelLaunch, 1> launches;
   launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
   launches.push_back(
-      mainLaunch(op, deltaT, accT, module, (name + "_1").str()));
+      mainLaunch(op, deltaT, accT, module, (name + "_1").str(), smVersion));
   launches.push_back(
       finishLaunch(op, accT, module, (name + "_2").str()));
   return launches;
