@@ -20,7 +20,7 @@
 // CHECK-SAME: nvvm.minctasm = 2
 // CHECK: scf.for
 // CHECK: gpu.func @layer_norm_backward_[[N]]_1(
-// CENSUS: outline {{.*}}(6 tuned kernels (attention_backward 3, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 12 general-path kernels (generic 10, reduce 2))
+// CENSUS: outline {{.*}}(9 tuned kernels (attention_backward 6, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 12 general-path kernels (generic 10, reduce 2))
 func.func @layer_norm_backward(%dy: tensor<1024x768xbf16>, %x: tensor<1024x768xbf16>,
     %mean: tensor<1024xf32>, %rstd: tensor<1024xf32>, %w: tensor<768xbf16>)
     -> (tensor<1024x768xbf16>, tensor<768xbf16>, tensor<768xf32>) {
@@ -119,4 +119,35 @@ func.func @attention_backward_f32(%do: tensor<1x2x64x64xf32>,
         tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64xf32>
       -> tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>
   return %dq, %dk, %dv : tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>, tensor<1x2x64x64xf32>
+}
+
+// -----
+
+// `deterministic`: no accumulator and no atomics. Prepare writes delta only,
+// the key-tile kernel dK and dV, and a query-tile kernel (one block per 64
+// queries: 2 x 4 x 2 = 16 blocks) sums dQ in registers.
+// CHECK-LABEL: func.func @attention_backward_deterministic
+// CHECK-NOT: memref<2x4x100x64xf32>
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]] {{.*}} args({{.*}}, %{{.*}} : memref<2x4x100xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_1 {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : memref<2x2x128x64xbf16>, %{{.*}} : memref<2x2x128x64xbf16>)
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_2 blocks in (%[[C16]], {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : memref<2x4x100x64xbf16>)
+// CHECK: gpu.func @attention_backward_[[N]]_1(
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.return
+// CHECK: gpu.func @attention_backward_[[N]]_2(
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.return
+func.func @attention_backward_deterministic(%do: tensor<2x4x100x64xbf16>,
+    %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
+    %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
+    %lse: tensor<2x4x100xf32>)
+    -> (tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse {causal, deterministic}
+      : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
+      -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+  return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
 }

@@ -25,8 +25,11 @@
 //  3. finish: dQ = scale * the accumulator, rounded once.
 //
 // dK and dV of a key/value head sum over the query heads of its group in
-// registers (no atomics); dQ's atomics make the order of its sums vary,
-// so `deterministic` ops take the reference form. Nothing of size
+// registers (no atomics). dQ's atomics make the order of its sums vary: a
+// `deterministic` op instead gets dQ from a third kernel with the queries
+// as rows (BackwardQueryKernel.cpp: one block per 64-query tile walks the
+// key tiles its rows see, recomputes P and dS, and sums dS K in registers),
+// and the main kernel leaves dQ out. Nothing of size
 // Sq x Skv is stored. Why FA2's structure first: docs/Rationale.md,
 // "Attention backward on the tensor cores".
 //
@@ -43,6 +46,10 @@
 
 namespace sinter::gpu_kernels::attention {
 
+/// Which tiles a block of the backward owns: a key tile (the main kernel:
+/// dK, dV and, with atomics, dQ) or a query tile (`deterministic`'s dQ).
+enum class BackwardRole { KeyTiles, QueryTiles };
+
 /// The tiles of the backward kernel at head dim D.
 struct BackwardTiles {
   explicit BackwardTiles(int64_t headDim);
@@ -50,6 +57,8 @@ struct BackwardTiles {
   static constexpr int64_t kThreads = kWarps * kWarpSize;
   /// Keys per block: 16 per warp (the m16 rows of S^T).
   static constexpr int64_t kBlockN = kWarps * kMTileRows;
+  /// Queries per block of the query-tile kernel: 16 per warp.
+  static constexpr int64_t kBlockQ = kWarps * kMTileRows;
   int64_t D;
   /// Query rows per step: 64, or 32 at D > 64 (the dK and dV accumulators,
   /// 2 x D/2 f32 per thread, leave less room for S^T and dP^T).
@@ -62,15 +71,17 @@ struct BackwardTiles {
   /// Elements per padded shared row of Q, dO, K, V (D + 8) and of dS
   /// (BN + 8): 16 bytes of padding spread ldmatrix's rows over the banks.
   int64_t rowElements, dsRowElements;
-  int64_t sharedBytes(int64_t eltBytes) const;
+  int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
 };
 
 class BackwardKernel {
 public:
-  BackwardKernel(AttentionBackwardOp op, mlir::ImplicitLocOpBuilder &b,
-                 mlir::gpu::GPUFuncOp func, int64_t smVersion);
-  /// Builds the main kernel's body at the builder's insertion point. Its
-  /// arguments: dO, Q, K, V, lse, delta, dQ's f32 accumulator, then dK, dV.
+  BackwardKernel(AttentionBackwardOp op, BackwardRole role,
+                 mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
+                 int64_t smVersion);
+  /// Builds the kernel's body at the builder's insertion point. Its
+  /// arguments: dO, Q, K, V, lse, delta, then for key tiles dQ's f32
+  /// accumulator (not when `deterministic`), dK and dV; for query tiles dQ.
   void build();
 
 private:
@@ -105,12 +116,25 @@ private:
   void storeTransposed(llvm::ArrayRef<mlir::Value> dS);
   void storeTransposedStmatrix(llvm::ArrayRef<mlir::Value> dS);
   void accumulateQueryGradient(mlir::Value bhq, mlir::Value q0);
+  // The query-tile kernel (BackwardQueryKernel.cpp).
+  void buildQueryGradient();
+  void queryCoords(mlir::Value &bhq, mlir::Value &q0, mlir::Value &keyTiles);
+  mlir::Value visibleInRow(mlir::Value q0, mlir::Value kv0, int64_t nt,
+                           int64_t r, int64_t c);
+  void rowGradients(llvm::SmallVector<mlir::Value> &S,
+                    llvm::SmallVector<mlir::Value> &dP, mlir::Value q0,
+                    mlir::Value kv0, llvm::ArrayRef<mlir::Value> lse2,
+                    llvm::ArrayRef<mlir::Value> deltas);
+  void storeQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value bhq,
+                          mlir::Value q0);
   // The loop and the results.
   void mainLoop();
   void storeKeyGradients(llvm::ArrayRef<mlir::Value> dK,
                          llvm::ArrayRef<mlir::Value> dV);
 
   AttentionBackwardOp op;
+  BackwardRole role;
+  bool deterministic;
   KeyVisibility visibility;
   /// sm_90's stmatrix writes dS^T transposed (before: 2-byte stores).
   bool stmatrix;
@@ -123,7 +147,7 @@ private:
   KernelBuilder &kb;
 
   // Buffers (flat) and shared tiles.
-  mlir::Value dOut, q, k, v, lse, delta, dqAcc, dK, dV;
+  mlir::Value dOut, q, k, v, lse, delta, dqAcc, dK, dV, dQ;
   mlir::Value smem, ks, vs, qs, dos, dss;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;

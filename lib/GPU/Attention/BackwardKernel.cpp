@@ -38,6 +38,7 @@ using namespace sinter::gpu_kernels::attention;
 static constexpr int64_t kRowPadElements = 8;
 /// Bytes of one cp.async copy.
 static constexpr int64_t kCopyBytes = 16;
+static constexpr double kLog2e = 1.4426950408889634;
 
 BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
   blockM = D > 64 ? 32 : 64;
@@ -51,15 +52,20 @@ BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
   dsRowElements = kBlockN + kRowPadElements;
 }
 
-int64_t BackwardTiles::sharedBytes(int64_t eltBytes) const {
+int64_t BackwardTiles::sharedBytes(BackwardRole role,
+                                   int64_t eltBytes) const {
+  if (role == BackwardRole::QueryTiles)
+    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
   return ((2 * kBlockN + 2 * blockM) * rowElements +
           blockM * dsRowElements) *
          eltBytes;
 }
 
-BackwardKernel::BackwardKernel(AttentionBackwardOp op, ImplicitLocOpBuilder &b,
-                               gpu::GPUFuncOp func, int64_t smVersion)
-    : op(op), visibility(KeyVisibility::of(op)), stmatrix(smVersion >= 90),
+BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
+                               ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
+                               int64_t smVersion)
+    : op(op), role(role), deterministic(op.getDeterministic()),
+      visibility(KeyVisibility::of(op)), stmatrix(smVersion >= 90),
       tiles(cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
       b(b), func(func),
       mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
@@ -76,11 +82,17 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, ImplicitLocOpBuilder &b,
   BM = tiles.blockM;
   BN = BackwardTiles::kBlockN;
   QT = tiles.qTiles;
+  if (role == BackwardRole::QueryTiles) {
+    // Rows are the block's queries (16 per warp), columns a key tile.
+    BM = BackwardTiles::kBlockQ;
+    QT = BN / 8;
+  }
   DT = tiles.dTiles;
   KS = tiles.kSteps;
 }
 
 void BackwardKernel::build() {
+  // dO, Q, K, V, lse, delta, [dQ's accumulator], then the results.
   ValueRange args = func.getArguments();
   dOut = kb.flatten(args[0]);
   q = kb.flatten(args[1]);
@@ -88,14 +100,21 @@ void BackwardKernel::build() {
   v = kb.flatten(args[3]);
   lse = kb.flatten(args[4]);
   delta = kb.flatten(args[5]);
-  dqAcc = kb.flatten(args[6]);
-  dK = kb.flatten(args[7]);
-  dV = kb.flatten(args[8]);
+  cScale = kb.f32(op.getEffectiveScale() * kLog2e);
+  log2e = kb.f32(kLog2e);
   setupSharedMemory();
   setupThreads();
+  if (role == BackwardRole::QueryTiles) {
+    dQ = kb.flatten(args[6]);
+    buildQueryGradient();
+    return;
+  }
+  unsigned next = 6;
+  if (!deterministic)
+    dqAcc = kb.flatten(args[next++]);
+  dK = kb.flatten(args[next++]);
+  dV = kb.flatten(args[next]);
   coords();
-  cScale = kb.f32(op.getEffectiveScale() * 1.4426950408889634);
-  log2e = kb.f32(1.4426950408889634);
   mainLoop();
 }
 
@@ -110,7 +129,8 @@ void BackwardKernel::setupSharedMemory() {
   vs = tile(BN * row, BN, tiles.rowElements);
   qs = tile(2 * BN * row, BM, tiles.rowElements);
   dos = tile((2 * BN + BM) * row, BM, tiles.rowElements);
-  dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
+  if (role == BackwardRole::KeyTiles && !deterministic)
+    dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
 }
 
 Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
@@ -468,7 +488,8 @@ void BackwardKernel::mainLoop() {
     scoreGradients(P, dS, q0, lse2, deltas);
     dVAcc = accumulate(dVAcc, P, dos);
     dKAcc = accumulate(dKAcc, dS, qs);
-    storeTransposed(dS);
+    if (!deterministic)
+      storeTransposed(dS);
     // Every warp is done with Q and dO (the next tile may land) and has
     // written its keys of dS.
     gpu::BarrierOp::create(b);
@@ -481,7 +502,9 @@ void BackwardKernel::mainLoop() {
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       issueQueryTile(next);
     }
-    accumulateQueryGradient(bhq, q0);
+    // (`deterministic`: dQ is the query-tile kernel's, without atomics.)
+    if (!deterministic)
+      accumulateQueryGradient(bhq, q0);
     SmallVector<Value> yields(dKAcc);
     yields.append(dVAcc);
     scf::YieldOp::create(b, yields);

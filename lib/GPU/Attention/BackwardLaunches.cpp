@@ -5,8 +5,9 @@
 // Which attention_backward ops the tensor-core backward runs, and its three
 // launches (Backward.h): prepare (delta and a zeroed f32 dQ accumulator),
 // the main kernel (BackwardKernel.cpp), finish (dQ = scale * accumulator,
-// rounded once). The accumulator and delta are scratch tensors between the
-// launches.
+// rounded once); `deterministic`: prepare (delta), the main kernel without
+// dQ, the query-tile kernel (BackwardQueryKernel.cpp). The accumulator and
+// delta are scratch tensors between the launches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,12 +54,9 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
     why = "needs equal q/k and v head dims of 64 or 128";
     return failure();
   }
-  if (op.getMask() || op.getGradMask() || op.getDropoutP().convertToDouble() != 0.0) {
+  if (op.getMask() || op.getGradMask() ||
+      op.getDropoutP().convertToDouble() != 0.0) {
     why = "additive masks and dropout take the reference form";
-    return failure();
-  }
-  if (op.getDeterministic()) {
-    why = "dQ is summed with atomics; deterministic takes the reference form";
     return failure();
   }
   if (op.getEffectiveScale() <= 0.0) {
@@ -68,8 +66,9 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
   return success();
 }
 
-/// delta[row] = sum_d dO[row, d] O[row, d] and acc[row, :] = 0: a group of
-/// D / 8 threads per row, one 16-byte vector each, a shuffle reduction.
+/// delta[row] = sum_d dO[row, d] O[row, d] and (with `accT`) acc[row, :] =
+/// 0: a group of D / 8 threads per row, one 16-byte vector each, a shuffle
+/// reduction.
 static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
                                   Value accT, gpu::GPUModuleOp module,
                                   StringRef name) {
@@ -83,7 +82,9 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   launch.grid = llvm::divideCeil(rows, rowsPerBlock);
   launch.block = kElementwiseBlock;
   launch.operands = {op.getGradOutput(), op.getOutput()};
-  launch.results = {deltaT, accT};
+  launch.results = {deltaT};
+  if (accT)
+    launch.results.push_back(accT);
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
@@ -91,7 +92,7 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   KernelBuilder kb(b);
   ValueRange args = launch.kernel.getArguments();
   Value dO = kb.flatten(args[0]), o = kb.flatten(args[1]);
-  Value delta = kb.flatten(args[2]), acc = kb.flatten(args[3]);
+  Value delta = kb.flatten(args[2]);
   Value tid = kb.threadId();
   Value part = arith::RemUIOp::create(b, tid, kb.idx(group));
   Value row = arith::AddIOp::create(
@@ -110,36 +111,52 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
                                       kb.idx(0));
   kb.storeF32(delta, row, kb.splat(sum, 1),
               arith::AndIOp::create(b, in, first));
+  if (!accT)
+    return launch;
+  Value acc = kb.flatten(args[3]);
   Value zero = kb.splat(kb.f32(0.0), kFinishVector);
   for (int64_t i = 0; i < vec; i += kFinishVector)
     kb.storeF32(acc, arith::AddIOp::create(b, at, kb.idx(i)), zero, in);
   return launch;
 }
 
-/// The main kernel: one block per (batch, key/value head, key tile).
-static KernelLaunch mainLaunch(AttentionBackwardOp op, Value deltaT,
-                               Value accT, gpu::GPUModuleOp module,
-                               StringRef name, int64_t smVersion) {
+/// The key-tile kernel (one block per batch, key/value head and key tile)
+/// or, `deterministic`'s dQ, the query-tile kernel (one block per batch,
+/// query head and query tile).
+static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
+                               Value deltaT, Value accT,
+                               gpu::GPUModuleOp module, StringRef name,
+                               int64_t smVersion) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   BackwardTiles tiles(qType.getDimSize(3));
   KernelLaunch launch;
-  launch.grid = kType.getDimSize(0) * kType.getDimSize(1) *
-                llvm::divideCeil(kType.getDimSize(2), BackwardTiles::kBlockN);
+  launch.grid =
+      role == BackwardRole::KeyTiles
+          ? kType.getDimSize(0) * kType.getDimSize(1) *
+                llvm::divideCeil(kType.getDimSize(2), BackwardTiles::kBlockN)
+          : qType.getDimSize(0) * qType.getDimSize(1) *
+                llvm::divideCeil(qType.getDimSize(2), BackwardTiles::kBlockQ);
   launch.block = BackwardTiles::kThreads;
   launch.operands = {op.getGradOutput(), op.getQuery(), op.getKey(),
-                     op.getValue(),      op.getLse(),   deltaT,
-                     accT};
-  launch.results = {op.getGradKey(), op.getGradValue()};
-  // The accumulator is added into where prepare zeroed it.
-  launch.inPlace = {{accT, 6}};
+                     op.getValue(),      op.getLse(),   deltaT};
+  if (role == BackwardRole::QueryTiles) {
+    launch.results = {op.getGradQuery()};
+  } else {
+    if (accT) {
+      // The accumulator is added into where prepare zeroed it.
+      launch.inPlace = {{accT, static_cast<unsigned>(launch.operands.size())}};
+      launch.operands.push_back(accT);
+    }
+    launch.results = {op.getGradKey(), op.getGradValue()};
+  }
   launch.sharedMemory =
-      tiles.sharedBytes(qType.getElementTypeBitWidth() / 8);
+      tiles.sharedBytes(role, qType.getElementTypeBitWidth() / 8);
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   b.setInsertionPointToStart(&launch.kernel.getBody().front());
-  BackwardKernel(op, b, launch.kernel, smVersion).build();
+  BackwardKernel(op, role, b, launch.kernel, smVersion).build();
   return launch;
 }
 
@@ -185,13 +202,19 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
   SmallVector<int64_t> rowShape(qType.getShape().drop_back());
   Value deltaT = tensor::EmptyOp::create(ob, op.getLoc(), rowShape,
                                          ob.getF32Type());
-  Value accT = tensor::EmptyOp::create(ob, op.getLoc(), qType.getShape(),
-                                       ob.getF32Type());
+  // dQ: summed with atomics into an f32 accumulator (then scaled and
+  // rounded), or (`deterministic`) by the query-tile kernel.
+  Value accT;
+  if (!op.getDeterministic())
+    accT = tensor::EmptyOp::create(ob, op.getLoc(), qType.getShape(),
+                                   ob.getF32Type());
   SmallVector<KernelLaunch, 1> launches;
   launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
+  launches.push_back(tileLaunch(op, BackwardRole::KeyTiles, deltaT, accT,
+                                module, (name + "_1").str(), smVersion));
   launches.push_back(
-      mainLaunch(op, deltaT, accT, module, (name + "_1").str(), smVersion));
-  launches.push_back(
-      finishLaunch(op, accT, module, (name + "_2").str()));
+      accT ? finishLaunch(op, accT, module, (name + "_2").str())
+           : tileLaunch(op, BackwardRole::QueryTiles, deltaT, Value(), module,
+                        (name + "_2").str(), smVersion));
   return launches;
 }

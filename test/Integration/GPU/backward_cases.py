@@ -82,7 +82,8 @@ def softmax_backward_case(rows, cols, t="bf16"):
 
 
 def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
-                            mask_shape=None, dropout_p=0.0):
+                            mask_shape=None, dropout_p=0.0,
+                            deterministic=False):
     """sinter.attention saving lse, then sinter.attention_backward (dq, dk,
     dv, and dmask with a mask) against autograd of attention written out in
     torch (the same Philox keep mask for dropout)."""
@@ -90,16 +91,22 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         _tt([B, Hq, Sq], "f32")
     tm = _tt(mask_shape, t) if mask_shape else None
     more, extra, attr = refs.attention_clauses(tm, dropout_p, causal, None)
+    # The backward's own attribute: dQ without atomics.
+    battr = attr
+    if deterministic:
+        battr = attr.replace("{", "{deterministic, ", 1) if attr else \
+            " {deterministic}"
     args = ["%q: " + tq, "%k: " + tk, "%v: " + tk] + more
     results = [tq, tk, tk] + ([tm] if tm else [])
     names = "%dq, %dk, %dv" + (", %dm" if tm else "")
     ir = """func.func @main(%(args)s, %%do: %(tq)s) -> (%(res)s) {
   %%o, %%lse = sinter.attention %%q, %%k, %%v%(extra)s%(attr)s : %(tq)s, %(tk)s, %(tk)s -> %(tq)s, %(tl)s
-  %(names)s = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(extra)s%(attr)s : %(tq)s, %(tq)s, %(tk)s, %(tk)s, %(tq)s, %(tl)s -> %(tq)s, %(tk)s, %(tk)s%(dm)s
+  %(names)s = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(extra)s%(battr)s : %(tq)s, %(tq)s, %(tk)s, %(tk)s, %(tq)s, %(tl)s -> %(tq)s, %(tk)s, %(tk)s%(dm)s
   return %(names)s : %(res)s
 }
 """ % {"args": ", ".join(args), "tq": tq, "tk": tk, "tl": tl, "extra": extra,
-       "attr": attr, "res": ", ".join(results), "names": names,
+       "attr": attr, "battr": battr, "res": ", ".join(results),
+       "names": names,
        "dm": " dmask(%s)" % tm if tm else ""}
     seed = 0x5EED1234
 
@@ -141,9 +148,10 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         (p @ v).backward(ins[-1].to(dtype))
         return [a.grad for a in xs]
 
-    name = "attention_backward_%dx%dx%dx%dx%dx%d_%s%s%s%s" % (
+    name = "attention_backward_%dx%dx%dx%dx%dx%d_%s%s%s%s%s" % (
         B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
-        "_mask" if mask_shape else "", "_dropout" if dropout_p else "")
+        "_mask" if mask_shape else "", "_dropout" if dropout_p else "",
+        "_deterministic" if deterministic else "")
     return (name, ir, make,
             lambda torch, *a: grads(torch, torch.float64, *a),
             lambda torch, *a: grads(torch, a[0].dtype, *a))
@@ -171,4 +179,9 @@ def backward_cases():
         attention_backward_case(1, 2, 2, 100, 300, 128, "f16", causal=True),
         attention_backward_case(1, 4, 1, 300, 100, 64, causal=True),
         attention_backward_case(2, 12, 12, 1024, 1024, 64, causal=True),
+        # dQ by the query-tile kernel, without atomics.
+        attention_backward_case(1, 4, 2, 300, 100, 64, causal=True,
+                                deterministic=True),
+        attention_backward_case(2, 2, 1, 200, 333, 128, "f16",
+                                deterministic=True),
     ]
