@@ -225,7 +225,6 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
   return success();
 }
 
-
 /// Reductions at least this long take a warp per output element.
 static constexpr int64_t kWarpReductionMinTrips = 256;
 static constexpr int64_t kLanes = 32;
@@ -322,8 +321,8 @@ static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
     auto shfl = gpu::ShuffleOp::create(b, partial, static_cast<int32_t>(off),
                                        static_cast<int32_t>(kLanes),
                                        gpu::ShuffleMode::XOR);
-    partial = combineWith(b, combiner, accOperand, partial,
-                          shfl.getShuffleResult());
+    partial =
+        combineWith(b, combiner, accOperand, partial, shfl.getShuffleResult());
   }
   return partial;
 }
@@ -639,8 +638,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     SmallVector<Value> partial;
     for (TypedAttr identity : warp->identities)
       partial.push_back(arith::ConstantOp::create(b, identity));
-    auto loop = scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes),
-                                   partial);
+    auto loop =
+        scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes), partial);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -653,8 +652,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     }
     for (auto [j, v] : llvm::enumerate(loop.getResults())) {
       Value total = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
-      results.push_back(combineWith(b, warp->combiners[j],
-                                    warp->accOperand[j], accs[j], total));
+      results.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
+                                    accs[j], total));
     }
     // Lane 0 stores.
     auto first = scf::IfOp::create(

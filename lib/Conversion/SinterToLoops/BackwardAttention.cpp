@@ -418,7 +418,8 @@ struct AttentionBackwardToLinalg
 } // namespace
 
 void sinter::populateAttentionBackwardToLinalgPatterns(
-    RewritePatternSet &patterns, std::function<bool(AttentionBackwardOp)> keep) {
+    RewritePatternSet &patterns,
+    std::function<bool(AttentionBackwardOp)> keep) {
   patterns.add<AttentionBackwardToLinalg>(patterns.getContext(),
                                           std::move(keep));
 }

@@ -52,12 +52,10 @@ BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
   dsRowElements = kBlockN + kRowPadElements;
 }
 
-int64_t BackwardTiles::sharedBytes(BackwardRole role,
-                                   int64_t eltBytes) const {
+int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
   if (role == BackwardRole::QueryTiles)
     return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
-  return ((2 * kBlockN + 2 * blockM) * rowElements +
-          blockM * dsRowElements) *
+  return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
          eltBytes;
 }
 
@@ -137,11 +135,11 @@ Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
                            int64_t rowElements) {
   auto ws =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  return memref::ViewOp::create(
-      b,
-      MemRefType::get({rows, rowElements}, mb.elt, MemRefLayoutAttrInterface(),
-                      ws),
-      smem, kb.idx(byteOffset), ValueRange{});
+  return memref::ViewOp::create(b,
+                                MemRefType::get({rows, rowElements}, mb.elt,
+                                                MemRefLayoutAttrInterface(),
+                                                ws),
+                                smem, kb.idx(byteOffset), ValueRange{});
 }
 
 void BackwardKernel::setupThreads() {
@@ -183,8 +181,8 @@ void BackwardKernel::coords() {
   // later keys are seen from later queries only) to the end.
   Value qBegin = visibility.buildQueryBegin(b, b.getLoc(), n0);
   firstTile = arith::DivUIOp::create(b, qBegin, kb.idx(BM));
-  queryTiles = arith::SubIOp::create(
-      b, kb.idx(llvm::divideCeil(Sq, BM)), firstTile);
+  queryTiles =
+      arith::SubIOp::create(b, kb.idx(llvm::divideCeil(Sq, BM)), firstTile);
   items = mb.mul(queryTiles, Hq / Hkv);
 }
 
@@ -291,16 +289,15 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
     if (Sq % BM == 0) {
       Value at = mb.add(base, i);
       lse2.push_back(arith::MulFOp::create(
-          b, vector::LoadOp::create(b, mb.f32x2, lse, ValueRange{at}),
-          log2e2));
+          b, vector::LoadOp::create(b, mb.f32x2, lse, ValueRange{at}), log2e2));
       deltas.push_back(
           vector::LoadOp::create(b, mb.f32x2, delta, ValueRange{at}));
       continue;
     }
     SmallVector<Value, 2> l, d;
     for (int64_t c = 0; c < 2; ++c) {
-      Value at = mb.add(
-          base, arith::MinUIOp::create(b, mb.add(i, c), kb.idx(Sq - 1)));
+      Value at =
+          mb.add(base, arith::MinUIOp::create(b, mb.add(i, c), kb.idx(Sq - 1)));
       l.push_back(memref::LoadOp::create(b, lse, ValueRange{at}));
       d.push_back(memref::LoadOp::create(b, delta, ValueRange{at}));
     }
@@ -339,8 +336,8 @@ void BackwardKernel::scoreGradients(SmallVector<Value> &S,
   for (int64_t nt = 0; nt < QT; ++nt) {
     for (int64_t r = 0; r < 2; ++r) {
       Value s = mb.row(S[nt], r);
-      Value p = mb.exp2(arith::SubFOp::create(
-          b, arith::MulFOp::create(b, s, c2), lse2[nt]));
+      Value p = mb.exp2(
+          arith::SubFOp::create(b, arith::MulFOp::create(b, s, c2), lse2[nt]));
       Value vis0 = visible(q0, nt, r, 0);
       if (vis0) {
         Value vis = vector::FromElementsOp::create(
@@ -386,17 +383,17 @@ void BackwardKernel::storeTransposedStmatrix(ArrayRef<Value> dS) {
   Value m = arith::DivUIOp::create(b, lane, kb.idx(8));
   Value i = arith::RemUIOp::create(b, lane, kb.idx(8));
   Value query = mb.add(mb.mul(arith::DivUIOp::create(b, m, kb.idx(2)), 8), i);
-  Value key = mb.add(
-      warpKey, mb.mul(arith::RemUIOp::create(b, m, kb.idx(2)), 8));
+  Value key =
+      mb.add(warpKey, mb.mul(arith::RemUIOp::create(b, m, kb.idx(2)), 8));
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dss);
   int64_t rowBytes = tiles.dsRowElements * eltBytes;
-  Value laneOffset =
-      mb.add(mb.mul(query, rowBytes), mb.mul(key, eltBytes));
+  Value laneOffset = mb.add(mb.mul(query, rowBytes), mb.mul(key, eltBytes));
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   for (int64_t nt = 0; nt < QT; nt += 2) {
     Value at = mb.add(mb.add(base, laneOffset), 8 * nt * rowBytes);
     Value ptr = LLVM::IntToPtrOp::create(
-        b, ptrType, arith::IndexCastOp::create(b, b.getI64Type(), at).getResult());
+        b, ptrType,
+        arith::IndexCastOp::create(b, b.getI64Type(), at).getResult());
     SmallVector<Value, 4> regs;
     for (int64_t t = nt; t < nt + 2; ++t)
       for (int64_t r = 0; r < 2; ++r)
@@ -422,8 +419,8 @@ void BackwardKernel::accumulateQueryGradient(Value bhq, Value q0) {
   int64_t ST = tiles.dqSliceTiles;
   SmallVector<Value> acc(ST, mb.zeroAcc());
   for (int64_t kk = 0; kk < BN / 16; ++kk) {
-    Value a = mb.ldmatrix(dss, mb.add(row0, rowA), mb.add(colA, 16 * kk),
-                          false);
+    Value a =
+        mb.ldmatrix(dss, mb.add(row0, rowA), mb.add(colA, 16 * kk), false);
     for (int64_t nd = 0; nd < ST / 2; ++nd) {
       Value bk = mb.ldmatrix(ks, mb.add(rowA, 16 * kk),
                              mb.add(col0, mb.add(colA, 16 * nd)),
@@ -494,9 +491,8 @@ void BackwardKernel::mainLoop() {
     // written its keys of dS.
     gpu::BarrierOp::create(b);
     Value next = mb.add(item, 1);
-    auto ifOp =
-        scf::IfOp::create(b, mb.cmp(arith::CmpIPredicate::ult, next, items),
-                          false);
+    auto ifOp = scf::IfOp::create(
+        b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
@@ -529,9 +525,8 @@ void BackwardKernel::storeKeyGradients(ArrayRef<Value> dKAcc,
     Value rowBase = mb.mul(mb.add(kvSeqBase, j), D);
     for (int64_t dt = 0; dt < DT; ++dt) {
       Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
-      kb.storeF32(dK,
-                  at, arith::MulFOp::create(b, mb.row(dKAcc[dt], r), scale2),
-                  in);
+      kb.storeF32(dK, at,
+                  arith::MulFOp::create(b, mb.row(dKAcc[dt], r), scale2), in);
       kb.storeF32(dV, at, mb.row(dVAcc[dt], r), in);
     }
   }

@@ -44,8 +44,8 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
     why = "tensor cores take bf16/f16 operands";
     return failure();
   }
-  for (Value v : {op.getGradOutput(), op.getKey(), op.getValue(),
-                  op.getOutput()})
+  for (Value v :
+       {op.getGradOutput(), op.getKey(), op.getValue(), op.getOutput()})
     if (cast<RankedTensorType>(v.getType()).getElementType() != elt) {
       why = "needs one element type for dO, Q, K, V and O";
       return failure();
@@ -98,17 +98,16 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   Value row = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(rowsPerBlock)),
       arith::DivUIOp::create(b, tid, kb.idx(group)));
-  Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
-                                   kb.idx(rows));
-  Value at = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, row, kb.idx(D)),
-      arith::MulIOp::create(b, part, kb.idx(vec)));
+  Value in =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, kb.idx(rows));
+  Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, row, kb.idx(D)),
+                                   arith::MulIOp::create(b, part, kb.idx(vec)));
   Value prod = arith::MulFOp::create(b, kb.loadF32(dO, at, vec, in),
                                      kb.loadF32(o, at, vec, in));
   Value sum = kb.groupReduce(kb.reduceVector(ReduceKind::Sum, prod),
                              ReduceKind::Sum, group, part, row, Value());
-  Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part,
-                                      kb.idx(0));
+  Value first =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part, kb.idx(0));
   kb.storeF32(delta, row, kb.splat(sum, 1),
               arith::AndIOp::create(b, in, first));
   if (!accT)
@@ -183,8 +182,7 @@ static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
           b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
           kb.threadId()),
       kb.idx(kFinishVector));
-  Value in =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, kb.idx(n));
+  Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, at, kb.idx(n));
   Value scaled = arith::MulFOp::create(
       b, kb.loadF32(acc, at, kFinishVector, in),
       kb.splat(kb.f32(op.getEffectiveScale()), kFinishVector));
@@ -200,8 +198,8 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   OpBuilder ob(op);
   SmallVector<int64_t> rowShape(qType.getShape().drop_back());
-  Value deltaT = tensor::EmptyOp::create(ob, op.getLoc(), rowShape,
-                                         ob.getF32Type());
+  Value deltaT =
+      tensor::EmptyOp::create(ob, op.getLoc(), rowShape, ob.getF32Type());
   // dQ: summed with atomics into an f32 accumulator (then scaled and
   // rounded), or (`deterministic`) by the query-tile kernel.
   Value accT;
@@ -212,9 +210,9 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
   launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
   launches.push_back(tileLaunch(op, BackwardRole::KeyTiles, deltaT, accT,
                                 module, (name + "_1").str(), smVersion));
-  launches.push_back(
-      accT ? finishLaunch(op, accT, module, (name + "_2").str())
-           : tileLaunch(op, BackwardRole::QueryTiles, deltaT, Value(), module,
-                        (name + "_2").str(), smVersion));
+  launches.push_back(accT ? finishLaunch(op, accT, module, (name + "_2").str())
+                          : tileLaunch(op, BackwardRole::QueryTiles, deltaT,
+                                       Value(), module, (name + "_2").str(),
+                                       smVersion));
   return launches;
 }

@@ -118,8 +118,8 @@ Value KeyVisibility::buildQueryBegin(OpBuilder &b, Location loc,
     return arith::MinUIOp::create(b, loc, addConst(b, loc, firstKey, sq - skv),
                                   index(b, loc, sq));
   Value shift = index(b, loc, skv - sq);
-  Value sees = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                     firstKey, shift);
+  Value sees =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, firstKey, shift);
   Value begin = arith::SubIOp::create(b, loc, firstKey, shift);
   return arith::SelectOp::create(b, loc, sees, begin, index(b, loc, 0));
 }
