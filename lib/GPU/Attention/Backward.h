@@ -107,6 +107,7 @@ private:
   void rowStatistics(mlir::Value bhq, mlir::Value q0,
                      llvm::SmallVector<mlir::Value> &lse,
                      llvm::SmallVector<mlir::Value> &delta);
+  mlir::Value seesKey(mlir::Value query, mlir::Value key);
   mlir::Value visible(mlir::Value q0, int64_t nt, int64_t r, int64_t c);
   void scoreGradients(llvm::SmallVector<mlir::Value> &S,
                       llvm::SmallVector<mlir::Value> &dP, mlir::Value q0,

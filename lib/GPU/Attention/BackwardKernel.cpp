@@ -149,17 +149,12 @@ void BackwardKernel::setupThreads() {
   quadRow = arith::DivUIOp::create(b, lane, kb.idx(4));
   quadCol = mb.mul(arith::RemUIOp::create(b, lane, kb.idx(4)), 2);
   warpKey = mb.mul(warp, kMTileRows);
-  // ldmatrix row addresses (lane l names row l % 8 of matrix l / 8), as in
-  // the forward (Kernel.cpp): A operands and transposed B operands
-  // (rowA, colA), untransposed B operands (rowK, colK).
-  Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
-  Value m1 = arith::RemUIOp::create(
-      b, arith::DivUIOp::create(b, lane, kb.idx(8)), kb.idx(2));
-  Value m2 = arith::DivUIOp::create(b, lane, kb.idx(16));
-  rowA = mb.add(l8, mb.mul(m1, 8));
-  colA = mb.mul(m2, 8);
-  rowK = mb.add(l8, mb.mul(m2, 8));
-  colK = mb.mul(m1, 8);
+  // ldmatrix row addresses, as in the forward.
+  FragmentBuilder::LdmatrixLanes lanes = mb.ldmatrixLanes(lane);
+  rowA = lanes.rowA;
+  colA = lanes.colA;
+  rowK = lanes.rowK;
+  colK = lanes.colK;
   // Copies: thread t moves chunk t % chunks of row t / chunks of a pass.
   chunks = D * eltBytes / kCopyBytes;
   vecElems = kCopyBytes / eltBytes;
@@ -307,11 +302,10 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
   }
 }
 
-Value BackwardKernel::visible(Value q0, int64_t nt, int64_t r, int64_t c) {
-  // Whether query column (nt, c) sees key row r of the warp: inside both
-  // sequences and allowed by the op's rule. Null when always.
-  Value i = mb.add(mb.add(q0, quadCol), 8 * nt + c);
-  Value j = mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r);
+Value BackwardKernel::seesKey(Value i, Value j) {
+  // Query i sees key j: both inside their sequences (tested only where a
+  // tile can run past the end) and allowed by the op's rule. Null when
+  // always.
   Value all;
   auto both = [&](Value cond) {
     if (cond)
@@ -323,6 +317,12 @@ Value BackwardKernel::visible(Value q0, int64_t nt, int64_t r, int64_t c) {
     both(mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
   both(visibility.buildIsVisible(b, b.getLoc(), i, j));
   return all;
+}
+
+Value BackwardKernel::visible(Value q0, int64_t nt, int64_t r, int64_t c) {
+  // Query column (nt, c), key row r of the warp.
+  return seesKey(mb.add(mb.add(q0, quadCol), 8 * nt + c),
+                 mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r));
 }
 
 void BackwardKernel::scoreGradients(SmallVector<Value> &S,

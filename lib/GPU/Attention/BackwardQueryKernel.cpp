@@ -50,20 +50,9 @@ void BackwardKernel::queryCoords(Value &bhq, Value &q0, Value &keyTiles) {
 
 Value BackwardKernel::visibleInRow(Value q0, Value kv0, int64_t nt, int64_t r,
                                    int64_t c) {
-  // Whether row r of the warp (a query) sees column (nt, c) (a key).
-  Value i = mb.add(mb.add(q0, mb.add(warpKey, quadRow)), 8 * r);
-  Value j = mb.add(mb.add(kv0, quadCol), 8 * nt + c);
-  Value all;
-  auto both = [&](Value cond) {
-    if (cond)
-      all = all ? arith::AndIOp::create(b, all, cond).getResult() : cond;
-  };
-  if (Sq % BM != 0)
-    both(mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)));
-  if (Skv % BN != 0)
-    both(mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
-  both(visibility.buildIsVisible(b, b.getLoc(), i, j));
-  return all;
+  // Row r of the warp (a query), column (nt, c) (a key).
+  return seesKey(mb.add(mb.add(q0, mb.add(warpKey, quadRow)), 8 * r),
+                 mb.add(mb.add(kv0, quadCol), 8 * nt + c));
 }
 
 void BackwardKernel::rowGradients(SmallVector<Value> &S, SmallVector<Value> &dP,

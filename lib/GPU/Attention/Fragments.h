@@ -56,6 +56,16 @@ public:
                                          llvm::ArrayRef<mlir::Type> types);
 
   // mma.sync (MmaSync.cpp).
+  /// The row (element) offsets each lane gives ldmatrix.x4 (lane l names
+  /// row l % 8 of matrix l / 8): (rowA, colA) for A operands and
+  /// transposed B operands, whose matrices are ordered (rows lo, k lo),
+  /// (rows hi, k lo), (rows lo, k hi), (rows hi, k hi); (rowK, colK) for
+  /// untransposed B operands: (n lo, k lo), (n lo, k hi), (n hi, k lo),
+  /// (n hi, k hi).
+  struct LdmatrixLanes {
+    mlir::Value rowA, colA, rowK, colK;
+  };
+  LdmatrixLanes ldmatrixLanes(mlir::Value lane);
   /// ldmatrix.x4 at (r, c) of a padded row-major tile.
   mlir::Value ldmatrix(mlir::Value smem, mlir::Value r, mlir::Value c,
                        bool transpose);

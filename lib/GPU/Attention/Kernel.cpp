@@ -121,18 +121,11 @@ void MMAKernel::setupThreads() {
 }
 
 void MMAKernel::setupFragmentAddresses() {
-  // ldmatrix row addresses: lane l names row l%8 of matrix l/8.
-  Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
-  Value m1 = arith::RemUIOp::create(
-      b, arith::DivUIOp::create(b, lane, kb.idx(8)), kb.idx(2));
-  Value m2 = arith::DivUIOp::create(b, lane, kb.idx(16));
-  // A operand / V (trans): matrices ordered (rows lo, k lo), (rows hi, k lo),
-  // (rows lo, k hi), (rows hi, k hi).
-  rowA = mb.add(l8, mb.mul(m1, 8));
-  colA = mb.mul(m2, 8);
-  // K as B operand: (n lo, k lo), (n lo, k hi), (n hi, k lo), (n hi, k hi).
-  rowK = mb.add(l8, mb.mul(m2, 8));
-  colK = mb.mul(m1, 8);
+  FragmentBuilder::LdmatrixLanes lanes = mb.ldmatrixLanes(lane);
+  rowA = lanes.rowA;
+  colA = lanes.colA;
+  rowK = lanes.rowK;
+  colK = lanes.colK;
 }
 
 void MMAKernel::coords(Value item) {

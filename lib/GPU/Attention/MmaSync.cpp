@@ -29,6 +29,14 @@ Value FragmentBuilder::ldmatrix(Value smem, Value r, Value c, bool transpose) {
                                    b.getI32IntegerAttr(4));
 }
 
+FragmentBuilder::LdmatrixLanes FragmentBuilder::ldmatrixLanes(Value lane) {
+  Value l8 = arith::RemUIOp::create(b, lane, kb.idx(8));
+  Value m1 = arith::RemUIOp::create(
+      b, arith::DivUIOp::create(b, lane, kb.idx(8)), kb.idx(2));
+  Value m2 = arith::DivUIOp::create(b, lane, kb.idx(16));
+  return {add(l8, mul(m1, 8)), mul(m2, 8), add(l8, mul(m2, 8)), mul(m1, 8)};
+}
+
 Value FragmentBuilder::half(Value x4, int64_t h) {
   return vector::ExtractStridedSliceOp::create(
       b, x4, ArrayRef<int64_t>{2 * h, 0}, ArrayRef<int64_t>{2, 2},
