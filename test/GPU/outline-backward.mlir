@@ -83,7 +83,7 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // sm_80 has no stmatrix: dS^T goes to shared memory element by element.
 // SM80: gpu.func @attention_backward_{{[0-9]+}}_1(
 // SM80-NOT: nvvm.stmatrix
-// SM80: memref.store {{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>
+// SM80: memref.store {{.*}} : memref<32x72xbf16, #gpu.address_space<workgroup>>
 // SM80: gpu.return
 // Before sm_80 (no bf16 mma.sync) the op takes its reference form.
 // SM75-LABEL: func.func @attention_backward_tensor_cores

@@ -41,7 +41,7 @@ static constexpr int64_t kCopyBytes = 16;
 static constexpr double kLog2e = 1.4426950408889634;
 
 BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
-  blockM = D > 64 ? 32 : 64;
+  blockM = kBlockM;
   qTiles = blockM / 8;
   kSteps = D / 16;
   dTiles = D / 8;
