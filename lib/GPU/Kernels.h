@@ -212,6 +212,8 @@ AttentionArgs attentionArguments(KernelBuilder &kb, mlir::gpu::GPUFuncOp func,
 /// Element strides of the additive mask broadcast (numpy rules) to
 /// [B, Hq, Sq, Skv]: 0 along broadcast dimensions.
 llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);
+/// The same for a mask operand `mask` (all zeros when null).
+llvm::SmallVector<int64_t> attentionMaskStrides(mlir::Value mask);
 
 /// Parses an attention-config string (see AttentionConfig::str()); on
 /// failure `why`, when given, says which rule the text breaks.

@@ -20,7 +20,7 @@
 // CHECK-SAME: nvvm.minctasm = 2
 // CHECK: scf.for
 // CHECK: gpu.func @layer_norm_backward_[[N]]_1(
-// CENSUS: outline {{.*}}(9 tuned kernels (attention_backward 6, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 12 general-path kernels (generic 10, reduce 2))
+// CENSUS: outline {{.*}}(12 tuned kernels (attention_backward 9, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 12 general-path kernels (generic 10, reduce 2))
 func.func @layer_norm_backward(%dy: tensor<1024x768xbf16>, %x: tensor<1024x768xbf16>,
     %mean: tensor<1024xf32>, %rstd: tensor<1024xf32>, %w: tensor<768xbf16>)
     -> (tensor<1024x768xbf16>, tensor<768xbf16>, tensor<768xf32>) {
@@ -150,4 +150,22 @@ func.func @attention_backward_deterministic(%do: tensor<2x4x100x64xbf16>,
         tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
       -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
   return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+}
+
+// -----
+
+// An additive mask without a gradient (HF's padding mask, [B, 1, Sq, Skv]):
+// the key-tile kernel reads it in place, after delta.
+// CHECK-LABEL: func.func @attention_backward_mask
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : memref<2x1x100x128xbf16>, %{{.*}} : memref<2x4x100x64xf32>,
+func.func @attention_backward_mask(%do: tensor<2x4x100x64xbf16>,
+    %q: tensor<2x4x100x64xbf16>, %k: tensor<2x4x128x64xbf16>,
+    %v: tensor<2x4x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
+    %lse: tensor<2x4x100xf32>, %m: tensor<2x1x100x128xbf16>)
+    -> (tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse mask(%m : tensor<2x1x100x128xbf16>)
+      : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>,
+        tensor<2x4x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
+      -> tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
+  return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
 }

@@ -21,7 +21,9 @@
 //       dQ  += dS K             (dS^T through shared memory, f32 atomics)
 //
 //     P^T and dS^T are rounded to the operand type for the products, as
-//     FlashAttention and cuDNN round them (the op's contract);
+//     FlashAttention and cuDNN round them (the op's contract); an additive
+//     mask is read in place through its broadcast strides and added to the
+//     scores (its gradient, and dropout, take the reference form);
 //  3. finish: dQ = scale * the accumulator, rounded once.
 //
 // dK and dV of a key/value head sum over the query heads of its group in
@@ -114,9 +116,12 @@ private:
                      llvm::SmallVector<mlir::Value> &delta);
   mlir::Value seesKey(mlir::Value query, mlir::Value key);
   mlir::Value visible(mlir::Value q0, int64_t nt, int64_t r, int64_t c);
+  mlir::Value scaledLse(mlir::Value lse2);
+  mlir::Value maskPair(mlir::Value bhq, mlir::Value i, mlir::Value j,
+                       bool alongQueries);
   void scoreGradients(llvm::SmallVector<mlir::Value> &S,
-                      llvm::SmallVector<mlir::Value> &dP, mlir::Value q0,
-                      llvm::ArrayRef<mlir::Value> lse,
+                      llvm::SmallVector<mlir::Value> &dP, mlir::Value bhq,
+                      mlir::Value q0, llvm::ArrayRef<mlir::Value> lse,
                       llvm::ArrayRef<mlir::Value> delta);
   // dQ.
   void storeTransposed(llvm::ArrayRef<mlir::Value> dS);
@@ -128,8 +133,9 @@ private:
   mlir::Value visibleInRow(mlir::Value q0, mlir::Value kv0, int64_t nt,
                            int64_t r, int64_t c);
   void rowGradients(llvm::SmallVector<mlir::Value> &S,
-                    llvm::SmallVector<mlir::Value> &dP, mlir::Value q0,
-                    mlir::Value kv0, llvm::ArrayRef<mlir::Value> lse2,
+                    llvm::SmallVector<mlir::Value> &dP, mlir::Value bhq,
+                    mlir::Value q0, mlir::Value kv0,
+                    llvm::ArrayRef<mlir::Value> lse2,
                     llvm::ArrayRef<mlir::Value> deltas);
   void storeQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value bhq,
                           mlir::Value q0);
@@ -144,6 +150,8 @@ private:
   KeyVisibility visibility;
   /// sm_90's stmatrix writes dS^T transposed (before: 2-byte stores).
   bool stmatrix;
+  /// The additive mask's strides over [B, Hq, Sq, Skv] (0: broadcast).
+  llvm::SmallVector<int64_t> maskStride;
   int64_t B, Hq, Hkv, Sq, Skv, D, eltBytes;
   BackwardTiles tiles;
   int64_t BM, BN, QT, DT, KS;
@@ -153,7 +161,7 @@ private:
   KernelBuilder &kb;
 
   // Buffers (flat) and shared tiles.
-  mlir::Value dOut, q, k, v, lse, delta, dqAcc, dK, dV, dQ;
+  mlir::Value dOut, q, k, v, lse, delta, mask, dqAcc, dK, dV, dQ;
   mlir::Value smem, ks, vs, qs, dos, dss;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;

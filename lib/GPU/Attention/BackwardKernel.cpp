@@ -28,6 +28,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cassert>
+#include <cmath>
 
 using namespace mlir;
 using namespace sinter;
@@ -64,6 +65,7 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
                                int64_t smVersion)
     : op(op), role(role), deterministic(op.getDeterministic()),
       visibility(KeyVisibility::of(op)), stmatrix(smVersion >= 90),
+      maskStride(attentionMaskStrides(op.getMask())),
       tiles(cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
       b(b), func(func),
       mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
@@ -90,7 +92,7 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
 }
 
 void BackwardKernel::build() {
-  // dO, Q, K, V, lse, delta, [dQ's accumulator], then the results.
+  // dO, Q, K, V, lse, delta, [mask], [dQ's accumulator], then the results.
   ValueRange args = func.getArguments();
   dOut = kb.flatten(args[0]);
   q = kb.flatten(args[1]);
@@ -98,16 +100,18 @@ void BackwardKernel::build() {
   v = kb.flatten(args[3]);
   lse = kb.flatten(args[4]);
   delta = kb.flatten(args[5]);
+  unsigned next = 6;
+  if (op.getMask())
+    mask = kb.flatten(args[next++]);
   cScale = kb.f32(op.getEffectiveScale() * kLog2e);
   log2e = kb.f32(kLog2e);
   setupSharedMemory();
   setupThreads();
   if (role == BackwardRole::QueryTiles) {
-    dQ = kb.flatten(args[6]);
+    dQ = kb.flatten(args[next]);
     buildQueryGradient();
     return;
   }
-  unsigned next = 6;
   if (!deterministic)
     dqAcc = kb.flatten(args[next++]);
   dK = kb.flatten(args[next++]);
@@ -283,8 +287,9 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
     Value i = mb.add(mb.add(q0, quadCol), 8 * nt);
     if (Sq % BM == 0) {
       Value at = mb.add(base, i);
-      lse2.push_back(arith::MulFOp::create(
-          b, vector::LoadOp::create(b, mb.f32x2, lse, ValueRange{at}), log2e2));
+      lse2.push_back(scaledLse(arith::MulFOp::create(
+          b, vector::LoadOp::create(b, mb.f32x2, lse, ValueRange{at}),
+          log2e2)));
       deltas.push_back(
           vector::LoadOp::create(b, mb.f32x2, delta, ValueRange{at}));
       continue;
@@ -296,8 +301,8 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
       l.push_back(memref::LoadOp::create(b, lse, ValueRange{at}));
       d.push_back(memref::LoadOp::create(b, delta, ValueRange{at}));
     }
-    lse2.push_back(arith::MulFOp::create(
-        b, vector::FromElementsOp::create(b, mb.f32x2, l), log2e2));
+    lse2.push_back(scaledLse(arith::MulFOp::create(
+        b, vector::FromElementsOp::create(b, mb.f32x2, l), log2e2)));
     deltas.push_back(vector::FromElementsOp::create(b, mb.f32x2, d));
   }
 }
@@ -325,8 +330,49 @@ Value BackwardKernel::visible(Value q0, int64_t nt, int64_t r, int64_t c) {
                  mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r));
 }
 
+Value BackwardKernel::scaledLse(Value lse2) {
+  // With an additive mask a row may see only -inf scores: its lse is -inf
+  // and its probabilities are 0 (the op's contract), not 2^(-inf + inf).
+  if (!mask)
+    return lse2;
+  auto t = cast<VectorType>(lse2.getType());
+  auto splat = [&](float x) -> Value {
+    return arith::ConstantOp::create(
+        b, t, DenseElementsAttr::get(t, b.getF32FloatAttr(x)));
+  };
+  return arith::SelectOp::create(
+      b,
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, lse2,
+                            splat(-INFINITY)),
+      splat(INFINITY), lse2);
+}
+
+Value BackwardKernel::maskPair(Value bhq, Value i, Value j, bool alongQueries) {
+  // log2 e * mask at (i, j) and at the next query (alongQueries) or key,
+  // read through the mask's broadcast strides over [B, Hq, Sq, Skv];
+  // indices past a sequence read element 0 (those scores are hidden).
+  Value h = arith::RemUIOp::create(b, bhq, kb.idx(Hq));
+  Value bIdx = arith::DivUIOp::create(b, bhq, kb.idx(Hq));
+  Value base = mb.add(mb.mul(bIdx, maskStride[0]), mb.mul(h, maskStride[1]));
+  SmallVector<Value, 2> vals;
+  for (int64_t c = 0; c < 2; ++c) {
+    Value ic = alongQueries ? mb.add(i, c) : i;
+    Value jc = alongQueries ? j : mb.add(j, c);
+    Value ok = arith::AndIOp::create(
+        b, mb.cmp(arith::CmpIPredicate::ult, ic, kb.idx(Sq)),
+        mb.cmp(arith::CmpIPredicate::ult, jc, kb.idx(Skv)));
+    Value at = mb.add(
+        base, mb.add(mb.mul(ic, maskStride[2]), mb.mul(jc, maskStride[3])));
+    at = arith::SelectOp::create(b, ok, at, kb.idx(0));
+    vals.push_back(vector::ExtractOp::create(
+        b, kb.loadF32(mask, at, 1, nullptr, 0.0, false), ArrayRef<int64_t>{0}));
+  }
+  return arith::MulFOp::create(
+      b, vector::FromElementsOp::create(b, mb.f32x2, vals), mb.splat2(log2e));
+}
+
 void BackwardKernel::scoreGradients(SmallVector<Value> &S,
-                                    SmallVector<Value> &dP, Value q0,
+                                    SmallVector<Value> &dP, Value bhq, Value q0,
                                     ArrayRef<Value> lse2,
                                     ArrayRef<Value> deltas) {
   // In place: S^T becomes P^T = 2^(S^T scale log2 e - lse log2 e), 0 where
@@ -335,9 +381,14 @@ void BackwardKernel::scoreGradients(SmallVector<Value> &S,
   Value zero2 = mb.splat2(kb.f32(0.0));
   for (int64_t nt = 0; nt < QT; ++nt) {
     for (int64_t r = 0; r < 2; ++r) {
-      Value s = mb.row(S[nt], r);
-      Value p = mb.exp2(
-          arith::SubFOp::create(b, arith::MulFOp::create(b, s, c2), lse2[nt]));
+      Value s = arith::MulFOp::create(b, mb.row(S[nt], r), c2);
+      if (mask)
+        s = arith::AddFOp::create(
+            b, s,
+            maskPair(bhq, mb.add(mb.add(q0, quadCol), 8 * nt),
+                     mb.add(mb.add(n0, mb.add(warpKey, quadRow)), 8 * r),
+                     /*alongQueries=*/true));
+      Value p = mb.exp2(arith::SubFOp::create(b, s, lse2[nt]));
       Value vis0 = visible(q0, nt, r, 0);
       if (vis0) {
         Value vis = vector::FromElementsOp::create(
@@ -482,7 +533,7 @@ void BackwardKernel::mainLoop() {
     rowStatistics(bhq, q0, lse2, deltas);
     SmallVector<Value> P = keysTimesQueryTile(ks, qs);
     SmallVector<Value> dS = keysTimesQueryTile(vs, dos);
-    scoreGradients(P, dS, q0, lse2, deltas);
+    scoreGradients(P, dS, bhq, q0, lse2, deltas);
     dVAcc = accumulate(dVAcc, P, dos);
     dKAcc = accumulate(dKAcc, dS, qs);
     if (!deterministic)

@@ -54,9 +54,8 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
     why = "needs equal q/k and v head dims of 64 or 128";
     return failure();
   }
-  if (op.getMask() || op.getGradMask() ||
-      op.getDropoutP().convertToDouble() != 0.0) {
-    why = "additive masks and dropout take the reference form";
+  if (op.getGradMask() || op.getDropoutP().convertToDouble() != 0.0) {
+    why = "dropout and the additive mask's gradient take the reference form";
     return failure();
   }
   if (op.getEffectiveScale() <= 0.0) {
@@ -139,6 +138,8 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   launch.block = BackwardTiles::kThreads;
   launch.operands = {op.getGradOutput(), op.getQuery(), op.getKey(),
                      op.getValue(),      op.getLse(),   deltaT};
+  if (op.getMask())
+    launch.operands.push_back(op.getMask());
   if (role == BackwardRole::QueryTiles) {
     launch.results = {op.getGradQuery()};
   } else {

@@ -56,16 +56,22 @@ Value BackwardKernel::visibleInRow(Value q0, Value kv0, int64_t nt, int64_t r,
 }
 
 void BackwardKernel::rowGradients(SmallVector<Value> &S, SmallVector<Value> &dP,
-                                  Value q0, Value kv0, ArrayRef<Value> lse2,
+                                  Value bhq, Value q0, Value kv0,
+                                  ArrayRef<Value> lse2,
                                   ArrayRef<Value> deltas) {
   // In place: S becomes P, dP becomes dS; the statistics are per row.
   Value c2 = mb.splat2(cScale);
   Value zero2 = mb.splat2(kb.f32(0.0));
   for (int64_t nt = 0; nt < QT; ++nt)
     for (int64_t r = 0; r < 2; ++r) {
-      Value p = mb.exp2(arith::SubFOp::create(
-          b, arith::MulFOp::create(b, mb.row(S[nt], r), c2),
-          mb.splat2(lse2[r])));
+      Value s = arith::MulFOp::create(b, mb.row(S[nt], r), c2);
+      if (mask)
+        s = arith::AddFOp::create(
+            b, s,
+            maskPair(bhq, mb.add(mb.add(q0, mb.add(warpKey, quadRow)), 8 * r),
+                     mb.add(mb.add(kv0, quadCol), 8 * nt),
+                     /*alongQueries=*/false));
+      Value p = mb.exp2(arith::SubFOp::create(b, s, mb.splat2(lse2[r])));
       if (Value vis0 = visibleInRow(q0, kv0, nt, r, 0)) {
         Value vis = vector::FromElementsOp::create(
             b, VectorType::get({2}, b.getI1Type()),
@@ -110,8 +116,10 @@ void BackwardKernel::buildQueryGradient() {
     if (Sq % BM != 0)
       i = arith::MinUIOp::create(b, i, kb.idx(Sq - 1));
     Value at = mb.add(base, i);
-    lse2.push_back(arith::MulFOp::create(
-        b, memref::LoadOp::create(b, lse, ValueRange{at}), log2e));
+    // (One lane of scaledLse's pair: its -inf guard is elementwise.)
+    Value l = arith::MulFOp::create(
+        b, memref::LoadOp::create(b, lse, ValueRange{at}), log2e);
+    lse2.push_back(mb.elem(scaledLse(mb.splat2(l)), 0));
     deltas.push_back(memref::LoadOp::create(b, delta, ValueRange{at}));
   }
   SmallVector<Value> init(DT, mb.zeroAcc());
@@ -130,7 +138,7 @@ void BackwardKernel::buildQueryGradient() {
     gpu::BarrierOp::create(b);
     SmallVector<Value> P = keysTimesQueryTile(qs, ks);
     SmallVector<Value> dS = keysTimesQueryTile(dos, vs);
-    rowGradients(P, dS, q0, kv0, lse2, deltas);
+    rowGradients(P, dS, bhq, q0, kv0, lse2, deltas);
     SmallVector<Value> acc(loop.getRegionIterArgs());
     scf::YieldOp::create(b, accumulate(acc, dS, ks));
   }

@@ -49,11 +49,14 @@ AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
 }
 
 SmallVector<int64_t> sinter::gpu_kernels::attentionMaskStrides(AttentionOp op) {
+  return attentionMaskStrides(op.getMask());
+}
+
+SmallVector<int64_t> sinter::gpu_kernels::attentionMaskStrides(Value mask) {
   SmallVector<int64_t> strides(4, 0);
-  if (!op.getMask())
+  if (!mask)
     return strides;
-  ArrayRef<int64_t> ms =
-      cast<RankedTensorType>(op.getMask().getType()).getShape();
+  ArrayRef<int64_t> ms = cast<RankedTensorType>(mask.getType()).getShape();
   int64_t off = 4 - static_cast<int64_t>(ms.size()), stride = 1;
   for (int64_t d = static_cast<int64_t>(ms.size()) - 1; d >= 0; --d) {
     if (ms[d] != 1)

@@ -83,7 +83,7 @@ def softmax_backward_case(rows, cols, t="bf16"):
 
 def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                             mask_shape=None, dropout_p=0.0,
-                            deterministic=False):
+                            deterministic=False, mask_grad=True):
     """sinter.attention saving lse, then sinter.attention_backward (dq, dk,
     dv, and dmask with a mask) against autograd of attention written out in
     torch (the same Philox keep mask for dropout)."""
@@ -97,8 +97,9 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
         battr = attr.replace("{", "{deterministic, ", 1) if attr else \
             " {deterministic}"
     args = ["%q: " + tq, "%k: " + tk, "%v: " + tk] + more
-    results = [tq, tk, tk] + ([tm] if tm else [])
-    names = "%dq, %dk, %dv" + (", %dm" if tm else "")
+    dm = tm if mask_grad else None
+    results = [tq, tk, tk] + ([dm] if dm else [])
+    names = "%dq, %dk, %dv" + (", %dm" if dm else "")
     ir = """func.func @main(%(args)s, %%do: %(tq)s) -> (%(res)s) {
   %%o, %%lse = sinter.attention %%q, %%k, %%v%(extra)s%(attr)s : %(tq)s, %(tk)s, %(tk)s -> %(tq)s, %(tl)s
   %(names)s = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(extra)s%(battr)s : %(tq)s, %(tq)s, %(tk)s, %(tk)s, %(tq)s, %(tl)s -> %(tq)s, %(tk)s, %(tk)s%(dm)s
@@ -107,7 +108,7 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
 """ % {"args": ", ".join(args), "tq": tq, "tk": tk, "tl": tl, "extra": extra,
        "attr": attr, "battr": battr, "res": ", ".join(results),
        "names": names,
-       "dm": " dmask(%s)" % tm if tm else ""}
+       "dm": " dmask(%s)" % dm if dm else ""}
     seed = 0x5EED1234
 
     def make(torch, dev, gen):
@@ -146,11 +147,12 @@ def attention_backward_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                 (B, Hq, Sq, Skv), seed, dropout_p)).to(q.device)
             p = torch.where(keep, p / (1 - dropout_p), torch.zeros_like(p))
         (p @ v).backward(ins[-1].to(dtype))
-        return [a.grad for a in xs]
+        return [a.grad for a in xs][:len(results)]
 
     name = "attention_backward_%dx%dx%dx%dx%dx%d_%s%s%s%s%s" % (
         B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
-        "_mask" if mask_shape else "", "_dropout" if dropout_p else "",
+        ("_mask" if mask_grad else "_constmask") if mask_shape else "",
+        "_dropout" if dropout_p else "",
         "_deterministic" if deterministic else "")
     return (name, ir, make,
             lambda torch, *a: grads(torch, torch.float64, *a),
@@ -179,6 +181,14 @@ def backward_cases():
         attention_backward_case(1, 2, 2, 100, 300, 128, "f16", causal=True),
         attention_backward_case(1, 4, 1, 300, 100, 64, causal=True),
         attention_backward_case(2, 12, 12, 1024, 1024, 64, causal=True),
+        # An additive mask whose gradient is not asked for (a padding
+        # mask, HF's [B, 1, Sq, Skv]; a per-head one), in both kernels.
+        attention_backward_case(2, 4, 2, 100, 130, 64, causal=True,
+                                mask_shape=[2, 1, 100, 130],
+                                mask_grad=False),
+        attention_backward_case(1, 4, 4, 77, 200, 128,
+                                mask_shape=[4, 77, 200], mask_grad=False,
+                                deterministic=True),
         # dQ by the query-tile kernel, without atomics.
         attention_backward_case(1, 4, 2, 300, 100, 64, causal=True,
                                 deterministic=True),
