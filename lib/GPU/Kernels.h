@@ -197,6 +197,10 @@ buildAttentionKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
 /// the dropout probability.
 struct AttentionShape {
   explicit AttentionShape(AttentionOp op);
+  /// The forward's shape, seen from its backward (dropP: the forward's).
+  explicit AttentionShape(AttentionBackwardOp op);
+  AttentionShape(mlir::Value query, mlir::Value key, mlir::Value value,
+                 double dropoutP);
   int64_t B, Hq, Sq, D, Hkv, Skv, Dv;
   mlir::Type elt;
   double dropP;

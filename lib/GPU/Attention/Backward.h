@@ -81,7 +81,7 @@ struct BackwardTiles {
   int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
 };
 
-class BackwardKernel {
+class BackwardKernel : AttentionShape {
 public:
   BackwardKernel(AttentionBackwardOp op, BackwardRole role,
                  mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
@@ -152,7 +152,7 @@ private:
   bool stmatrix;
   /// The additive mask's strides over [B, Hq, Sq, Skv] (0: broadcast).
   llvm::SmallVector<int64_t> maskStride;
-  int64_t B, Hq, Hkv, Sq, Skv, D, eltBytes;
+  int64_t eltBytes;
   BackwardTiles tiles;
   int64_t BM, BN, QT, DT, KS;
   mlir::ImplicitLocOpBuilder &b;

@@ -63,22 +63,11 @@ int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
 BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
                                ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
                                int64_t smVersion)
-    : op(op), role(role), deterministic(op.getDeterministic()),
-      visibility(KeyVisibility::of(op)), stmatrix(smVersion >= 90),
-      maskStride(attentionMaskStrides(op.getMask())),
-      tiles(cast<RankedTensorType>(op.getQuery().getType()).getDimSize(3)),
-      b(b), func(func),
-      mb(b, cast<RankedTensorType>(op.getQuery().getType()).getElementType()),
-      kb(mb.kb) {
-  auto qType = cast<RankedTensorType>(op.getQuery().getType());
-  auto kType = cast<RankedTensorType>(op.getKey().getType());
-  B = qType.getDimSize(0);
-  Hq = qType.getDimSize(1);
-  Sq = qType.getDimSize(2);
-  D = qType.getDimSize(3);
-  Hkv = kType.getDimSize(1);
-  Skv = kType.getDimSize(2);
-  eltBytes = qType.getElementTypeBitWidth() / 8;
+    : AttentionShape(op), op(op), role(role),
+      deterministic(op.getDeterministic()), visibility(KeyVisibility::of(op)),
+      stmatrix(smVersion >= 90), maskStride(attentionMaskStrides(op.getMask())),
+      tiles(D), b(b), func(func), mb(b, elt), kb(mb.kb) {
+  eltBytes = elt.getIntOrFloatBitWidth() / 8;
   BM = tiles.blockM;
   BN = BackwardTiles::kBlockN;
   QT = tiles.qTiles;

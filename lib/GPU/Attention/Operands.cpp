@@ -14,10 +14,20 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-sinter::gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
-  auto qType = cast<RankedTensorType>(op.getQuery().getType());
-  auto kType = cast<RankedTensorType>(op.getKey().getType());
-  auto vType = cast<RankedTensorType>(op.getValue().getType());
+sinter::gpu_kernels::AttentionShape::AttentionShape(AttentionOp op)
+    : AttentionShape(op.getQuery(), op.getKey(), op.getValue(),
+                     op.getDropoutP().convertToDouble()) {}
+
+sinter::gpu_kernels::AttentionShape::AttentionShape(AttentionBackwardOp op)
+    : AttentionShape(op.getQuery(), op.getKey(), op.getValue(),
+                     op.getDropoutP().convertToDouble()) {}
+
+sinter::gpu_kernels::AttentionShape::AttentionShape(Value query, Value key,
+                                                    Value value,
+                                                    double dropoutP) {
+  auto qType = cast<RankedTensorType>(query.getType());
+  auto kType = cast<RankedTensorType>(key.getType());
+  auto vType = cast<RankedTensorType>(value.getType());
   B = qType.getDimSize(0);
   Hq = qType.getDimSize(1);
   Sq = qType.getDimSize(2);
@@ -26,7 +36,7 @@ sinter::gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
   Skv = kType.getDimSize(2);
   Dv = vType.getDimSize(3);
   elt = qType.getElementType();
-  dropP = op.getDropoutP().convertToDouble();
+  dropP = dropoutP;
 }
 
 AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
