@@ -52,7 +52,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 using namespace mlir;
@@ -327,29 +326,100 @@ static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
   return partial;
 }
 
-FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
-    linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
-  if (failed(checkSerialKernel(op)))
-    return failure();
-  MLIRContext *ctx = op->getContext();
-  Block &body = op.getRegion().front();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+namespace {
+/// The serial (or warp-per-element) kernel of one generic, built in steps:
+/// what the kernel takes (plan), then its body (emit).
+class SerialKernel {
+public:
+  SerialKernel(linalg::GenericOp op, gpu::GPUModuleOp module)
+      : op(op), module(module), body(op.getRegion().front()),
+        b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {}
+  /// Which inits and captured values the kernel reads, its operands and its
+  /// launch shape; fails (with a diagnostic) on what a kernel cannot take.
+  LogicalResult plan();
+  /// Creates the kernel `name` and emits its body.
+  KernelLaunch emit(StringRef name);
+
+private:
+  LogicalResult planInits();
+  LogicalResult planCaptures();
+  void planOperands();
+  // Emission, in order.
+  void emitViews();
+  void emitCaptures();
+  Value emitThreadIndex();
+  void emitCoordinates(Value element);
+  void emitInitialAccumulators(Value element);
+  SmallVector<Value> emitRegion(ValueRange current);
+  SmallVector<Value> emitSerialLoops(unsigned level, ValueRange current);
+  SmallVector<Value> emitWarpLoop();
+  void emitStores(ArrayRef<Value> results);
+  // f16/bf16 values live in f32 inside the kernel.
+  Value promoted(Value v);
+  Value promotedConstant(TypedAttr attr);
+  // 1-D views of the buffers (rank-0 buffers are read without an index).
+  Value view(Value memref);
+  Value load(Value mem, Value index);
+  void store(Value v, Value mem, Value index);
+
+  linalg::GenericOp op;
+  gpu::GPUModuleOp module;
+  Block &body;
+  ImplicitLocOpBuilder b;
+  KernelBuilder kb;
+  Type f32;
+  // The plan.
+  SmallVector<int64_t> ranges;
   SmallVector<unsigned> reductionDims;
   int64_t trips = 1; // iterations of the reduction loops
-  for (auto [d, it] : llvm::enumerate(iters))
+  SmallVector<OpOperand *> inits;
+  SmallVector<TypedAttr> initConstants;
+  SmallVector<bool> readsInit;
+  llvm::SetVector<Value> captured;
+  SmallVector<Value> capturedArgs, inputs;
+  SmallVector<int64_t> inputArg;
+  SmallVector<unsigned> initArg;
+  unsigned firstCaptured = 0, firstResult = 0;
+  int64_t total = 0, lanes = 1;
+  std::optional<WarpReduction> warp;
+  KernelLaunch launch;
+  // The kernel under construction.
+  gpu::GPUFuncOp func;
+  SmallVector<Value> inputViews, initViews, resultViews;
+  IRMapping captures;
+  Value lane;
+  SmallVector<Value> iv, outIndex, accs;
+};
+} // namespace
+
+LogicalResult SerialKernel::plan() {
+  ranges = op.getStaticLoopRanges();
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     if (it == utils::IteratorType::reduction) {
       reductionDims.push_back(d);
       trips *= ranges[d];
     }
+  if (failed(planInits()) || failed(planCaptures()))
+    return failure();
+  planOperands();
+  // One thread (or warp) per output element, in the row-major order of the
+  // first result (consecutive threads store consecutive elements of it).
+  total = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
+  warp = matchWarpReduction(op, trips);
+  lanes = warp ? kLanes : 1;
+  launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
+  launch.grid =
+      std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
+  return success();
+}
 
+LogicalResult SerialKernel::planInits() {
   // Which inits the kernel reads: those the region uses (or all, when the
   // reduction loops run zero times), unless a constant fill folds in.
-  SmallVector<OpOperand *> inits;
   for (OpOperand &init : op.getDpsInitsMutable())
     inits.push_back(&init);
-  SmallVector<TypedAttr> initConstants(inits.size());
-  SmallVector<bool> readsInit(inits.size(), false);
+  initConstants.resize(inits.size());
+  readsInit.assign(inits.size(), false);
   for (auto [j, init] : llvm::enumerate(inits)) {
     bool used = !op.getMatchingBlockArgument(init).use_empty() || trips == 0;
     if (!used)
@@ -363,15 +433,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
              << j << " is an uninitialized tensor that the region reads";
     readsInit[j] = true;
   }
+  return success();
+}
 
+LogicalResult SerialKernel::planCaptures() {
   // Values the region uses from above: constants are rematerialized in the
-  // kernel, other scalars become kernel arguments.
-  llvm::SetVector<Value> captured;
+  // kernel (tensors as globals of the kernel module); other tensors
+  // (gathered from) and scalars become kernel arguments.
   getUsedValuesDefinedAbove(op->getRegions(), captured);
-  SmallVector<Value> capturedArgs;
   for (Value v : captured) {
-    // Constants are rematerialized (tensors as globals of the kernel
-    // module); other tensors (gathered from) and scalars are passed.
     if (matchPattern(v, m_Constant()))
       continue;
     auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -384,9 +454,11 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
              << " from above its region, which a CUDA kernel cannot take";
     capturedArgs.push_back(v);
   }
+  return success();
+}
 
-  KernelLaunch launch;
-  SmallVector<Value> inputs = op.getDpsInputs();
+void SerialKernel::planOperands() {
+  inputs = op.getDpsInputs();
   // Non-splat constant tensors (TOSA's arange literals) are not passed: the
   // kernel reads them from a global of the kernel module.
   auto isDenseConstant = [](Value v) {
@@ -394,75 +466,75 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     return isa<RankedTensorType>(v.getType()) &&
            matchPattern(v, m_Constant(&d));
   };
-  SmallVector<int64_t> inputArg(inputs.size(), -1);
+  inputArg.assign(inputs.size(), -1);
   for (auto [i, input] : llvm::enumerate(inputs))
     if (!isDenseConstant(input)) {
       inputArg[i] = launch.operands.size();
       launch.operands.push_back(input);
     }
-  SmallVector<unsigned> initArg(inits.size(), 0);
+  initArg.assign(inits.size(), 0);
   for (auto [j, init] : llvm::enumerate(inits))
     if (readsInit[j]) {
       initArg[j] = launch.operands.size();
       launch.operands.push_back(init->get());
     }
-  unsigned firstCaptured = launch.operands.size();
+  firstCaptured = launch.operands.size();
   launch.operands.append(capturedArgs.begin(), capturedArgs.end());
-  unsigned firstResult = launch.operands.size();
+  firstResult = launch.operands.size();
   launch.results.append(op->result_begin(), op->result_end());
+}
 
-  // One thread (or warp) per output element, in the row-major order of the
-  // first result (consecutive threads store consecutive elements of it).
-  auto out0 = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t total = out0.getNumElements();
-  std::optional<WarpReduction> warp = matchWarpReduction(op, trips);
-  int64_t lanes = warp ? kLanes : 1;
-  launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
-  launch.grid =
-      std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
+Value SerialKernel::promoted(Value v) {
+  if (!isNarrowFloat(v.getType()))
+    return v;
+  return arith::ExtFOp::create(b, f32, v);
+}
 
-  ImplicitLocOpBuilder b(op->getLoc(), ctx);
-  gpu::GPUFuncOp func =
-      createKernel(b, module, name, bufferTypes(launch), launch.block);
+Value SerialKernel::promotedConstant(TypedAttr attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr); f && isNarrowFloat(f.getType())) {
+    APFloat v = f.getValue();
+    bool lost;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    return arith::ConstantOp::create(b, FloatAttr::get(f32, v));
+  }
+  return arith::ConstantOp::create(b, attr);
+}
+
+Value SerialKernel::view(Value memref) {
+  return cast<MemRefType>(memref.getType()).getRank() == 0 ? memref
+                                                            : kb.flatten(memref);
+}
+
+Value SerialKernel::load(Value mem, Value index) {
+  if (cast<MemRefType>(mem.getType()).getRank() == 0)
+    return memref::LoadOp::create(b, mem, ValueRange{});
+  return memref::LoadOp::create(b, mem, ValueRange{index});
+}
+
+void SerialKernel::store(Value v, Value mem, Value index) {
+  if (cast<MemRefType>(mem.getType()).getRank() == 0)
+    memref::StoreOp::create(b, v, mem, ValueRange{});
+  else
+    memref::StoreOp::create(b, v, mem, ValueRange{index});
+}
+
+KernelLaunch SerialKernel::emit(StringRef name) {
+  func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
   b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(b);
-  Type f32 = b.getF32Type();
+  emitViews();
+  emitCaptures();
+  Value element = emitThreadIndex();
+  emitCoordinates(element);
+  emitInitialAccumulators(element);
+  SmallVector<Value> results =
+      warp ? emitWarpLoop() : emitSerialLoops(0, accs);
+  emitStores(results);
+  return launch;
+}
 
-  // f16/bf16 values live in f32 inside the kernel.
-  auto promoted = [&](Value v) -> Value {
-    if (!isNarrowFloat(v.getType()))
-      return v;
-    return arith::ExtFOp::create(b, f32, v);
-  };
-  auto promotedConstant = [&](TypedAttr attr) -> Value {
-    if (auto f = dyn_cast<FloatAttr>(attr); f && isNarrowFloat(f.getType())) {
-      APFloat v = f.getValue();
-      bool lost;
-      v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-      return arith::ConstantOp::create(b, FloatAttr::get(f32, v));
-    }
-    return arith::ConstantOp::create(b, attr);
-  };
-
-  // 1-D views of the buffers (rank-0 buffers are read without an index).
-  auto view = [&](Value memref) {
-    return cast<MemRefType>(memref.getType()).getRank() == 0
-               ? memref
-               : kb.flatten(memref);
-  };
-  auto load = [&](Value mem, Value index) -> Value {
-    if (cast<MemRefType>(mem.getType()).getRank() == 0)
-      return memref::LoadOp::create(b, mem, ValueRange{});
-    return memref::LoadOp::create(b, mem, ValueRange{index});
-  };
-  auto store = [&](Value v, Value mem, Value index) {
-    if (cast<MemRefType>(mem.getType()).getRank() == 0)
-      memref::StoreOp::create(b, v, mem, ValueRange{});
-    else
-      memref::StoreOp::create(b, v, mem, ValueRange{index});
-  };
-  SmallVector<Value> inputViews, initViews(inits.size()), resultViews;
+void SerialKernel::emitViews() {
+  initViews.resize(inits.size());
   for (auto [i, input] : llvm::enumerate(inputs)) {
     DenseElementsAttr dense;
     if (inputArg[i] < 0 && matchPattern(input, m_Constant(&dense)))
@@ -477,9 +549,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
       initViews[j] = view(func.getArgument(initArg[j]));
   for (unsigned r = 0; r < op->getNumResults(); ++r)
     resultViews.push_back(view(func.getArgument(firstResult + r)));
+}
 
+void SerialKernel::emitCaptures() {
   // Constants and scalars the region captures.
-  IRMapping captures;
   for (Value v : captured) {
     DenseElementsAttr dense;
     if (isa<RankedTensorType>(v.getType()) &&
@@ -494,11 +567,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
   for (Value v : captured)
     if (!isa<ShapedType>(v.getType()))
       captures.map(v, promoted(captures.lookup(v)));
+}
 
+Value SerialKernel::emitThreadIndex() {
+  // This thread's (warp's) output element, and the builder inside the
+  // guard that leaves the threads past the last one idle.
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
-  Value lane;
   if (warp) {
     lane = arith::RemUIOp::create(b, tid, kb.idx(kLanes));
     tid = arith::DivUIOp::create(b, tid, kb.idx(kLanes));
@@ -510,11 +586,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     auto guard = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
   }
+  return tid;
+}
 
-  // The parallel coordinates of this thread's output element.
-  SmallVector<Value> iv(op.getNumLoops());
+void SerialKernel::emitCoordinates(Value element) {
+  // The parallel coordinates of the output element.
+  auto out0 = cast<RankedTensorType>(op->getResult(0).getType());
+  iv.assign(op.getNumLoops(), Value());
   AffineMap out0Map = op.getMatchingIndexingMap(inits[0]);
-  Value rest = tid;
+  Value rest = element;
   for (int64_t k = out0.getRank() - 1; k >= 0; --k) {
     auto dim = dyn_cast<AffineDimExpr>(out0Map.getResult(k));
     if (!dim)
@@ -525,13 +605,13 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
     if (k != 0)
       rest = arith::DivUIOp::create(b, rest, kb.idx(extent));
   }
+}
 
-  // Initial accumulators.
-  SmallVector<Value> outIndex, accs;
+void SerialKernel::emitInitialAccumulators(Value element) {
   for (auto [j, init] : llvm::enumerate(inits)) {
     auto type = cast<RankedTensorType>(init->get().getType());
     // The first result is stored in thread order.
-    outIndex.push_back(j == 0 ? tid
+    outIndex.push_back(j == 0 ? element
                               : linearIndex(kb, op.getMatchingIndexingMap(init),
                                             type.getShape(), iv));
     Value acc;
@@ -544,130 +624,141 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
           cast<TypedAttr>(b.getZeroAttr(type.getElementType())));
     accs.push_back(acc);
   }
+}
 
+SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
   // The region at one iteration point, on the current accumulators.
-  auto emitBody = [&](ValueRange current) -> SmallVector<Value> {
-    IRMapping mapping = captures;
-    for (auto [i, input] : llvm::enumerate(inputs)) {
-      BlockArgument arg = body.getArgument(i);
-      if (arg.use_empty())
-        continue;
-      if (!inputViews[i]) {
-        mapping.map(arg, promoted(func.getArgument(inputArg[i])));
-        continue;
-      }
-      OpOperand *operand = op.getDpsInputOperand(i);
-      auto type = cast<RankedTensorType>(input.getType());
-      Value index = linearIndex(kb, op.getMatchingIndexingMap(operand),
-                                type.getShape(), iv);
-      mapping.map(arg, promoted(load(inputViews[i], index)));
+  IRMapping mapping = captures;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    BlockArgument arg = body.getArgument(i);
+    if (arg.use_empty())
+      continue;
+    if (!inputViews[i]) {
+      mapping.map(arg, promoted(func.getArgument(inputArg[i])));
+      continue;
     }
-    for (auto [j, init] : llvm::enumerate(inits))
-      mapping.map(op.getMatchingBlockArgument(init), current[j]);
-    for (Operation &bodyOp : body.without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
-        mapping.map(index.getResult(), iv[index.getDim()]);
-        continue;
-      }
-      if (auto ext = dyn_cast<arith::ExtFOp>(bodyOp);
-          ext && isNarrowFloat(ext.getIn().getType())) {
-        // The operand is already f32.
-        Value x = mapping.lookup(ext.getIn());
-        mapping.map(ext.getResult(),
-                    ext.getType() == f32 || isNarrowFloat(ext.getType())
-                        ? x
-                        : Value(arith::ExtFOp::create(b, ext.getType(), x)));
-        continue;
-      }
-      if (auto trunc = dyn_cast<arith::TruncFOp>(bodyOp);
-          trunc && isNarrowFloat(trunc.getType())) {
-        // A rounding the region asks for: round, then carry in f32.
-        Value x = mapping.lookup(trunc.getIn());
-        Value r = arith::TruncFOp::create(b, trunc.getType(), x);
-        mapping.map(trunc.getResult(), arith::ExtFOp::create(b, f32, r));
-        continue;
-      }
-      if (auto cst = dyn_cast<arith::ConstantOp>(bodyOp)) {
-        mapping.map(cst.getResult(), promotedConstant(cst.getValue()));
-        continue;
-      }
-      if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp)) {
-        // A gather: the tensor is a kernel argument (a memref).
-        Value mem = mapping.lookup(extract.getTensor());
-        auto shape = extract.getTensor().getType().getShape();
-        SmallVector<Value> indices;
-        for (Value i : extract.getIndices())
-          indices.push_back(mapping.lookup(i));
-        Value v = load(view(mem), linearIndexOf(kb, shape, indices));
-        mapping.map(extract.getResult(), promoted(v));
-        continue;
-      }
-      Operation *clone = cloneForDevice(b, bodyOp, mapping);
-      for (Value r : clone->getResults())
-        if (isNarrowFloat(r.getType()))
-          r.setType(f32);
+    OpOperand *operand = op.getDpsInputOperand(i);
+    auto type = cast<RankedTensorType>(input.getType());
+    Value index = linearIndex(kb, op.getMatchingIndexingMap(operand),
+                              type.getShape(), iv);
+    mapping.map(arg, promoted(load(inputViews[i], index)));
+  }
+  for (auto [j, init] : llvm::enumerate(inits))
+    mapping.map(op.getMatchingBlockArgument(init), current[j]);
+  for (Operation &bodyOp : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+      mapping.map(index.getResult(), iv[index.getDim()]);
+      continue;
     }
-    SmallVector<Value> next;
-    for (Value v : body.getTerminator()->getOperands())
-      next.push_back(mapping.lookupOrDefault(v));
-    return next;
-  };
+    if (auto ext = dyn_cast<arith::ExtFOp>(bodyOp);
+        ext && isNarrowFloat(ext.getIn().getType())) {
+      // The operand is already f32.
+      Value x = mapping.lookup(ext.getIn());
+      mapping.map(ext.getResult(),
+                  ext.getType() == f32 || isNarrowFloat(ext.getType())
+                      ? x
+                      : Value(arith::ExtFOp::create(b, ext.getType(), x)));
+      continue;
+    }
+    if (auto trunc = dyn_cast<arith::TruncFOp>(bodyOp);
+        trunc && isNarrowFloat(trunc.getType())) {
+      // A rounding the region asks for: round, then carry in f32.
+      Value x = mapping.lookup(trunc.getIn());
+      Value r = arith::TruncFOp::create(b, trunc.getType(), x);
+      mapping.map(trunc.getResult(), arith::ExtFOp::create(b, f32, r));
+      continue;
+    }
+    if (auto cst = dyn_cast<arith::ConstantOp>(bodyOp)) {
+      mapping.map(cst.getResult(), promotedConstant(cst.getValue()));
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp)) {
+      // A gather: the tensor is a kernel argument (a memref).
+      Value mem = mapping.lookup(extract.getTensor());
+      auto shape = extract.getTensor().getType().getShape();
+      SmallVector<Value> indices;
+      for (Value i : extract.getIndices())
+        indices.push_back(mapping.lookup(i));
+      Value v = load(view(mem), linearIndexOf(kb, shape, indices));
+      mapping.map(extract.getResult(), promoted(v));
+      continue;
+    }
+    Operation *clone = cloneForDevice(b, bodyOp, mapping);
+    for (Value r : clone->getResults())
+      if (isNarrowFloat(r.getType()))
+        r.setType(f32);
+  }
+  SmallVector<Value> next;
+  for (Value v : body.getTerminator()->getOperands())
+    next.push_back(mapping.lookupOrDefault(v));
+  return next;
+}
 
+SmallVector<Value> SerialKernel::emitSerialLoops(unsigned level,
+                                                 ValueRange current) {
   // The reduction loops, outermost first, carrying the accumulators.
-  std::function<SmallVector<Value>(unsigned, ValueRange)> emitLoops =
-      [&](unsigned level, ValueRange current) -> SmallVector<Value> {
-    if (level == reductionDims.size())
-      return emitBody(current);
-    unsigned d = reductionDims[level];
-    auto loop =
-        scf::ForOp::create(b, kb.idx(0), kb.idx(ranges[d]), kb.idx(1), current);
+  if (level == reductionDims.size())
+    return emitRegion(current);
+  unsigned d = reductionDims[level];
+  auto loop =
+      scf::ForOp::create(b, kb.idx(0), kb.idx(ranges[d]), kb.idx(1), current);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  iv[d] = loop.getInductionVar();
+  SmallVector<Value> next = emitSerialLoops(level + 1, loop.getRegionIterArgs());
+  scf::YieldOp::create(b, next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> SerialKernel::emitWarpLoop() {
+  // Lane l: points l, l + 32, ... of the reduction loops (row-major, the
+  // innermost loop fastest) from the identities; then the warp's total,
+  // then the init; lane 0 stores (the builder is left in its branch).
+  SmallVector<Value> partial;
+  for (TypedAttr identity : warp->identities)
+    partial.push_back(arith::ConstantOp::create(b, identity));
+  auto loop =
+      scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes), partial);
+  {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    iv[d] = loop.getInductionVar();
-    SmallVector<Value> next = emitLoops(level + 1, loop.getRegionIterArgs());
-    scf::YieldOp::create(b, next);
-    return SmallVector<Value>(loop.getResults());
-  };
-  SmallVector<Value> results;
-  if (!warp) {
-    results = emitLoops(0, accs);
-  } else {
-    // Lane l: points l, l + 32, ... of the reduction loops (row-major, the
-    // innermost loop fastest) from the identities; then the warp's total,
-    // then the init.
-    SmallVector<Value> partial;
-    for (TypedAttr identity : warp->identities)
-      partial.push_back(arith::ConstantOp::create(b, identity));
-    auto loop =
-        scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes), partial);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value rest = loop.getInductionVar();
-      for (unsigned d : llvm::reverse(reductionDims)) {
-        iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
-        rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
-      }
-      scf::YieldOp::create(b, emitBody(loop.getRegionIterArgs()));
+    Value rest = loop.getInductionVar();
+    for (unsigned d : llvm::reverse(reductionDims)) {
+      iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
+      rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
     }
-    for (auto [j, v] : llvm::enumerate(loop.getResults())) {
-      Value total = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
-      results.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
-                                    accs[j], total));
-    }
-    // Lane 0 stores.
-    auto first = scf::IfOp::create(
-        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
-        /*withElseRegion=*/false);
-    b.setInsertionPoint(first.thenBlock()->getTerminator());
+    scf::YieldOp::create(b, emitRegion(loop.getRegionIterArgs()));
   }
+  SmallVector<Value> results;
+  for (auto [j, v] : llvm::enumerate(loop.getResults())) {
+    Value sum = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
+    results.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
+                                  accs[j], sum));
+  }
+  auto first = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
+      /*withElseRegion=*/false);
+  b.setInsertionPoint(first.thenBlock()->getTerminator());
+  return results;
+}
 
+void SerialKernel::emitStores(ArrayRef<Value> results) {
   // One store per result, rounded to its storage type once.
   for (auto [j, r] : llvm::enumerate(results)) {
+    Value v = r;
     Type elt = cast<MemRefType>(resultViews[j].getType()).getElementType();
-    if (r.getType() != elt)
-      r = arith::TruncFOp::create(b, elt, r);
-    store(r, resultViews[j], outIndex[j]);
+    if (v.getType() != elt)
+      v = arith::TruncFOp::create(b, elt, v);
+    store(v, resultViews[j], outIndex[j]);
   }
-  return launch;
+}
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
+    linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
+  if (failed(checkSerialKernel(op)))
+    return failure();
+  SerialKernel kernel(op, module);
+  if (failed(kernel.plan()))
+    return failure();
+  return kernel.emit(name);
 }
