@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/Utils.h"
@@ -226,7 +227,8 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
 
 /// Reductions at least this long take a warp per output element.
 static constexpr int64_t kWarpReductionMinTrips = 256;
-static constexpr int64_t kLanes = 32;
+/// Lanes of the warp that reduces one output element.
+static constexpr int64_t kLanes = kWarpSize;
 
 /// The identity of `combiner` in the type `t` the kernel carries its
 /// accumulator in (f32, also for f16/bf16); null when the kernel does not

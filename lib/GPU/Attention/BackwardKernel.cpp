@@ -37,8 +37,8 @@ using namespace sinter::gpu_kernels::attention;
 
 /// Elements of padding per shared row: 16 bytes of bf16/f16.
 static constexpr int64_t kRowPadElements = 8;
-/// Bytes of one cp.async copy.
-static constexpr int64_t kCopyBytes = 16;
+/// Bytes of one cp.async copy (the widest a thread moves).
+static constexpr int64_t kCopyBytes = kMaxVectorAccessBytes;
 static constexpr double kLog2e = 1.4426950408889634;
 
 BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {

@@ -74,7 +74,7 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   int64_t D = qType.getDimSize(3);
   int64_t rows = qType.getNumElements() / D;
-  int64_t vec = 16 / (qType.getElementTypeBitWidth() / 8);
+  int64_t vec = kMaxVectorAccessBytes / (qType.getElementTypeBitWidth() / 8);
   int64_t group = D / vec;
   int64_t rowsPerBlock = kElementwiseBlock / group;
   KernelLaunch launch;

@@ -16,9 +16,9 @@
 
 namespace sinter::gpu_kernels::attention {
 
-/// Threads of a warp and of a warpgroup (wgmma's unit: four warps).
-inline constexpr int64_t kWarpSize = 32;
-inline constexpr int64_t kWarpgroupSize = 128;
+/// Threads of a warpgroup (wgmma's unit: four warps of TargetInfo.h's
+/// kWarpSize).
+inline constexpr int64_t kWarpgroupSize = 4 * kWarpSize;
 /// Query rows of one m-tile (mma.sync m16n8k16: 16 rows per warp).
 inline constexpr int64_t kMTileRows = 16;
 /// Query rows of one warpgroup's wgmma (m64nNk16).
