@@ -191,14 +191,8 @@ void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
   bool ragged = seqLen % rows != 0;
   for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
     Value r = mb.add(chunkRow, pass * rowsPerPass);
-    Value seqRow = mb.add(row0, r);
-    Value n;
-    if (ragged) {
-      Value in = mb.cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
-      seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
-      n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
-    }
-    Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
+    auto [gidx, n] = mb.rowChunkSource(seqBase, mb.add(row0, r), seqLen, D,
+                                       chunkCol, vecElems, ragged);
     nvgpu::DeviceAsyncCopyOp::create(
         b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
         ValueRange{r, chunkCol}, src, ValueRange{gidx},

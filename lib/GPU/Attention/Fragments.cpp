@@ -41,6 +41,19 @@ Value FragmentBuilder::toI32(Value index) {
   return arith::IndexCastOp::create(b, b.getI32Type(), index);
 }
 
+std::pair<Value, Value>
+FragmentBuilder::rowChunkSource(Value seqBase, Value seqRow, int64_t seqLen,
+                                int64_t rowElements, Value col,
+                                int64_t vecElems, bool ragged) {
+  Value n;
+  if (ragged) {
+    Value in = cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
+    seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
+    n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
+  }
+  return {add(mul(add(seqBase, seqRow), rowElements), col), n};
+}
+
 Value FragmentBuilder::zeroAcc() {
   return arith::ConstantOp::create(
       b, acc2x2,

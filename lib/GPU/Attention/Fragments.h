@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <utility>
+
 namespace sinter::gpu_kernels::attention {
 
 class FragmentBuilder {
@@ -54,6 +56,16 @@ public:
                                          llvm::StringRef cons,
                                          llvm::ArrayRef<mlir::Value> operands,
                                          llvm::ArrayRef<mlir::Type> types);
+
+  /// The source of a cp.async of elements [col, col + vecElems) of
+  /// sequence row `seqRow` (rows of `rowElements` elements, the sequence
+  /// starting at flat row `seqBase`): the flat element index and the bytes'
+  /// element count to read (null: all). With `ragged`, a row at or past
+  /// `seqLen` reads row 0 with a count of 0, so the copy zero-fills it.
+  std::pair<mlir::Value, mlir::Value>
+  rowChunkSource(mlir::Value seqBase, mlir::Value seqRow, int64_t seqLen,
+                 int64_t rowElements, mlir::Value col, int64_t vecElems,
+                 bool ragged);
 
   // mma.sync (MmaSync.cpp).
   /// The row (element) offsets each lane gives ldmatrix.x4 (lane l names

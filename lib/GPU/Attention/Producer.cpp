@@ -73,14 +73,8 @@ void MMAKernel::copyPass(Value src, Value seqBase, Value row0, int64_t rows,
     partial.emplace(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   }
-  Value seqRow = mb.add(row0, r);
-  Value n;
-  if (ragged) {
-    Value in = mb.cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
-    seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
-    n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
-  }
-  Value gidx = mb.add(mb.mul(mb.add(seqBase, seqRow), D), chunkCol);
+  auto [gidx, n] = mb.rowChunkSource(seqBase, mb.add(row0, r), seqLen, D,
+                                     chunkCol, vecElems, ragged);
   SmallVector<Value> dstIdx{r, chunkCol};
   if (WG)
     dstIdx = {mb.add(mb.add(mb.mul(wgPanelOff, rows * swizzle::kPanelColumns),
