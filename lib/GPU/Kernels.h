@@ -206,6 +206,40 @@ struct AttentionShape {
   double dropP;
 };
 
+/// Where an attention kernel finds the heads of one of Q, K, V or puts
+/// those of O: the op's own dense [B, H, S, D] tensor, or (`seqMajor`) a
+/// [B, S, bufferHeads, D] tensor at heads [headOffset, headOffset + H) --
+/// the projection a frontend splits into heads and transposes, read or
+/// written in place without the transpose (Attention/InPlaceHeads.cpp).
+struct HeadLayout {
+  /// The tensor the kernel reads (Q, K, V) or writes (O) instead of the
+  /// op's own; null for the op's own.
+  mlir::Value tensor;
+  bool seqMajor = false;
+  int64_t bufferHeads = 0;
+  int64_t headOffset = 0;
+  /// Elements between consecutive sequence rows of one head.
+  int64_t rowStride(int64_t headDim) const {
+    return seqMajor ? bufferHeads * headDim : headDim;
+  }
+};
+
+/// The layouts of an attention kernel's Q, K, V and O, and the transposes
+/// that reading and writing heads in place makes dead.
+struct AttentionHeads {
+  HeadLayout q, k, v, out;
+  /// The transpose of O whose result the kernel writes (erased with the op).
+  mlir::Operation *outTranspose = nullptr;
+  /// The transposes of Q, K and V the kernel reads around.
+  llvm::SmallVector<mlir::Operation *, 3> readTransposes;
+  bool any() const {
+    return q.seqMajor || k.seqMajor || v.seqMajor || out.seqMajor;
+  }
+};
+/// Which of `op`'s operands and result the tensor-core kernel reads and
+/// writes in place (dense layouts where it cannot; Attention/InPlaceHeads.cpp).
+AttentionHeads planAttentionHeads(AttentionOp op);
+
 /// The buffers of an attention kernel's arguments (q, k, v[, mask][, seed],
 /// out[, lse]), flattened to 1-D; absent ones are null.
 struct AttentionArgs {
@@ -236,11 +270,12 @@ mlir::LogicalResult checkMMAAttention(AttentionOp op, int64_t smVersion,
                                       bool archSpecific,
                                       const AttentionConfig &cfg,
                                       std::string &why);
-/// FlashAttention-2 on tensor cores (mma.sync m16n8k16, sm_80+).
+/// FlashAttention-2 on tensor cores (mma.sync m16n8k16, sm_80+), reading
+/// and writing the heads where `heads` says.
 mlir::FailureOr<KernelLaunch>
 buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
                         llvm::StringRef name, const AttentionConfig &cfg,
-                        int64_t smCount);
+                        int64_t smCount, const AttentionHeads &heads = {});
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);

@@ -149,11 +149,41 @@ static bool readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
   });
 }
 
+/// The kernel an attention op gets: the tensor cores with `cfg`, unless
+/// they cannot take the op (f32, odd head dims, old chips: CUDA cores
+/// whatever the configuration says) or an explicit configuration cannot run
+/// it (`error` then says why).
+struct AttentionChoice {
+  AttentionConfig cfg;
+  bool tensorCores = false;
+  std::string error;
+};
+static AttentionChoice chooseAttentionKernel(AttentionOp attention,
+                                             const Tuning &tuning) {
+  AttentionChoice choice;
+  choice.cfg = tuning.attention
+                   ? *tuning.attention
+                   : selectAttentionConfig(attention, tuning.smVersion,
+                                           tuning.archSpecific);
+  std::string why;
+  if (!choice.cfg.tensorCores ||
+      failed(checkMMAAttentionOp(attention, tuning.smVersion, why)))
+    return choice;
+  if (succeeded(checkMMAAttention(attention, tuning.smVersion,
+                                  tuning.archSpecific, choice.cfg, why)))
+    choice.tensorCores = true;
+  else if (tuning.attention)
+    choice.error = "attention-config '" + choice.cfg.str() +
+                   "' cannot run this op on the tensor cores: " + why;
+  return choice;
+}
+
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
-/// launch.
+/// launch. `heads` says where a tensor-core attention kernel reads and
+/// writes its heads.
 static FailureOr<SmallVector<KernelLaunch, 1>>
 buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
-             const Tuning &tuning) {
+             const Tuning &tuning, const AttentionHeads *heads = nullptr) {
   auto one =
       [](FailureOr<KernelLaunch> l) -> FailureOr<SmallVector<KernelLaunch, 1>> {
     if (failed(l))
@@ -181,24 +211,13 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op)) {
-    AttentionConfig cfg =
-        tuning.attention ? *tuning.attention
-                         : selectAttentionConfig(attention, tuning.smVersion,
-                                                 tuning.archSpecific);
-    std::string why;
-    // Attention the tensor cores cannot take (f32, odd head dims, old
-    // chips) runs on CUDA cores whatever the configuration says.
-    if (cfg.tensorCores &&
-        succeeded(checkMMAAttentionOp(attention, tuning.smVersion, why))) {
-      if (succeeded(checkMMAAttention(attention, tuning.smVersion,
-                                      tuning.archSpecific, cfg, why)))
-        return one(buildAttentionMMAKernel(attention, module, name, cfg,
-                                           smCountOf(tuning)));
-      if (tuning.attention)
-        return attention.emitOpError("attention-config '")
-               << cfg.str()
-               << "' cannot run this op on the tensor cores: " << why;
-    }
+    AttentionChoice choice = chooseAttentionKernel(attention, tuning);
+    if (!choice.error.empty())
+      return attention.emitOpError(choice.error);
+    if (choice.tensorCores)
+      return one(buildAttentionMMAKernel(attention, module, name, choice.cfg,
+                                         smCountOf(tuning),
+                                         heads ? *heads : AttentionHeads()));
     return one(buildAttentionKernel(attention, module, name));
   }
   if (auto adamw = dyn_cast<AdamWOp>(op))
@@ -433,9 +452,12 @@ struct OutlineCUDAKernelsPass
     }
 
     unsigned counter = 0;
-    // Chains a matmul took as its epilogue (MatmulEpilogue.cpp): erased
-    // with it, not outlined.
+    // Chains a matmul took as its epilogue (MatmulEpilogue.cpp) and head
+    // transposes tensor-core attention reads and writes around: erased
+    // with them, not outlined.
     llvm::SmallPtrSet<Operation *, 8> taken;
+    llvm::DenseMap<Operation *, AttentionHeads> attentionHeads =
+        planInPlaceHeads(ops, tuning, taken);
     for (Operation *op : ops) {
       if (taken.contains(op))
         continue;
@@ -466,8 +488,10 @@ struct OutlineCUDAKernelsPass
                              ? StringRef("reduce")
                              : op->getName().stripDialect();
       std::string name = (family + "_" + std::to_string(counter++)).str();
-      FailureOr<SmallVector<KernelLaunch, 1>> launches =
-          buildKernels(op, kernels, name, tuning);
+      auto heads = attentionHeads.find(op);
+      FailureOr<SmallVector<KernelLaunch, 1>> launches = buildKernels(
+          op, kernels, name, tuning,
+          heads == attentionHeads.end() ? nullptr : &heads->second);
       if (failed(launches))
         return signalPassFailure();
       OpBuilder b(op);
@@ -476,6 +500,9 @@ struct OutlineCUDAKernelsPass
       llvm::DenseMap<Value, Value> written;
       for (const KernelLaunch &launch : *launches)
         emitLaunch(b, op->getLoc(), launch, &written);
+      // The transpose of O the attention kernel wrote in its stead.
+      if (heads != attentionHeads.end() && heads->second.outTranspose)
+        heads->second.outTranspose->erase();
       op->erase();
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
@@ -484,6 +511,42 @@ struct OutlineCUDAKernelsPass
         for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
           if (isOpTriviallyDead(&op))
             op.erase();
+  }
+
+  /// The attention ops among `ops` that take the tensor-core kernel, with
+  /// where it reads and writes their heads (planAttentionHeads). The head
+  /// transposes it makes dead join `taken`: those of O, and those of Q, K
+  /// and V whose every use is an operand the kernel reads around.
+  llvm::DenseMap<Operation *, AttentionHeads>
+  planInPlaceHeads(ArrayRef<Operation *> ops, const Tuning &tuning,
+                   llvm::SmallPtrSetImpl<Operation *> &taken) {
+    llvm::DenseMap<Operation *, AttentionHeads> plans;
+    for (Operation *op : ops) {
+      auto attention = dyn_cast<AttentionOp>(op);
+      if (!attention || failed(checkKernelTensors(op)) ||
+          !chooseAttentionKernel(attention, tuning).tensorCores)
+        continue;
+      AttentionHeads heads = planAttentionHeads(attention);
+      if (!heads.any())
+        continue;
+      if (heads.outTranspose)
+        taken.insert(heads.outTranspose);
+      plans[op] = std::move(heads);
+    }
+    auto readAround = [&](OpOperand &use) {
+      auto plan = plans.find(use.getOwner());
+      if (plan == plans.end())
+        return false;
+      const AttentionHeads &h = plan->second;
+      const HeadLayout *layouts[] = {&h.q, &h.k, &h.v};
+      unsigned i = use.getOperandNumber();
+      return i < 3 && layouts[i]->seqMajor;
+    };
+    for (auto &[op, heads] : plans)
+      for (Operation *t : heads.readTransposes)
+        if (llvm::all_of(t->getUses(), readAround))
+          taken.insert(t);
+    return plans;
   }
 
   /// Emits buffers for the operands and results of `launch`, the launch

@@ -191,8 +191,9 @@ void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
   bool ragged = seqLen % rows != 0;
   for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
     Value r = mb.add(chunkRow, pass * rowsPerPass);
-    auto [gidx, n] = mb.rowChunkSource(seqBase, mb.add(row0, r), seqLen, D,
-                                       chunkCol, vecElems, ragged);
+    auto [gidx, n] =
+        mb.rowChunkSource(OperandRows{seqBase, {}, D}, mb.add(row0, r), seqLen,
+                          chunkCol, vecElems, ragged);
     nvgpu::DeviceAsyncCopyOp::create(
         b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
         ValueRange{r, chunkCol}, src, ValueRange{gidx},

@@ -70,7 +70,7 @@ void MMAKernel::storeRow(int64_t mt, int64_t r) {
       b, positive, arith::DivFOp::create(b, kb.f32(1.0), l), kb.f32(0.0));
   Value i = rowOf(mt, r);
   Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
-  Value rowBase = mb.mul(mb.add(qSeqBase, i), D);
+  Value rowBase = oRows.element(mb, i);
   Value inv2 = mb.splat2(inv);
   if (tmaStore)
     stageOForTma(mt, r, inv2);
@@ -123,16 +123,19 @@ void MMAKernel::storeOTma() {
   // Inline PTX: nvvm.cp.async.bulk.tensor.global.shared.cta takes the
   // source as an !llvm.ptr<3> (64-bit on NVPTX), not the 32-bit shared
   // address the kernel computes (see KernelBuilder::mbarrierInit).
-  for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p)
+  for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p) {
+    SmallVector<Value, 4> at = boxCoordinates(
+        heads.out, kb.i32(static_cast<int32_t>(swizzle::kPanelColumns * p)),
+        row0, h);
     mb.callAsm(
         "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group "
         "[$0, {$1, $2, $3, $4}], [$5];",
         "l,r,r,r,r,r,~{memory}",
-        {map, kb.i32(static_cast<int32_t>(swizzle::kPanelColumns * p)),
-         mb.toI32(row0), mb.toI32(h), mb.toI32(batch),
+        {map, at[0], at[1], at[2], at[3],
          kb.sharedAddress(
              os, mb.add(mb.mul(wgIdxU, kWarpgroupRows * swizzle::kRowBytes),
                         kb.idx(p * BM * swizzle::kRowBytes)))},
         {});
+  }
   NVVM::CpAsyncBulkCommitGroupOp::create(b);
 }

@@ -41,17 +41,25 @@ Value FragmentBuilder::toI32(Value index) {
   return arith::IndexCastOp::create(b, b.getI32Type(), index);
 }
 
+Value OperandRows::element(FragmentBuilder &mb, Value row, Value col) const {
+  // Dense operands keep the form (seqBase + row) * stride (their PTX as it
+  // was before heads were read in place).
+  Value start = elementBase ? mb.add(elementBase, mb.mul(row, stride))
+                            : mb.mul(mb.add(seqBase, row), stride);
+  return col ? mb.add(start, col) : start;
+}
+
 std::pair<Value, Value>
-FragmentBuilder::rowChunkSource(Value seqBase, Value seqRow, int64_t seqLen,
-                                int64_t rowElements, Value col,
-                                int64_t vecElems, bool ragged) {
+FragmentBuilder::rowChunkSource(const OperandRows &rows, Value seqRow,
+                                int64_t seqLen, Value col, int64_t vecElems,
+                                bool ragged) {
   Value n;
   if (ragged) {
     Value in = cmp(arith::CmpIPredicate::ult, seqRow, kb.idx(seqLen));
     seqRow = arith::SelectOp::create(b, in, seqRow, kb.idx(0));
     n = arith::SelectOp::create(b, in, kb.idx(vecElems), kb.idx(0));
   }
-  return {add(mul(add(seqBase, seqRow), rowElements), col), n};
+  return {rows.element(*this, seqRow, col), n};
 }
 
 Value FragmentBuilder::zeroAcc() {

@@ -22,6 +22,21 @@
 
 namespace sinter::gpu_kernels::attention {
 
+class FragmentBuilder;
+
+/// The rows of one (batch, head) of an attention operand in its flattened
+/// buffer (HeadLayout): row r starts at element (seqBase + r) * stride of a
+/// dense [B, H, S, D] operand, or at elementBase + r * stride of heads read
+/// or written in place ([B, S, Hbuf, D]: stride Hbuf * D).
+struct OperandRows {
+  mlir::Value seqBase;     // dense: the (batch, head)'s first flat row
+  mlir::Value elementBase; // in place: its first row's first element
+  int64_t stride = 0;      // elements between rows
+  /// The flat index of element `col` of row `row` (col null: 0).
+  mlir::Value element(FragmentBuilder &mb, mlir::Value row,
+                      mlir::Value col = {}) const;
+};
+
 class FragmentBuilder {
 public:
   FragmentBuilder(mlir::ImplicitLocOpBuilder &b, mlir::Type elt);
@@ -58,14 +73,12 @@ public:
                                          llvm::ArrayRef<mlir::Type> types);
 
   /// The source of a cp.async of elements [col, col + vecElems) of
-  /// sequence row `seqRow` (rows of `rowElements` elements, the sequence
-  /// starting at flat row `seqBase`): the flat element index and the bytes'
-  /// element count to read (null: all). With `ragged`, a row at or past
-  /// `seqLen` reads row 0 with a count of 0, so the copy zero-fills it.
+  /// sequence row `seqRow` of `rows`: the flat element index and the
+  /// bytes' element count to read (null: all). With `ragged`, a row at or
+  /// past `seqLen` reads row 0 with a count of 0, so the copy zero-fills it.
   std::pair<mlir::Value, mlir::Value>
-  rowChunkSource(mlir::Value seqBase, mlir::Value seqRow, int64_t seqLen,
-                 int64_t rowElements, mlir::Value col, int64_t vecElems,
-                 bool ragged);
+  rowChunkSource(const OperandRows &rows, mlir::Value seqRow, int64_t seqLen,
+                 mlir::Value col, int64_t vecElems, bool ragged);
 
   // mma.sync (MmaSync.cpp).
   /// The row (element) offsets each lane gives ldmatrix.x4 (lane l names

@@ -24,9 +24,10 @@ using namespace sinter::gpu_kernels;
 using namespace sinter::gpu_kernels::attention;
 
 MMAKernel::MMAKernel(AttentionOp op, const AttentionConfig &cfg,
-                     ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
-                     const KernelLaunch &launch)
-    : AttentionShape(op), op(op), cfg(cfg), visibility(KeyVisibility::of(op)),
+                     const AttentionHeads &heads, ImplicitLocOpBuilder &b,
+                     gpu::GPUFuncOp func, const KernelLaunch &launch)
+    : AttentionShape(op), op(op), cfg(cfg), heads(heads),
+      visibility(KeyVisibility::of(op)),
       eltBytes(elt.getIntOrFloatBitWidth() / 8), tiles(cfg, D),
       layout(cfg, D, eltBytes), b(b), func(func), launch(launch), mb(b, elt),
       kb(mb.kb) {
@@ -144,6 +145,26 @@ void MMAKernel::coords(Value item) {
   bhkv = mb.add(mb.mul(batch, Hkv), g);
   qSeqBase = mb.mul(bhq, Sq);
   kvSeqBase = mb.mul(bhkv, Skv);
+  // Row addresses for the threads' own copies (`ws` loads through tensor
+  // maps instead) and stores.
+  if (!WS) {
+    qRows = rowsOf(heads.q, qSeqBase, h, Sq);
+    kRows = rowsOf(heads.k, kvSeqBase, g, Skv);
+    vRows = rowsOf(heads.v, kvSeqBase, g, Skv);
+  }
+  oRows = rowsOf(heads.out, qSeqBase, h, Sq);
+}
+
+OperandRows MMAKernel::rowsOf(const HeadLayout &layout, Value seqBase,
+                              Value head, int64_t seqLen) {
+  if (!layout.seqMajor)
+    return OperandRows{seqBase, {}, D};
+  // [B, S, Hbuf, D]: batch b's rows start at b * S * Hbuf * D, head
+  // (head + headOffset)'s columns at (head + headOffset) * D.
+  int64_t stride = layout.rowStride(D);
+  Value start = mb.add(mb.mul(batch, seqLen * stride),
+                       mb.mul(mb.add(head, layout.headOffset), D));
+  return OperandRows{{}, start, stride};
 }
 
 void MMAKernel::itemRange() {
@@ -211,11 +232,21 @@ Value MMAKernel::keyOf(Value kv0, int64_t nt, int64_t c) {
   return mb.add(mb.add(kv0, quadCol), 8 * nt + c);
 }
 
+/// A TMA box of `rows` sequence rows and one 64-column panel of a head in
+/// the order of the tensor map over `layout`'s tensor (outermost first).
+static SmallVector<int64_t, 4> headBox(const HeadLayout &layout, int64_t rows) {
+  if (layout.seqMajor)
+    return {1, rows, 1, swizzle::kPanelColumns};
+  return {1, 1, rows, swizzle::kPanelColumns};
+}
+
 /// The launch of the kernel for `op` with `cfg`: one block per work item,
 /// or (`persist`) at most one per SM; with `ws` the tensor maps of Q, K
-/// and V (and with `tmastore` of O).
+/// and V (and with `tmastore` of O); heads read and written where `heads`
+/// says.
 static KernelLaunch attentionLaunch(AttentionOp op, const AttentionConfig &cfg,
-                                    int64_t smCount) {
+                                    int64_t smCount,
+                                    const AttentionHeads &heads) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   int64_t D = qType.getDimSize(3);
   Tiles tiles(cfg, D);
@@ -227,15 +258,21 @@ static KernelLaunch attentionLaunch(AttentionOp op, const AttentionConfig &cfg,
   launch.sharedMemory =
       SharedLayout(cfg, D, qType.getElementType().getIntOrFloatBitWidth() / 8)
           .totalBytes();
+  // The tensors the kernel reads and writes in place of the op's own.
+  const HeadLayout *inputs[] = {&heads.q, &heads.k, &heads.v};
+  for (auto [i, layout] : llvm::enumerate(inputs))
+    if (layout->tensor)
+      launch.operands[i] = layout->tensor;
+  if (heads.out.tensor)
+    launch.results[0] = heads.out.tensor;
   // One 64-column panel per box.
-  int64_t panel = swizzle::kPanelColumns;
   if (cfg.warpSpecialized)
-    launch.tensorMaps = {{0, {1, 1, tiles.blockM, panel}},
-                         {1, {1, 1, tiles.blockN, panel}},
-                         {2, {1, 1, tiles.blockN, panel}}};
+    launch.tensorMaps = {{0, headBox(heads.q, tiles.blockM)},
+                         {1, headBox(heads.k, tiles.blockN)},
+                         {2, headBox(heads.v, tiles.blockN)}};
   if (cfg.tmaStore)
     launch.tensorMaps.push_back({static_cast<unsigned>(op->getNumOperands()),
-                                 {1, 1, kWarpgroupRows, panel}});
+                                 headBox(heads.out, kWarpgroupRows)});
   if (cfg.persistent) {
     launch.persistentWork = items;
     launch.persistentCtasPerSM = 1;
@@ -245,8 +282,8 @@ static KernelLaunch attentionLaunch(AttentionOp op, const AttentionConfig &cfg,
 
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     AttentionOp op, gpu::GPUModuleOp module, StringRef name,
-    const AttentionConfig &cfg, int64_t smCount) {
-  KernelLaunch launch = attentionLaunch(op, cfg, smCount);
+    const AttentionConfig &cfg, int64_t smCount, const AttentionHeads &heads) {
+  KernelLaunch launch = attentionLaunch(op, cfg, smCount, heads);
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   gpu::GPUFuncOp func =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
@@ -259,6 +296,6 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionMMAKernel(
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   b.getI32IntegerAttr(static_cast<int32_t>(maxRegs)));
   b.setInsertionPointToStart(&func.getBody().front());
-  MMAKernel(op, cfg, b, func, launch).build();
+  MMAKernel(op, cfg, heads, b, func, launch).build();
   return launch;
 }

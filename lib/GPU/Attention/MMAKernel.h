@@ -63,8 +63,8 @@ struct RowState {
 class MMAKernel : AttentionShape {
 public:
   MMAKernel(AttentionOp op, const AttentionConfig &cfg,
-            mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
-            const KernelLaunch &launch);
+            const AttentionHeads &heads, mlir::ImplicitLocOpBuilder &b,
+            mlir::gpu::GPUFuncOp func, const KernelLaunch &launch);
   /// Builds the kernel's body at the builder's insertion point.
   void build();
 
@@ -78,6 +78,10 @@ private:
   void setupThreads();
   void setupFragmentAddresses();
   void coords(mlir::Value item);
+  /// The rows of (batch, `head`) of an operand laid out as `layout`, whose
+  /// dense form starts at flat row `seqBase` of `seqLen`-row heads.
+  OperandRows rowsOf(const HeadLayout &layout, mlir::Value seqBase,
+                     mlir::Value head, int64_t seqLen);
   void itemRange();
   mlir::Value warpUniform(mlir::Value v);
   void ifThen(mlir::Value cond, llvm::function_ref<void()> body);
@@ -93,9 +97,9 @@ private:
 
   // Producer.cpp: loads (cp.async, TMA), mbarriers, the producer warpgroup.
   void setupCopies();
-  void copyTile(mlir::Value src, mlir::Value seqBase, mlir::Value row0,
+  void copyTile(mlir::Value src, const OperandRows &srcRows, mlir::Value row0,
                 int64_t rows, int64_t seqLen, mlir::Value dst);
-  void copyPass(mlir::Value src, mlir::Value seqBase, mlir::Value row0,
+  void copyPass(mlir::Value src, const OperandRows &srcRows, mlir::Value row0,
                 int64_t rows, int64_t seqLen, mlir::Value dst, int64_t pass);
   void waitAll(int32_t pending = 0);
   mlir::Value barAddr(int kind, mlir::Value tile);
@@ -105,8 +109,15 @@ private:
   void copyArrive(int kind, mlir::Value tile);
   mlir::Value qUse(mlir::Value j);
   mlir::Value gt(mlir::Value t);
-  void tmaTile(mlir::Value map, mlir::Value dst, int64_t rows, mlir::Value row0,
-               mlir::Value head, int kind, mlir::Value tile);
+  void tmaTile(mlir::Value map, const HeadLayout &layout, mlir::Value dst,
+               int64_t rows, mlir::Value row0, mlir::Value head, int kind,
+               mlir::Value tile);
+  /// A TMA box's coordinates {column, row0, head, batch} in the order of
+  /// the tensor map over `layout`'s tensor, innermost first, as i32.
+  llvm::SmallVector<mlir::Value, 4> boxCoordinates(const HeadLayout &layout,
+                                                   mlir::Value col,
+                                                   mlir::Value row0,
+                                                   mlir::Value head);
   void initBarriers();
   void producerWarpgroup();
   void producerLoads();
@@ -176,6 +187,8 @@ private:
   // The op and its shape.
   AttentionOp op;
   const AttentionConfig &cfg;
+  /// Where Q, K, V and O live (dense, or heads in place).
+  const AttentionHeads &heads;
   /// Which keys each query row sees.
   KeyVisibility visibility;
   int64_t eltBytes;
@@ -198,6 +211,7 @@ private:
   // The work item (set per item with `persist`).
   mlir::Value bid, mTile, h, batch, g, q0, bhq, bhkv, qSeqBase, kvSeqBase;
   mlir::Value tileEnd, maskBase;
+  OperandRows qRows, kRows, vRows, oRows;
   llvm::SmallVector<int64_t> maskStride;
   int64_t keyTiles;
   // The thread's place.

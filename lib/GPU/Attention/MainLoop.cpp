@@ -47,8 +47,8 @@ static RowState split(ValueRange vals, int64_t oTiles, int64_t rows) {
 }
 
 void MMAKernel::singleStage() {
-  copyTile(q, qSeqBase, q0, BM, Sq, qs);
-  copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
+  copyTile(q, qRows, q0, BM, Sq, qs);
+  copyTile(k, kRows, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
   auto loop = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1),
                                  concat(init.O, init.M, init.L));
   {
@@ -66,7 +66,7 @@ void MMAKernel::singleStageBody(scf::ForOp loop) {
   Value ks = kTile(t), vs = vTile(t);
 
   waitAll(); // K[t] (and Q) landed; every warp is done with V[t-1]
-  copyTile(v, kvSeqBase, kv0, BN, Skv, vs);
+  copyTile(v, vRows, kv0, BN, Skv, vs);
   SmallVector<Value> S;
   if (WG)
     S = mb.unflatten(waitGroup(0, issueS(ks)));
@@ -80,7 +80,7 @@ void MMAKernel::singleStageBody(scf::ForOp loop) {
   waitAll(); // V[t] landed; every warp is done with K[t]
   Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
   ifThen(more, [&] {
-    copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(kb.idx(0)));
+    copyTile(k, kRows, mb.add(kv0, BN), BN, Skv, kTile(kb.idx(0)));
   });
   if (WG) {
     auto [acc, pRegs] = fenceOP(st.O, pRegisters(S));
@@ -200,16 +200,16 @@ scf::IfOp MMAKernel::prologue(int64_t nP) {
       barWait(FullQ, qUse(kb.idx(0)));
     barWait(FullK, gt(kb.idx(0)));
   } else {
-    copyTile(q, qSeqBase, q0, BM, Sq, qs);
-    copyTile(k, kvSeqBase, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
+    copyTile(q, qRows, q0, BM, Sq, qs);
+    copyTile(k, kRows, kb.idx(0), BN, Skv, kTile(kb.idx(0)));
     if (MB)
       copyArrive(FullK, kb.idx(0));
-    copyTile(v, kvSeqBase, kb.idx(0), BN, Skv, vTile(kb.idx(0)));
+    copyTile(v, vRows, kb.idx(0), BN, Skv, vTile(kb.idx(0)));
     if (MB)
       copyArrive(FullV, kb.idx(0));
     Value more = mb.cmp(arith::CmpIPredicate::ugt, tileEnd, kb.idx(1));
     ifThen(more, [&] {
-      copyTile(k, kvSeqBase, kb.idx(BN), BN, Skv, kTile(kb.idx(1)));
+      copyTile(k, kRows, kb.idx(BN), BN, Skv, kTile(kb.idx(1)));
       if (MB)
         copyArrive(FullK, kb.idx(1));
     });
@@ -293,14 +293,14 @@ void MMAKernel::consumerLoads(Value t, Value kv0, Value tPrev) {
     ifThen(reuse,
            [&] { barWait(EmptyV, arith::SubIOp::create(b, t, kb.idx(2))); });
   }
-  copyTile(v, kvSeqBase, kv0, BN, Skv, vTile(t));
+  copyTile(v, vRows, kv0, BN, Skv, vTile(t));
   if (MB)
     copyArrive(FullV, t);
   Value more = mb.cmp(arith::CmpIPredicate::ult, mb.add(t, 1), tileEnd);
   ifThen(more, [&] {
     if (MB)
       barWait(EmptyK, tPrev);
-    copyTile(k, kvSeqBase, mb.add(kv0, BN), BN, Skv, kTile(mb.add(t, 1)));
+    copyTile(k, kRows, mb.add(kv0, BN), BN, Skv, kTile(mb.add(t, 1)));
     if (MB)
       copyArrive(FullK, mb.add(t, 1));
   });

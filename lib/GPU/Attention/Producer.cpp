@@ -47,19 +47,20 @@ void MMAKernel::setupCopies() {
   }
 }
 
-void MMAKernel::copyTile(Value src, Value seqBase, Value row0, int64_t rows,
-                         int64_t seqLen, Value dst) {
+void MMAKernel::copyTile(Value src, const OperandRows &srcRows, Value row0,
+                         int64_t rows, int64_t seqLen, Value dst) {
   // `rows` sequence rows starting at `row0` into `dst`, one group of
   // copies; rows past `seqLen` are zero-filled.
   int64_t rowsPerPass = T / chunks;
   int64_t passes = llvm::divideCeil(rows, rowsPerPass);
   for (int64_t pass = 0; pass < passes; ++pass)
-    copyPass(src, seqBase, row0, rows, seqLen, dst, pass);
+    copyPass(src, srcRows, row0, rows, seqLen, dst, pass);
   NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
-void MMAKernel::copyPass(Value src, Value seqBase, Value row0, int64_t rows,
-                         int64_t seqLen, Value dst, int64_t pass) {
+void MMAKernel::copyPass(Value src, const OperandRows &srcRows, Value row0,
+                         int64_t rows, int64_t seqLen, Value dst,
+                         int64_t pass) {
   int64_t rowsPerPass = T / chunks;
   bool ragged = seqLen % rows != 0 || seqLen < rows;
   Value r = mb.add(chunkRow, pass * rowsPerPass);
@@ -73,8 +74,8 @@ void MMAKernel::copyPass(Value src, Value seqBase, Value row0, int64_t rows,
     partial.emplace(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
   }
-  auto [gidx, n] = mb.rowChunkSource(seqBase, mb.add(row0, r), seqLen, D,
-                                     chunkCol, vecElems, ragged);
+  auto [gidx, n] = mb.rowChunkSource(srcRows, mb.add(row0, r), seqLen, chunkCol,
+                                     vecElems, ragged);
   SmallVector<Value> dstIdx{r, chunkCol};
   if (WG)
     dstIdx = {mb.add(mb.add(mb.mul(wgPanelOff, rows * swizzle::kPanelColumns),
@@ -141,8 +142,20 @@ Value MMAKernel::gt(Value t) {
   return PERSIST ? mb.add(tileBase, t) : t;
 }
 
-void MMAKernel::tmaTile(Value map, Value dst, int64_t rows, Value row0,
-                        Value head, int kind, Value tile) {
+SmallVector<Value, 4> MMAKernel::boxCoordinates(const HeadLayout &layout,
+                                                Value col, Value row0,
+                                                Value head) {
+  // The map is over the kernel argument's dense shape: [B, H, S, D], or
+  // [B, S, Hbuf, D] for heads in place (head + headOffset).
+  if (!layout.seqMajor)
+    return {col, mb.toI32(row0), mb.toI32(head), mb.toI32(batch)};
+  return {col, mb.toI32(mb.add(head, layout.headOffset)), mb.toI32(row0),
+          mb.toI32(batch)};
+}
+
+void MMAKernel::tmaTile(Value map, const HeadLayout &layout, Value dst,
+                        int64_t rows, Value row0, Value head, int kind,
+                        Value tile) {
   // `ws`: rows [row0, row0 + rows) of head `head` into the swizzled tile
   // `dst` through `map`, one 64-column panel per TMA copy, completing on
   // barrier (kind, tile) with the tile's bytes (rows past the sequence read
@@ -153,15 +166,17 @@ void MMAKernel::tmaTile(Value map, Value dst, int64_t rows, Value row0,
   // Inline PTX: nvvm.cp.async.bulk.tensor.shared.cluster.global takes the
   // destination and the mbarrier as !llvm.ptr<3> (64-bit on NVPTX), not
   // the 32-bit shared addresses the kernel computes (see mbarrierInit).
-  for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p)
+  for (int64_t p = 0; p < D / swizzle::kPanelColumns; ++p) {
+    Value to = kb.sharedAddress(dst, kb.idx(p * rows * swizzle::kRowBytes));
+    SmallVector<Value, 4> at = boxCoordinates(
+        layout, kb.i32(static_cast<int32_t>(swizzle::kPanelColumns * p)), row0,
+        head);
     mb.callAsm("cp.async.bulk.tensor.4d.shared::cluster.global.tile."
                "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], "
                "[$6];",
                "r,l,r,r,r,r,r,~{memory}",
-               {kb.sharedAddress(dst, kb.idx(p * rows * swizzle::kRowBytes)),
-                map, kb.i32(static_cast<int32_t>(swizzle::kPanelColumns * p)),
-                mb.toI32(row0), mb.toI32(head), mb.toI32(batch), bar},
-               {});
+               {to, map, at[0], at[1], at[2], at[3], bar}, {});
+  }
 }
 
 void MMAKernel::initBarriers() {
@@ -232,7 +247,7 @@ void MMAKernel::producerLoads() {
       barWait(EmptyQ, qUse(arith::SubIOp::create(b, itemNo, kb.idx(1))));
     });
   }
-  tmaTile(tensorMaps[0], qs, BM, q0, h, FullQ,
+  tmaTile(tensorMaps[0], heads.q, qs, BM, q0, h, FullQ,
           qUse(PERSIST ? itemNo : kb.idx(0)));
   auto loads = scf::ForOp::create(b, kb.idx(0), tileEnd, kb.idx(1));
   {
@@ -243,8 +258,9 @@ void MMAKernel::producerLoads() {
     Value t2 = arith::SubIOp::create(b, t, kb.idx(2));
     for (int kv = 0; kv < 2; ++kv) {
       ifThen(reuse, [&] { barWait(kv ? EmptyV : EmptyK, t2); });
-      tmaTile(tensorMaps[1 + kv], kv ? vTile(t) : kTile(t), BN,
-              mb.mul(loads.getInductionVar(), BN), g, kv ? FullV : FullK, t);
+      tmaTile(tensorMaps[1 + kv], kv ? heads.v : heads.k,
+              kv ? vTile(t) : kTile(t), BN, mb.mul(loads.getInductionVar(), BN),
+              g, kv ? FullV : FullK, t);
     }
   }
   inItems.reset();

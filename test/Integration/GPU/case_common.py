@@ -17,6 +17,10 @@ FLAGS = {}
 # How many cublas_gemm library calls the manifest of some cases must hold,
 # by case name (gpu_checks.py also checks which path ran them).
 LIBRARY_CALLS = {}
+# How many launches the manifest of some cases holds, by case name
+# (gpu_checks.py build checks it: a kernel that should read its operands in
+# place did not when there are more).
+LAUNCHES = {}
 # Prefix of the sm_90a warpgroup-MMA attention configurations.
 WG = "wgmma,mtiles=1,"
 # ... and of its two-stage (software-pipelined) form.

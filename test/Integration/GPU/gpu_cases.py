@@ -10,7 +10,8 @@ import math
 import os
 import sys
 
-from case_common import FLAGS, LIBRARY_CALLS, TYPES, WG, WGP, _tt  # noqa: F401
+from case_common import (  # noqa: F401
+    FLAGS, LAUNCHES, LIBRARY_CALLS, TYPES, WG, WGP, _tt)
 from general_cases import (  # noqa: F401
     unfused_mlp_case,
     reduce_sum_case,
@@ -26,6 +27,7 @@ from general_cases import (  # noqa: F401
     dropout_residual_case,
 )
 from backward_cases import backward_cases  # noqa: E402
+from heads_cases import attention_heads_cases  # noqa: E402
 from attention_sweeps import (  # noqa: E402
     PERSISTENT_CASES,
     TWO_STAGE_CASES,
@@ -562,6 +564,7 @@ def correctness_cases():
     ]
     cases += backward_cases()
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
+    cases += attention_heads_cases()
     # Persistent warp-specialized blocks: with --cuda-sm-count=3 each block
     # takes several work items (the barriers' phases run across items;
     # causal items without keys in between).

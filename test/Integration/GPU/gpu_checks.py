@@ -65,7 +65,21 @@ def build(out, chip, compiler, which, only=None):
         if bad:
             print("BUILD FAIL %s: malformed launch arguments %s" % (name, bad))
             sys.exit(1)
+        launches = launch_names(os.path.join(d, "manifest.json"))
+        want = gpu_cases.LAUNCHES.get(name)
+        if want is not None and len(launches) != want:
+            print("BUILD FAIL %s: %d launches %s, expected %d" % (
+                name, len(launches), launches, want))
+            sys.exit(1)
         print("built %-52s %6.0f ms" % (name, 1000 * (time.time() - t0)))
+
+
+def launch_names(manifest):
+    """The kernels (or library-call kinds) `manifest`'s launches run."""
+    with open(manifest) as f:
+        m = json.load(f)
+    return [l.get("kernel", l.get("kind")) for fn in m["functions"]
+            for l in fn["launches"]]
 
 
 def malformed_args(manifest):

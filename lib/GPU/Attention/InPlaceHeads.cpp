@@ -1,0 +1,120 @@
+//===- InPlaceHeads.cpp - Attention heads read and written in place -------===//
+//
+// Part of the Sinter project.
+//
+// Frontends hand attention its heads transposed. Hugging Face writes
+// q.view(B, S, H, D).transpose(1, 2) (and the same back for O), and fused
+// QKV projections are sliced first; after sinter-tensor-ops-to-linalg
+// (which moves the split into heads before the slice) and the outliner's
+// generalization of named ops, GPT-2's attention reads, per layer:
+//
+//   %p = tensor.expand_shape %qkv [[0, 1], [2, 3]] output_shape [B, S, 3H, D]
+//   %s = tensor.extract_slice %p[0, 0, h0, 0] [B, S, H, D] [1, 1, 1, 1]
+//   %q = linalg.generic {indexing_maps = [(b, h, s, d) -> (b, s, h, d),
+//                                         (b, h, s, d) -> (b, h, s, d)]}
+//        ins(%s : tensor<BxSxHxD>) outs(%e : tensor<BxHxSxD>) {
+//          ^bb0(%in, %out): linalg.yield %in }
+//   ... the same for K (h0 = H) and V (h0 = 2H) ...
+//   %o = sinter.attention %q, %k, %v {causal} -> tensor<BxHxSxD>
+//   %t = linalg.generic {the same maps} ins(%o) outs(tensor<BxSxHxD>)
+//   %c = tensor.collapse_shape %t [[0, 1], [2, 3]] -> tensor<(BS)x(HD)>
+//
+// Each transpose is a kernel that moves its whole tensor through memory
+// twice (12.6 MB each way per tensor and layer at GPT-2's B8 T1024: four
+// of them per layer). The tensor-core kernel moves rows of D contiguous
+// elements anyway, by cp.async or by TMA boxes, so it reads Q, K and V in
+// place in the projection ([B, S, 3H, D], a row stride of 3H * D and a
+// head offset) and writes O straight into the [B, S, H, D] tensor the
+// output projection reads. The transposes become dead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+/// Whether `t` is the generic a linalg.transpose with permutation
+/// [0, 2, 1, 3] generalizes to (above): one input read through (d0, d2,
+/// d1, d3), an identity-mapped init, four parallel loops, a body that
+/// yields the input element.
+static bool isHeadTranspose(linalg::GenericOp t) {
+  if (!t || !t.hasPureTensorSemantics() || t.getNumDpsInputs() != 1 ||
+      t.getNumDpsInits() != 1 || t.getNumLoops() != 4 ||
+      t.getNumParallelLoops() != 4)
+    return false;
+  MLIRContext *ctx = t.getContext();
+  AffineMap swapped =
+      AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 1, 3}, ctx);
+  if (t.getMatchingIndexingMap(t.getDpsInputOperand(0)) != swapped ||
+      !t.getMatchingIndexingMap(t.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Block &body = t.getRegion().front();
+  return body.getOperations().size() == 1 &&
+         body.getTerminator()->getOperand(0) == body.getArgument(0);
+}
+
+/// The layout of `operand` (Q, K or V) read in place: the input of its head
+/// transpose, or the source of the head slice that input is (offsets [0,
+/// 0, h0, 0], whole along the other dimensions). Dense when `operand` is
+/// no head transpose.
+static HeadLayout readInPlace(Value operand) {
+  auto t = operand.getDefiningOp<linalg::GenericOp>();
+  if (!isHeadTranspose(t))
+    return {};
+  HeadLayout layout;
+  layout.seqMajor = true;
+  layout.tensor = t.getDpsInputs()[0];
+  layout.bufferHeads =
+      cast<RankedTensorType>(layout.tensor.getType()).getDimSize(2);
+  auto slice = layout.tensor.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.hasUnitStride() ||
+      slice.getSourceType().getRank() != 4 ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(slice.getStaticSizes()))
+    return layout;
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> source = slice.getSourceType().getShape();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  for (int64_t d : {0, 1, 3})
+    if (offsets[d] != 0 || sizes[d] != source[d])
+      return layout;
+  layout.tensor = slice.getSource();
+  layout.bufferHeads = source[2];
+  layout.headOffset = offsets[2];
+  return layout;
+}
+
+/// The layout O is written in place in: the result of the head transpose
+/// that is the attention's only use of it (the transpose then goes).
+static HeadLayout writeInPlace(Value out, Operation *&transpose) {
+  if (!out.hasOneUse())
+    return {};
+  auto t = dyn_cast<linalg::GenericOp>(*out.getUsers().begin());
+  if (!isHeadTranspose(t) || t.getDpsInputs()[0] != out)
+    return {};
+  transpose = t;
+  HeadLayout layout;
+  layout.seqMajor = true;
+  layout.tensor = t->getResult(0);
+  layout.bufferHeads = cast<RankedTensorType>(out.getType()).getDimSize(1);
+  return layout;
+}
+
+AttentionHeads sinter::gpu_kernels::planAttentionHeads(AttentionOp op) {
+  AttentionHeads heads;
+  heads.q = readInPlace(op.getQuery());
+  heads.k = readInPlace(op.getKey());
+  heads.v = readInPlace(op.getValue());
+  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
+    if (readInPlace(operand).seqMajor &&
+        !llvm::is_contained(heads.readTransposes, operand.getDefiningOp()))
+      heads.readTransposes.push_back(operand.getDefiningOp());
+  heads.out = writeInPlace(op.getOutput(), heads.outTranspose);
+  return heads;
+}
