@@ -30,11 +30,13 @@ ROOT = os.path.dirname(HERE)
 TABLE = os.path.join(ROOT, "lib", "GPU", "Attention", "AttentionConfigs.inc")
 
 # B2 H16 S4096 per head dim and causality (the table's general entries),
-# and B16 H16 S1024 at D128 (BENCHMARKS.md's short-sequence shape: an entry
-# for key sequences up to 1024 where its best tiles differ).
+# B16 H16 S1024 at D128 (BENCHMARKS.md's short-sequence shape: an entry
+# for key sequences up to 1024 where its best tiles differ) and GPT-2 124M's
+# B8 H12 S1024 at D64 (bench/gpt2_forward.py's and train_gpt2.py's).
 SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
           for causal in (False, True)] + [
-    (16, 16, 1024, 128, causal) for causal in (False, True)]
+    (16, 16, 1024, 128, causal) for causal in (False, True)] + [
+    (8, 12, 1024, 64, causal) for causal in (False, True)]
 CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     (4, 8), (1, 2), (32, 64, 128))] + [
     "wgmma,warps=%d,mtiles=1,bn=%d" % c for c in itertools.product(
