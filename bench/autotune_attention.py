@@ -32,11 +32,14 @@ TABLE = os.path.join(ROOT, "lib", "GPU", "Attention", "AttentionConfigs.inc")
 # B2 H16 S4096 per head dim and causality (the table's general entries),
 # B16 H16 S1024 at D128 (BENCHMARKS.md's short-sequence shape: an entry
 # for key sequences up to 1024 where its best tiles differ) and GPT-2 124M's
-# B8 H12 S1024 at D64 (bench/gpt2_forward.py's and train_gpt2.py's).
+# B8 H12 S1024 at D64 (bench/gpt2_forward.py's and train_gpt2.py's), the
+# last as the real model's attention reads them: heads in place in the
+# fused QKV projection, O merged for the output projection (HEADS).
 SHAPES = [(2, 16, 4096, d, causal) for d in (64, 128, 256)
           for causal in (False, True)] + [
     (16, 16, 1024, 128, causal) for causal in (False, True)] + [
     (8, 12, 1024, 64, causal) for causal in (False, True)]
+HEADS = {(8, 12, 1024, 64)}
 CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
     (4, 8), (1, 2), (32, 64, 128))] + [
     "wgmma,warps=%d,mtiles=1,bn=%d" % c for c in itertools.product(
@@ -71,10 +74,17 @@ CANDIDATES = ["warps=%d,mtiles=%d,bn=%d" % c for c in itertools.product(
 
 
 def shape_name(B, H, S, D, causal, t="bf16"):
-    return "b%dh%ds%dd%d_%s%s" % (B, H, S, D, t, "_causal" if causal else "")
+    return "b%dh%ds%dd%d_%s%s%s" % (B, H, S, D, t, "_causal" if causal else "",
+                                    "_heads" if (B, H, S, D) in HEADS else "")
 
 
 def source(B, H, S, D, causal, t="bf16"):
+    if (B, H, S, D) in HEADS:
+        # main(qkv [B, S, 3HD]) -> [B, S, HD] (test/Integration/GPU/
+        # heads_cases.py's IR).
+        sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "GPU"))
+        import heads_cases
+        return heads_cases.attention_heads_case(B, S, H, H, D, t, causal)[1]
     ty = "tensor<%dx%dx%dx%dx%s>" % (B, H, S, D, t)
     return """func.func @main(%%q: %s, %%k: %s, %%v: %s) -> %s {
   %%o = sinter.attention %%q, %%k, %%v%s : %s, %s, %s -> %s
@@ -126,9 +136,20 @@ def run(art, out_json):
         sname = shape_name(B, H, S, D, causal)
         if not os.path.isdir(os.path.join(art, sname)):
             continue
-        q, k, v = (torch.randn(B, H, S, D, generator=gen, device=dev)
-                   .to(torch.bfloat16) for _ in range(3))
+        heads = (B, H, S, D) in HEADS
+        if heads:
+            qkv = torch.randn(B, S, 3 * H * D, generator=gen,
+                              device=dev).to(torch.bfloat16)
+            q, k, v = (x.view(B, S, H, D).transpose(1, 2)
+                       for x in qkv.split(H * D, -1))
+            ins = [qkv]
+        else:
+            q, k, v = (torch.randn(B, H, S, D, generator=gen, device=dev)
+                       .to(torch.bfloat16) for _ in range(3))
+            ins = [q, k, v]
         want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        if heads:
+            want = want.transpose(1, 2).reshape(B, S, H * D)
         flops = 4 * B * H * S * S * D / (2 if causal else 1)
         rows = []
         for cfg_dir in sorted(os.listdir(os.path.join(art, sname))):
@@ -139,8 +160,8 @@ def run(art, out_json):
                 continue
             try:
                 fn = sc.CudaProgram(d)["main"]
-                out = torch.full_like(q, float("nan"))
-                fn(q, k, v, out=out)
+                out = torch.full_like(want, float("nan"))
+                fn(*ins, out=out)
                 torch.cuda.synchronize()
             except Exception as e:  # e.g. too many resources for a launch
                 print("%-28s %-26s does not run: %s" % (
@@ -151,7 +172,7 @@ def run(art, out_json):
                 continue
             err = ((out.float() - want.float()).norm() /
                    want.float().norm()).item()
-            ms = do_bench(lambda: fn(q, k, v, out=out), warmup=25, rep=100,
+            ms = do_bench(lambda: fn(*ins, out=out), warmup=25, rep=100,
                           return_mode="median")
             ok = err == err and err < 2e-2
             rows.append({"config": cfg, "ms": ms,

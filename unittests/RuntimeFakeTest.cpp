@@ -126,11 +126,13 @@ Fakes &fakes() {
 constexpr size_t kWorkspace = 32u << 20;
 
 /// One GEMM function main(a, b[, c0]) -> c as sinterc writes it, with
-/// row-major operands: a batch x m x k, b batch x k x n, c batch x m x n.
+/// row-major operands: a batch x m x k, b batch x k x n, c batch x m x n
+/// (stored transposed with transA / transB: k x m, n x k).
 struct Case {
   int64_t m, n, k, batch;
   std::string inType = "float32", outType = "float32";
   bool accumulate = false;
+  bool transA = false, transB = false;
   /// The bias epilogue: a vector of n of outType, argument after c0.
   bool bias = false;
 
@@ -140,8 +142,10 @@ struct Case {
     using sinter::test::argument;
     auto num = [](int64_t v) { return std::to_string(v); };
     std::vector<std::string> args = {
-        argument(0, "a", "input", inType, {batch, m, k}),
-        argument(1, "b", "input", inType, {batch, k, n})};
+        argument(0, "a", "input", inType,
+                 {batch, transA ? k : m, transA ? m : k}),
+        argument(1, "b", "input", inType,
+                 {batch, transB ? n : k, transB ? k : n})};
     if (accumulate)
       args.push_back(argument(2, "c0", "input", outType, {batch, m, n}));
     if (bias)
@@ -157,7 +161,8 @@ struct Case {
         num(m) + R"(, "n": )" + num(n) + R"(, "k": )" + num(k) +
         R"(, "batch": )" + num(batch) +
         R"(, "a": {"arg": 0}, "b": {"arg": 1}, "c": {"arg": )" + num(c) +
-        "}, " +
+        "}, " + (transA ? R"("trans_a": true, )" : "") +
+        (transB ? R"("trans_b": true, )" : "") +
         (accumulate ? R"("accumulate": true, "c_init": {"arg": 2}, )"
                     : R"("accumulate": false, )") +
         (bias ? R"("bias": {"arg": )" + num(biasArg()) +
@@ -166,9 +171,10 @@ struct Case {
         R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
         R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
         R"(", "c_dtype": ")" + outType +
-        R"(", "compute_dtype": "float32", "lda": )" + num(k) + R"(, "ldb": )" +
-        num(n) + R"(, "ldc": )" + num(n) + R"(, "stride_a": )" + num(m * k) +
-        R"(, "stride_b": )" + num(k * n) + R"(, "stride_c": )" + num(m * n) +
+        R"(", "compute_dtype": "float32", "lda": )" + num(transA ? m : k) +
+        R"(, "ldb": )" + num(transB ? k : n) + R"(, "ldc": )" + num(n) +
+        R"(, "stride_a": )" + num(m * k) + R"(, "stride_b": )" + num(k * n) +
+        R"(, "stride_c": )" + num(m * n) +
         R"(,
          "fallback": {"kind": "kernel", "kernel": "matmul_0",
            "grid": [1, 1, 1], "block": [256, 1, 1], "shared_memory": 0,
@@ -289,8 +295,10 @@ protected:
         for (int64_t j = 0; j < c.n; ++j) {
           float sum = 0;
           for (int64_t p = 0; p < c.k; ++p)
-            sum += value(n * c.m * c.k + i * c.k + p, 1) *
-                   value(n * c.k * c.n + p * c.n + j, 2);
+            sum += value(n * c.m * c.k + (c.transA ? p * c.m + i : i * c.k + p),
+                         1) *
+                   value(n * c.k * c.n + (c.transB ? j * c.k + p : p * c.n + j),
+                         2);
           int64_t o = n * c.m * c.n + i * c.n + j;
           r[o] = sum + (c.accumulate ? value(o, 3) : 0.0f) +
                  (c.bias ? value(j, 4) : 0.0f);
@@ -325,6 +333,24 @@ TEST_F(LibraryCalls, RowMajorGemmRunsAsTransposedColumnMajor) {
   EXPECT_EQ(fakes().matmuls(), 1);
   EXPECT_EQ(out32, reference(c));
   expectLibraryCalls(1, 0);
+}
+
+TEST_F(LibraryCalls, TransposedOperandsAreReadInPlace) {
+  // trans_a / trans_b (InPlaceOperands.cpp): A stored as A^T (k x m), B as
+  // B^T (n x k); cuBLASLt reads them through CUBLAS_OP_T.
+  for (auto [ta, tb] : {std::pair{true, false}, {false, true}, {true, true}}) {
+    Case c{5, 3, 7, 2};
+    c.transA = ta;
+    c.transB = tb;
+    c.accumulate = ta && tb;
+    if (program)
+      sinter_rt_unload(program);
+    program = nullptr;
+    ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+    if (fakes().disabled)
+      return;
+    EXPECT_EQ(out32, reference(c)) << ta << tb;
+  }
 }
 
 TEST_F(LibraryCalls, BatchesAccumulateIntoTheirInitialC) {

@@ -238,7 +238,8 @@ TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
                         "a needs 65792 bytes, its buffer has 65278");
   EXPECT_ARTIFACT_ERROR(
       gemmManifest(gemmEntry(R"("lda": 257)", R"("lda": 256)")),
-      "lda, ldb and ldc must be at least k, n and n");
+      "lda, ldb and ldc must be at least the columns of a, b and c as "
+      "stored");
   EXPECT_ARTIFACT_ERROR(
       gemmManifest(gemmEntry(R"("accumulate": true, "c_init": {"arg": 2},)",
                              R"("accumulate": false,)")),
@@ -262,12 +263,13 @@ TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
 
 TEST_F(RuntimeArtifact, OtherFormatsAreRefused) {
   // Formats 1 to 3 had no checksums: they cannot be verified, so they are
-  // not run.
-  for (int64_t version : {1, 2, 3, 5})
+  // not run; format 4 had no transposed GEMM operands, and format 4
+  // readers refuse the keys of 5.
+  for (int64_t version : {1, 2, 3, 4, 6})
     EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(), version),
                           "manifest format " + std::to_string(version) +
                               " is not supported (this runtime reads format "
-                              "4; recompile the artifact with this version "
+                              "5; recompile the artifact with this version "
                               "of sinterc)");
   EXPECT_ARTIFACT_ERROR(R"({"target": "cuda:sm_90a", "functions": []})",
                         "manifest format (none) is not supported");

@@ -200,6 +200,8 @@ static FailureOr<LibraryCall> readLibraryCall(gpu::LaunchFuncOp launch,
            << sinter::kLibraryCallAttrName << ": " << dict;
   if (dict.get("c_init"))
     call.cInit = cInit;
+  call.transA = dict.get("trans_a") != nullptr;
+  call.transB = dict.get("trans_b") != nullptr;
   if (dict.get("bias")) {
     unsigned bias = 0;
     if (!operandType("bias", bias, call.biasType))

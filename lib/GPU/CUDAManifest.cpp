@@ -149,6 +149,10 @@ static void writeLibraryCall(llvm::json::OStream &json,
     buffer(key::kA, call.a);
     buffer(key::kB, call.b);
     buffer(key::kC, call.c);
+    if (call.transA)
+      json.attribute(key::kTransA, true);
+    if (call.transB)
+      json.attribute(key::kTransB, true);
     json.attribute(key::kAccumulate, call.cInit.has_value());
     if (call.cInit)
       buffer(key::kCInit, *call.cInit);
@@ -162,9 +166,10 @@ static void writeLibraryCall(llvm::json::OStream &json,
     json.attribute(key::kBDtype, call.bType);
     json.attribute(key::kCDtype, call.cType);
     json.attribute(key::kComputeDtype, value::kFloat32);
-    // Row-major leading dimensions and batch strides, in elements.
-    json.attribute(key::kLda, call.k);
-    json.attribute(key::kLdb, call.n);
+    // Row-major leading dimensions (of the matrices as stored) and batch
+    // strides, in elements.
+    json.attribute(key::kLda, call.transA ? call.m : call.k);
+    json.attribute(key::kLdb, call.transB ? call.k : call.n);
     json.attribute(key::kLdc, call.n);
     json.attribute(key::kStrideA, call.m * call.k);
     json.attribute(key::kStrideB, call.k * call.n);

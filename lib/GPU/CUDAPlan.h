@@ -57,6 +57,9 @@ struct LibraryCall {
   std::optional<unsigned> cInit;
   std::optional<unsigned> bias; // the bias epilogue's vector
   std::string aType, bType, cType, biasType;
+  /// a holds A^T (k x m), b holds B^T (n x k): read in place around a
+  /// transpose.
+  bool transA = false, transB = false;
 };
 
 struct LaunchInfo {

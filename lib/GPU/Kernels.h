@@ -163,10 +163,20 @@ mlir::FailureOr<RowConfig> chooseRowConfig(mlir::Operation *op, int64_t rows,
                                            int64_t cols, mlir::Type elt,
                                            const Tuning &tuning);
 
+/// sinter.layer_norm / sinter.rms_norm; with `prologue` (matchNormPrologue)
+/// the kernel computes its input from the chain's inputs and also writes
+/// the chain's result when others read it.
 mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
                                               mlir::gpu::GPUModuleOp module,
                                               llvm::StringRef name,
-                                              const Tuning &tuning);
+                                              const Tuning &tuning,
+                                              FusedOp prologue = {});
+/// The elementwise chain a norm `norm` computes as its prologue
+/// (NormPrologue.cpp), or null: a sinter.fused of arith/math ops whose one
+/// result is the norm's input, each of its inputs a tensor of that shape
+/// read through the identity, every other reader of its result after the
+/// norm, and a non-persistent row kernel (tuning.rowPersistent 0).
+FusedOp matchNormPrologue(mlir::Operation *norm, const Tuning &tuning);
 /// sinter.layer_norm_backward / sinter.rms_norm_backward: a persistent row
 /// kernel (dx, and partial column sums into a scratch tensor it creates
 /// before `op`) and, with dweight or dbias, a column kernel adding them.
@@ -295,15 +305,36 @@ std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
 /// outlining: it gives matchMatmulEpilogue biases of cuBLASLt's type.
 void foldBiasWidenings(mlir::ModuleOp module);
 
+/// Whether `t` copies its one input to its identity-mapped init through
+/// `permutation` (a generalized linalg.transpose with a permutation that is
+/// its own inverse: its input map is (d0, ...) -> (d_p[0], ...)), with all
+/// loops parallel and a body that yields the input element.
+bool isTransposeCopy(mlir::linalg::GenericOp t,
+                     llvm::ArrayRef<unsigned> permutation);
+
+/// The operands a matmul kernel reads: A and B, or (transA, transB) the
+/// tensors whose transposes of the last two dimensions they are, read in
+/// place (InPlaceOperands.cpp): torch-mlir's nn.Linear is x @ transpose(W),
+/// and its weight gradient transpose(dY) @ x.
+struct MatmulOperands {
+  mlir::Value a, b;
+  bool transA = false, transB = false;
+  /// The transposes read around.
+  llvm::SmallVector<mlir::Operation *, 2> readTransposes;
+};
+MatmulOperands planMatmulOperands(mlir::linalg::LinalgOp op);
+
 /// Unfused linalg.matmul / linalg.batch_matmul on CUDA cores (f32
 /// accumulation, 64x64 tiles through shared memory). With `libraryCall`, a
 /// matmul whose types cuBLASLt takes also gets a cublas_gemm library call
 /// that the runtime runs instead of the kernel when it can. With
 /// `epilogue`, both compute and store its result instead of the matmul's.
+/// `operands` (default: the op's own) says which tensors both read.
 mlir::FailureOr<KernelLaunch>
 buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef name, bool libraryCall = false,
-                  const MatmulEpilogue *epilogue = nullptr);
+                  const MatmulEpilogue *epilogue = nullptr,
+                  const MatmulOperands *operands = nullptr);
 
 /// Any linalg.generic on static tensors that the elementwise and matmul
 /// kernels do not run -- reductions, contractions with transposed or

@@ -47,7 +47,8 @@ static bool cublasLtTakes(Type a, Type b, Type c) {
 
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
     linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name,
-    bool libraryCall, const MatmulEpilogue *epilogue) {
+    bool libraryCall, const MatmulEpilogue *epilogue,
+    const MatmulOperands *operands) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -71,6 +72,9 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
                            "CUDA backend yet");
   Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
   Value init = op.getDpsInits()[0];
+  // A or B read in place as the transposes of what the kernel takes.
+  MatmulOperands own{a, bm};
+  const MatmulOperands &in = operands ? *operands : own;
   auto aType = cast<RankedTensorType>(a.getType());
   auto bType = cast<RankedTensorType>(bm.getType());
   int64_t batch = batched ? aType.getDimSize(0) : 1;
@@ -97,7 +101,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
           nTiles = llvm::divideCeil(N, kTile);
   launch.grid = batch * mTiles * nTiles;
   launch.block = (kTile / kSub) * (kTile / kSub);
-  launch.operands = {a, bm};
+  launch.operands = {in.a, in.b};
   if (initTensor)
     launch.operands.push_back(initTensor);
   int64_t biasArg = -1;
@@ -158,8 +162,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
     gpu::BarrierOp::create(b);
     // Stage A[m0:m0+64, k0:k0+16] and B[k0:k0+16, n0:n0+64]: 1024 elements
     // each, 4 per thread, zero outside the matrices.
+    // An operand stored transposed (Cn x R) is read at (c, r).
     auto stage = [&](Value src, Value base, Value dst, int64_t rows,
-                     int64_t cols, Value r0, Value c0, int64_t R, int64_t Cn) {
+                     int64_t cols, Value r0, Value c0, int64_t R, int64_t Cn,
+                     bool transposed) {
       for (int64_t e = 0; e < (rows * cols) / launch.block; ++e) {
         Value flat = arith::AddIOp::create(b, tid, kb.idx(e * launch.block));
         Value r = arith::DivUIOp::create(b, flat, kb.idx(cols));
@@ -173,8 +179,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
                                   kb.idx(Cn)));
         Value gidx = arith::AddIOp::create(
             b, base,
-            arith::AddIOp::create(b, arith::MulIOp::create(b, gr, kb.idx(Cn)),
-                                  gc));
+            transposed ? arith::AddIOp::create(
+                             b, arith::MulIOp::create(b, gc, kb.idx(R)), gr)
+                       : arith::AddIOp::create(
+                             b, arith::MulIOp::create(b, gr, kb.idx(Cn)), gc));
         Value safe = arith::SelectOp::create(b, ok, gidx, kb.idx(0));
         Value v = vector::ExtractOp::create(
             b, kb.loadF32(src, safe, 1, nullptr, 0.0, false),
@@ -183,8 +191,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
         memref::StoreOp::create(b, v, dst, ValueRange{r, c});
       }
     };
-    stage(A, aBase, aTile, kTile, kTileK, m0, k0, M, K);
-    stage(Bm, bBase, bTile, kTileK, kTile, k0, n0, K, N);
+    stage(A, aBase, aTile, kTile, kTileK, m0, k0, M, K, in.transA);
+    stage(Bm, bBase, bTile, kTileK, kTile, k0, n0, K, N, in.transB);
     gpu::BarrierOp::create(b);
     SmallVector<Value> sums;
     for (int64_t i = 0; i < kSub * kSub; ++i)
@@ -271,6 +279,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
         b.getNamedAttr("c", i64(cArg))};
     if (initTensor)
       call.push_back(b.getNamedAttr("c_init", i64(2)));
+    if (in.transA)
+      call.push_back(b.getNamedAttr("trans_a", b.getUnitAttr()));
+    if (in.transB)
+      call.push_back(b.getNamedAttr("trans_b", b.getUnitAttr()));
     if (epilogue)
       call.push_back(b.getNamedAttr("bias", i64(biasArg)));
     launch.libraryCall = b.getDictionaryAttr(call);

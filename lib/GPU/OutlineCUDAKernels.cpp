@@ -178,12 +178,52 @@ static AttentionChoice chooseAttentionKernel(AttentionOp attention,
   return choice;
 }
 
+/// What kernels read and write in place of the tensors transposes make
+/// (InPlaceHeads.cpp, InPlaceOperands.cpp), by op: where tensor-core
+/// attention kernels find their heads, which matmul operands are read
+/// transposed.
+struct InPlacePlans {
+  llvm::DenseMap<Operation *, AttentionHeads> heads;
+  llvm::DenseMap<Operation *, MatmulOperands> matmuls;
+  /// Norms that compute their input's elementwise chain (NormPrologue.cpp).
+  llvm::DenseMap<Operation *, FusedOp> prologues;
+
+  const AttentionHeads *headsOf(Operation *op) const {
+    auto it = heads.find(op);
+    return it == heads.end() ? nullptr : &it->second;
+  }
+  const MatmulOperands *matmulOf(Operation *op) const {
+    auto it = matmuls.find(op);
+    return it == matmuls.end() ? nullptr : &it->second;
+  }
+  /// Plans again for `op` on the IR as it is now: the tensors a plan names
+  /// may be the results of ops outlined since it was made, replaced by
+  /// their buffers (the transposes, not outlined, still stand).
+  void refresh(Operation *op) {
+    if (auto it = heads.find(op); it != heads.end())
+      it->second = planAttentionHeads(cast<AttentionOp>(op));
+    if (auto it = matmuls.find(op); it != matmuls.end())
+      it->second = planMatmulOperands(cast<linalg::LinalgOp>(op));
+  }
+  /// Whether `use` is an operand its kernel reads around (the transpose
+  /// that produced it need not run for it).
+  bool readsAround(OpOperand &use) const {
+    unsigned i = use.getOperandNumber();
+    if (const AttentionHeads *h = headsOf(use.getOwner())) {
+      const HeadLayout *layouts[] = {&h->q, &h->k, &h->v};
+      return i < 3 && layouts[i]->seqMajor;
+    }
+    if (const MatmulOperands *m = matmulOf(use.getOwner()))
+      return (i == 0 && m->transA) || (i == 1 && m->transB);
+    return false;
+  }
+};
+
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
-/// launch. `heads` says where a tensor-core attention kernel reads and
-/// writes its heads.
+/// launch. `plans` says what a kernel reads and writes in place.
 static FailureOr<SmallVector<KernelLaunch, 1>>
 buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
-             const Tuning &tuning, const AttentionHeads *heads = nullptr) {
+             const Tuning &tuning, const InPlacePlans &plans) {
   auto one =
       [](FailureOr<KernelLaunch> l) -> FailureOr<SmallVector<KernelLaunch, 1>> {
     if (failed(l))
@@ -193,7 +233,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return v;
   };
   if (isa<LayerNormOp, RMSNormOp>(op))
-    return one(buildNormKernel(op, module, name, tuning));
+    return one(
+        buildNormKernel(op, module, name, tuning, plans.prologues.lookup(op)));
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (isa<LayerNormBackwardOp, RMSNormBackwardOp>(op))
@@ -214,6 +255,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     AttentionChoice choice = chooseAttentionKernel(attention, tuning);
     if (!choice.error.empty())
       return attention.emitOpError(choice.error);
+    const AttentionHeads *heads = plans.headsOf(op);
     if (choice.tensorCores)
       return one(buildAttentionMMAKernel(attention, module, name, choice.cfg,
                                          smCountOf(tuning),
@@ -224,7 +266,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return buildAdamWKernels(adamw, module, name, tuning);
   if (isPlainMatmul(op))
     return one(buildMatmulKernel(cast<linalg::LinalgOp>(op), module, name,
-                                 tuning.matmulLibraryCall));
+                                 tuning.matmulLibraryCall, nullptr,
+                                 plans.matmulOf(op)));
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
@@ -452,25 +495,25 @@ struct OutlineCUDAKernelsPass
     }
 
     unsigned counter = 0;
-    // Chains a matmul took as its epilogue (MatmulEpilogue.cpp) and head
-    // transposes tensor-core attention reads and writes around: erased
-    // with them, not outlined.
+    // Chains a matmul took as its epilogue (MatmulEpilogue.cpp) and the
+    // transposes that kernels read and write around: erased with them, not
+    // outlined.
     llvm::SmallPtrSet<Operation *, 8> taken;
-    llvm::DenseMap<Operation *, AttentionHeads> attentionHeads =
-        planInPlaceHeads(ops, tuning, taken);
+    InPlacePlans plans = planInPlace(ops, tuning, taken);
     for (Operation *op : ops) {
       if (taken.contains(op))
         continue;
       if (failed(checkKernelTensors(op)))
         return signalPassFailure();
+      plans.refresh(op);
       if (std::optional<MatmulEpilogue> epilogue =
               tuning.matmulLibraryCall && isPlainMatmul(op)
                   ? matchMatmulEpilogue(cast<linalg::LinalgOp>(op))
                   : std::nullopt) {
         std::string name = "matmul_" + std::to_string(counter++);
-        FailureOr<KernelLaunch> launch =
-            buildMatmulKernel(cast<linalg::LinalgOp>(op), kernels, name,
-                              /*libraryCall=*/true, &*epilogue);
+        FailureOr<KernelLaunch> launch = buildMatmulKernel(
+            cast<linalg::LinalgOp>(op), kernels, name,
+            /*libraryCall=*/true, &*epilogue, plans.matmulOf(op));
         if (failed(launch))
           return signalPassFailure();
         Operation *chain = epilogue->result.getDefiningOp();
@@ -488,10 +531,8 @@ struct OutlineCUDAKernelsPass
                              ? StringRef("reduce")
                              : op->getName().stripDialect();
       std::string name = (family + "_" + std::to_string(counter++)).str();
-      auto heads = attentionHeads.find(op);
-      FailureOr<SmallVector<KernelLaunch, 1>> launches = buildKernels(
-          op, kernels, name, tuning,
-          heads == attentionHeads.end() ? nullptr : &heads->second);
+      FailureOr<SmallVector<KernelLaunch, 1>> launches =
+          buildKernels(op, kernels, name, tuning, plans);
       if (failed(launches))
         return signalPassFailure();
       OpBuilder b(op);
@@ -500,9 +541,16 @@ struct OutlineCUDAKernelsPass
       llvm::DenseMap<Value, Value> written;
       for (const KernelLaunch &launch : *launches)
         emitLaunch(b, op->getLoc(), launch, &written);
-      // The transpose of O the attention kernel wrote in its stead.
-      if (heads != attentionHeads.end() && heads->second.outTranspose)
-        heads->second.outTranspose->erase();
+      // The transpose of O the attention kernel wrote in its stead, the
+      // chain a norm computed.
+      if (const AttentionHeads *heads = plans.headsOf(op);
+          heads && heads->outTranspose)
+        heads->outTranspose->erase();
+      if (FusedOp chain = plans.prologues.lookup(op)) {
+        op->erase();
+        chain->erase();
+        continue;
+      }
       op->erase();
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
@@ -513,15 +561,30 @@ struct OutlineCUDAKernelsPass
             op.erase();
   }
 
-  /// The attention ops among `ops` that take the tensor-core kernel, with
-  /// where it reads and writes their heads (planAttentionHeads). The head
-  /// transposes it makes dead join `taken`: those of O, and those of Q, K
-  /// and V whose every use is an operand the kernel reads around.
-  llvm::DenseMap<Operation *, AttentionHeads>
-  planInPlaceHeads(ArrayRef<Operation *> ops, const Tuning &tuning,
-                   llvm::SmallPtrSetImpl<Operation *> &taken) {
-    llvm::DenseMap<Operation *, AttentionHeads> plans;
+  /// The in-place plans of `ops`: the attention ops that take the
+  /// tensor-core kernel (planAttentionHeads) and the plain matmuls
+  /// (planMatmulOperands). The transposes this makes dead join `taken`:
+  /// attention's O transposes, and those whose every use a kernel reads
+  /// around.
+  InPlacePlans planInPlace(ArrayRef<Operation *> ops, const Tuning &tuning,
+                           llvm::SmallPtrSetImpl<Operation *> &taken) {
+    InPlacePlans plans;
+    SmallVector<Operation *> readTransposes;
     for (Operation *op : ops) {
+      if (FusedOp chain = matchNormPrologue(op, tuning)) {
+        plans.prologues[op] = chain;
+        taken.insert(chain);
+        continue;
+      }
+      if (isPlainMatmul(op)) {
+        MatmulOperands operands =
+            planMatmulOperands(cast<linalg::LinalgOp>(op));
+        if (operands.readTransposes.empty())
+          continue;
+        llvm::append_range(readTransposes, operands.readTransposes);
+        plans.matmuls[op] = std::move(operands);
+        continue;
+      }
       auto attention = dyn_cast<AttentionOp>(op);
       if (!attention || failed(checkKernelTensors(op)) ||
           !chooseAttentionKernel(attention, tuning).tensorCores)
@@ -531,21 +594,13 @@ struct OutlineCUDAKernelsPass
         continue;
       if (heads.outTranspose)
         taken.insert(heads.outTranspose);
-      plans[op] = std::move(heads);
+      llvm::append_range(readTransposes, heads.readTransposes);
+      plans.heads[op] = std::move(heads);
     }
-    auto readAround = [&](OpOperand &use) {
-      auto plan = plans.find(use.getOwner());
-      if (plan == plans.end())
-        return false;
-      const AttentionHeads &h = plan->second;
-      const HeadLayout *layouts[] = {&h.q, &h.k, &h.v};
-      unsigned i = use.getOperandNumber();
-      return i < 3 && layouts[i]->seqMajor;
-    };
-    for (auto &[op, heads] : plans)
-      for (Operation *t : heads.readTransposes)
-        if (llvm::all_of(t->getUses(), readAround))
-          taken.insert(t);
+    for (Operation *t : readTransposes)
+      if (llvm::all_of(t->getUses(),
+                       [&](OpOperand &use) { return plans.readsAround(use); }))
+        taken.insert(t);
     return plans;
   }
 

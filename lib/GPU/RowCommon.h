@@ -48,13 +48,15 @@ mlir::Value rowBase(KernelBuilder &kb, const RowConfig &c, mlir::Value row);
 /// results, two shared-memory reduction buffers (two slots per warp in
 /// persistent kernels); positions `b` in the body. A persistent grid is
 /// sized again by the runtime for the device unless `runtimeSizedGrid` is
-/// false (a kernel whose scratch depends on the grid). `results`, when
-/// given, replaces the op's results as the kernel's outputs.
+/// false (a kernel whose scratch depends on the grid). `results` and
+/// `operands`, when given, replace the op's results and operands as the
+/// kernel's outputs and inputs.
 std::tuple<KernelLaunch, mlir::Value, mlir::Value>
 startRowKernel(mlir::ImplicitLocOpBuilder &b, mlir::Operation *op,
                const RowConfig &c, mlir::gpu::GPUModuleOp module,
                llvm::StringRef name, bool runtimeSizedGrid = true,
-               llvm::ArrayRef<mlir::Value> results = {});
+               llvm::ArrayRef<mlir::Value> results = {},
+               llvm::ArrayRef<mlir::Value> operands = {});
 
 } // namespace sinter::gpu_kernels
 

@@ -30,6 +30,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -187,14 +189,15 @@ static void storeRowStat(KernelBuilder &kb, const RowThread &t, Value memref,
 
 /// Creates the kernel of a row op: arguments are its operands then its
 /// results, two shared-memory reduction buffers; positions `b` in the body.
-std::tuple<KernelLaunch, Value, Value>
-sinter::gpu_kernels::startRowKernel(ImplicitLocOpBuilder &b, Operation *op,
-                                    const RowConfig &c, gpu::GPUModuleOp module,
-                                    StringRef name, bool runtimeSizedGrid,
-                                    ArrayRef<Value> results) {
+std::tuple<KernelLaunch, Value, Value> sinter::gpu_kernels::startRowKernel(
+    ImplicitLocOpBuilder &b, Operation *op, const RowConfig &c,
+    gpu::GPUModuleOp module, StringRef name, bool runtimeSizedGrid,
+    ArrayRef<Value> results, ArrayRef<Value> operands) {
   KernelLaunch launch = launchFor(op, c.grid, c.block);
   if (!results.empty())
     launch.results.assign(results.begin(), results.end());
+  if (!operands.empty())
+    launch.operands.assign(operands.begin(), operands.end());
   if (c.persistent && runtimeSizedGrid) {
     launch.persistentWork = c.groups;
     launch.persistentCtasPerSM = c.ctasPerSM;
@@ -296,15 +299,23 @@ static Value opaqueCopy(KernelBuilder &kb, Value vec) {
 /// vectors once before it (carried through the loop in their element type);
 /// with prefetch, the next group's vectors are loaded at the top of each
 /// iteration and carried to the next one in their element type.
+/// Vector k (f32) of row `t` starting at `base`, computed rather than
+/// loaded (a norm's prologue).
+using RowLoader =
+    function_ref<Value(const RowThread &t, Value base, int64_t k)>;
+
 static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
                        function_ref<SmallVector<Value>(const RowLanes &)> hoist,
-                       RowBody body) {
+                       RowBody body, RowLoader loader = nullptr) {
   ImplicitLocOpBuilder &b = kb.builder();
+  assert((!loader || !c.persistent) && "prologues are not persistent");
   if (!c.persistent) {
     RowThread t = rowOf(kb, c, setupLanes(kb, c), kb.blockId(),
                         /*check=*/false);
     Value base = rowBase(kb, c, t.row);
     auto load = [&](int64_t k) {
+      if (loader)
+        return loader(t, base, k);
       return kb.streamLoadF32(x, arith::AddIOp::create(b, base, t.colIndex[k]),
                               c.vec, t.pred[k]);
     };
@@ -360,9 +371,66 @@ static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
   scf::YieldOp::create(b, yields);
 }
 
+namespace {
+/// A norm's elementwise prologue (matchNormPrologue) evaluated per vector
+/// of a row: its inputs loaded in their element type, its body cloned per
+/// element as the elementwise kernel runs it (the same roundings), its
+/// result stored when others read it too.
+struct Prologue {
+  FusedOp chain;
+  SmallVector<Value> inputs; // the kernel's flattened buffers
+  Value out;                 // the chain's result buffer, or null
+  SmallVector<std::pair<Value, Value>> constants; // from above -> in kernel
+
+  /// Constants the body reads from above its region, rematerialized once.
+  void cloneConstants(OpBuilder &b) {
+    llvm::SetVector<Value> above;
+    chain.getBody().walk([&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && !chain.getBody().front().findAncestorOpInBlock(*def) &&
+            matchPattern(v, m_Constant()))
+          above.insert(v);
+    });
+    for (Value v : above)
+      constants.push_back({v, b.clone(*v.getDefiningOp())->getResult(0)});
+  }
+
+  Value vector(KernelBuilder &kb, const RowConfig &c, const RowThread &t,
+               Value base, int64_t k) {
+    ImplicitLocOpBuilder &b = kb.builder();
+    Value at = arith::AddIOp::create(b, base, t.colIndex[k]);
+    SmallVector<Value> ats(inputs.size(), at);
+    SmallVector<Value> raw = kb.loadAll(inputs, ats, c.vec, t.pred[k],
+                                        /*toF32=*/false, /*stream=*/true);
+    Block &body = chain.getBody().front();
+    Value yielded = body.getTerminator()->getOperand(0);
+    SmallVector<Value> elems;
+    for (int64_t j = 0; j < c.vec; ++j) {
+      IRMapping mapping;
+      for (auto [above, inKernel] : constants)
+        mapping.map(above, inKernel);
+      for (auto [arg, vec] : llvm::zip_equal(body.getArguments(), raw))
+        mapping.map(arg,
+                    vector::ExtractOp::create(b, vec, ArrayRef<int64_t>{j}));
+      for (Operation &op : body.without_terminator())
+        cloneForDevice(b, op, mapping);
+      elems.push_back(mapping.lookupOrDefault(yielded));
+    }
+    Value v = vector::FromElementsOp::create(
+        b, VectorType::get({c.vec}, yielded.getType()), elems);
+    Value f32 = kb.extF32(v);
+    if (out)
+      kb.streamStoreF32(out, at, f32, t.pred[k]);
+    return f32;
+  }
+};
+} // namespace
+
 FailureOr<KernelLaunch>
 sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
-                                     StringRef name, const Tuning &tuning) {
+                                     StringRef name, const Tuning &tuning,
+                                     FusedOp prologue) {
   auto ln = dyn_cast<LayerNormOp>(op);
   auto rms = dyn_cast<RMSNormOp>(op);
   Value input = ln ? ln.getInput() : rms.getInput();
@@ -377,15 +445,41 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     return failure();
   const RowConfig &c = *cfg;
 
+  if (prologue && c.persistent)
+    return op->emitOpError("norm prologues need a non-persistent row kernel");
+  // With a prologue the kernel takes the chain's inputs instead of the
+  // norm's input, and writes the chain's result too when others read it.
+  SmallVector<Value> operands, results;
+  bool prologueOut = false;
+  if (prologue) {
+    llvm::append_range(operands, prologue.getInputs());
+    llvm::append_range(operands, op->getOperands().drop_front());
+    llvm::append_range(results, op->getResults());
+    prologueOut = !prologue->getResult(0).hasOneUse();
+    if (prologueOut)
+      results.push_back(prologue->getResult(0));
+  }
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
-  auto [launch, smem, smem2] = startRowKernel(b, op, c, module, name);
+  auto [launch, smem, smem2] =
+      startRowKernel(b, op, c, module, name,
+                     /*runtimeSizedGrid=*/true, results, operands);
   gpu::GPUFuncOp func = launch.kernel;
   // The rows are read once and written once (cache hints); the weight and
   // bias, shared by every row, keep plain loads.
   KernelBuilder kb(b, tuning.cacheHints);
   ValueRange args = func.getArguments();
   unsigned a = 0;
-  Value x = kb.flatten(args[a++]);
+  Prologue pro{prologue};
+  Value x;
+  if (prologue) {
+    for (size_t i = 0; i < prologue.getInputs().size(); ++i)
+      pro.inputs.push_back(kb.flatten(args[a++]));
+    if (prologueOut)
+      pro.out = kb.flatten(args.back());
+    pro.cloneConstants(b);
+  } else {
+    x = kb.flatten(args[a++]);
+  }
   Value weight, bias;
   if (ln ? bool(ln.getWeight()) : bool(rms.getWeight()))
     weight = kb.flatten(args[a++]);
@@ -471,7 +565,10 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     if (rstdOut)
       storeRowStat(kb, t, rstdOut, rstd);
   };
-  forEachRow(kb, c, x, hoist, body);
+  auto loader = [&](const RowThread &t, Value base, int64_t k) {
+    return pro.vector(kb, c, t, base, k);
+  };
+  forEachRow(kb, c, x, hoist, body, prologue ? RowLoader(loader) : nullptr);
   return launch;
 }
 

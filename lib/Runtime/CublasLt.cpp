@@ -161,12 +161,16 @@ size_t elementBytes(const std::string &dtype) {
 ColumnMajorGemm toColumnMajor(const RowMajorGemm &g) {
   ColumnMajorGemm c;
   c.swapped = true;
-  // Row-major B (k x n, rows ldb apart) is column-major B^T: n x k.
-  c.first = {static_cast<uint64_t>(g.n), static_cast<uint64_t>(g.k), g.ldb,
-             g.strideB};
-  // Row-major A (m x k) is column-major A^T: k x m.
-  c.second = {static_cast<uint64_t>(g.k), static_cast<uint64_t>(g.m), g.lda,
-              g.strideA};
+  // Row-major B (k x n, rows ldb apart) is column-major B^T: n x k; a
+  // stored row-major B^T (n x k) is column-major B (k x n), read as its
+  // transpose.
+  uint64_t m = static_cast<uint64_t>(g.m), n = static_cast<uint64_t>(g.n),
+           k = static_cast<uint64_t>(g.k);
+  c.first = g.transB ? ColumnMajorOperand{k, n, g.ldb, g.strideB, true}
+                     : ColumnMajorOperand{n, k, g.ldb, g.strideB, false};
+  // Row-major A (m x k) is column-major A^T: k x m; a stored A^T likewise.
+  c.second = g.transA ? ColumnMajorOperand{m, k, g.lda, g.strideA, true}
+                      : ColumnMajorOperand{k, m, g.lda, g.strideA, false};
   // Row-major C (m x n) is column-major C^T: n x m = B^T x A^T.
   c.c = {static_cast<uint64_t>(g.n), static_cast<uint64_t>(g.m), g.ldc,
          g.strideC};

@@ -52,6 +52,9 @@ constexpr int kDataF16 = 2;           // CUDA_R_16F
 constexpr int kDataBF16 = 14;         // CUDA_R_16BF
 constexpr int kLayoutBatchCount = 5;  // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT
 constexpr int kLayoutBatchStride = 6; // ..._STRIDED_BATCH_OFFSET
+constexpr int kDescTransA = 3;        // CUBLASLT_MATMUL_DESC_TRANSA (int32_t)
+constexpr int kDescTransB = 4;        // CUBLASLT_MATMUL_DESC_TRANSB (int32_t)
+constexpr int32_t kOpTranspose = 1;   // CUBLAS_OP_T
 constexpr int kDescEpilogue = 7;    // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32_t)
 constexpr int kDescBiasPointer = 8; // CUBLASLT_MATMUL_DESC_BIAS_POINTER
 constexpr int kDescBiasDataType = 26; // ..._BIAS_DATA_TYPE (int32_t)
@@ -130,18 +133,24 @@ struct RowMajorGemm {
   int64_t m, n, k, batch;
   int64_t lda, ldb, ldc;
   int64_t strideA, strideB, strideC;
+  /// A's buffer holds A^T (k x m, rows lda apart), B's holds B^T (n x k).
+  bool transA = false, transB = false;
 };
 
-/// One column-major matrix operand of cuBLASLt.
+/// One column-major matrix operand of cuBLASLt, as stored (`transposed`:
+/// cuBLASLt reads it through CUBLAS_OP_T).
 struct ColumnMajorOperand {
   uint64_t rows, cols;
   int64_t ld, batchStride;
+  bool transposed = false;
 };
 
 /// The cuBLASLt form of a row-major GEMM. A row-major matrix is its
 /// transpose in column-major order, so C = A x B is computed as
 /// C^T = B^T x A^T: cuBLASLt's first operand is B (n x k, ld = ldb), its
 /// second is A (k x m, ld = lda), and C is n x m (ld = ldc), untransposed.
+/// An operand stored transposed (transA, transB) is the column-major
+/// matrix as stored, read with CUBLAS_OP_T.
 struct ColumnMajorGemm {
   bool swapped; // first operand is the row-major B
   ColumnMajorOperand first, second, c;

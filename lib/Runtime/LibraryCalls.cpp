@@ -140,9 +140,22 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
                                             sizeof(type)),
                  "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
   };
+  // Operands stored transposed are read through CUBLAS_OP_T (cuBLASLt's
+  // A is the first operand, its B the second).
+  auto transposes = [&] {
+    int32_t t = lt::kOpTranspose;
+    return (!cm.first.transposed ||
+            check(api.matmulDescSetAttribute(g.op, lt::kDescTransA, &t,
+                                             sizeof(t)),
+                  "cublasLtMatmulDescSetAttribute(TRANSA)")) &&
+           (!cm.second.transposed ||
+            check(api.matmulDescSetAttribute(g.op, lt::kDescTransB, &t,
+                                             sizeof(t)),
+                  "cublasLtMatmulDescSetAttribute(TRANSB)"));
+  };
   bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
                   "cublasLtMatmulDescCreate") &&
-            epilogue() && layout(g.first, g.bType, cm.first) &&
+            transposes() && epilogue() && layout(g.first, g.bType, cm.first) &&
             layout(g.second, g.aType, cm.second) &&
             layout(g.cLayout, g.cType, cm.c);
   if (!ok) {

@@ -382,11 +382,21 @@ static int parseGemm(const JsonValue &lv, const Function &f,
       !integer(key::kK, s.k, 1, kInt32Max) ||
       !integer(key::kBatch, s.batch, 1, kInt32Max))
     return badManifest(where + ": m, n, k and batch must be in [1, 2^31)");
-  if (!integer(key::kLda, s.lda, s.k, kInt32Max) ||
-      !integer(key::kLdb, s.ldb, s.n, kInt32Max) ||
+  // An operand stored transposed (trans_a: A^T, k x m; trans_b: B^T,
+  // n x k) has rows of its stored shape.
+  auto flag = [&](const char *k) {
+    const JsonValue *v = lv.get(k);
+    return v && v->boolean;
+  };
+  s.transA = flag(key::kTransA);
+  s.transB = flag(key::kTransB);
+  int64_t aCols = s.transA ? s.m : s.k, bCols = s.transB ? s.k : s.n;
+  if (!integer(key::kLda, s.lda, aCols, kInt32Max) ||
+      !integer(key::kLdb, s.ldb, bCols, kInt32Max) ||
       !integer(key::kLdc, s.ldc, s.n, kInt32Max))
-    return badManifest(where + ": lda, ldb and ldc must be at least k, n "
-                               "and n (row-major)");
+    return badManifest(where + ": lda, ldb and ldc must be at least the "
+                               "columns of a, b and c as stored (row-major: "
+                               "k or m with trans_a, n or k with trans_b, n)");
   if (!integer(key::kStrideA, s.strideA, 0, kInt64Max) ||
       !integer(key::kStrideB, s.strideB, 0, kInt64Max) ||
       !integer(key::kStrideC, s.strideC, 0, kInt64Max))
@@ -448,9 +458,11 @@ static int parseGemm(const JsonValue &lv, const Function &f,
                          " bytes, its buffer has " + std::to_string(have));
     return SINTER_RT_OK;
   };
-  if (int rc = fits(g->a, g->aType, s.m, s.k, s.lda, s.strideA, "a"))
+  if (int rc = fits(g->a, g->aType, s.transA ? s.k : s.m, aCols, s.lda,
+                    s.strideA, "a"))
     return rc;
-  if (int rc = fits(g->b, g->bType, s.k, s.n, s.ldb, s.strideB, "b"))
+  if (int rc = fits(g->b, g->bType, s.transB ? s.n : s.k, bCols, s.ldb,
+                    s.strideB, "b"))
     return rc;
   if (int rc = fits(g->c, g->cType, s.m, s.n, s.ldc, s.strideC, "c"))
     return rc;

@@ -3,8 +3,9 @@
 // Part of the Sinter project.
 //
 // The entry points the runtime resolves, with the documented column-major
-// semantics of cublasLtMatmul -- D[b] = alpha * A[b] x B[b] + beta * C[b]
-// for untransposed operands, each matrix at `ld` elements per column and
+// semantics of cublasLtMatmul -- D[b] = alpha * op(A[b]) x op(B[b]) +
+// beta * C[b], op the transpose where TRANSA/TRANSB say CUBLAS_OP_T, each
+// matrix (as stored) at `ld` elements per column and
 // the batch `stride` elements apart -- computed on the host (the fake
 // driver's "device" memory is host memory), in f32 from f32, f16 or bf16
 // elements. Argument checks follow the API (attribute sizes, matching
@@ -27,7 +28,8 @@ struct Layout {
 };
 struct Desc {
   int compute, scale;
-  uint32_t epilogue = 0; // 4: BIAS
+  int32_t transA = 0, transB = 0; // 1: CUBLAS_OP_T
+  uint32_t epilogue = 0;          // 4: BIAS
   const void *bias = nullptr;
   int biasType = -1;
 };
@@ -95,7 +97,11 @@ int cublasLtMatmulDescCreate(Desc **desc, int compute, int scale) {
 }
 int cublasLtMatmulDescSetAttribute(Desc *desc, int attr, const void *buf,
                                    size_t size) {
-  if (attr == 7 && size == 4) // EPILOGUE, uint32_t
+  if (attr == 3 && size == 4) // TRANSA, int32_t (cublasOperation_t)
+    std::memcpy(&desc->transA, buf, 4);
+  else if (attr == 4 && size == 4) // TRANSB
+    std::memcpy(&desc->transB, buf, 4);
+  else if (attr == 7 && size == 4) // EPILOGUE, uint32_t
     std::memcpy(&desc->epilogue, buf, 4);
   else if (attr == 8 && size == 8) // BIAS_POINTER
     std::memcpy(&desc->bias, buf, 8);
@@ -155,7 +161,11 @@ struct HeuristicResult {
   float wavesCount;
   int reserved[4];
 };
-int cublasLtMatmulAlgoGetHeuristic(void *, Desc *, Layout *a, Layout *b,
+/// Rows and columns of op(X) for a stored X (`t`: read transposed).
+uint64_t opRows(const Layout *x, int32_t t) { return t ? x->cols : x->rows; }
+uint64_t opCols(const Layout *x, int32_t t) { return t ? x->rows : x->cols; }
+
+int cublasLtMatmulAlgoGetHeuristic(void *, Desc *desc, Layout *a, Layout *b,
                                    Layout *c, Layout *d, Pref *pref,
                                    int requested, HeuristicResult *results,
                                    int *returned) {
@@ -165,7 +175,9 @@ int cublasLtMatmulAlgoGetHeuristic(void *, Desc *, Layout *a, Layout *b,
   *returned = 0;
   if (requested < 1)
     return kInvalid;
-  if (a->rows != c->rows || b->cols != c->cols || a->cols != b->rows ||
+  if (opRows(a, desc->transA) != c->rows ||
+      opCols(b, desc->transB) != c->cols ||
+      opCols(a, desc->transA) != opRows(b, desc->transB) ||
       c->rows != d->rows || c->cols != d->cols || c->type != d->type ||
       a->batch != b->batch || a->batch != c->batch)
     return kInvalid;
@@ -193,9 +205,13 @@ int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
     for (uint64_t i = 0; i < c->rows; ++i)
       for (uint64_t j = 0; j < c->cols; ++j) {
         float sum = 0;
-        for (uint64_t p = 0; p < a->cols; ++p)
-          sum += load(a->type, A, n * a->stride + i + p * a->ld) *
-                 load(b->type, B, n * b->stride + p + j * b->ld);
+        for (uint64_t p = 0; p < opCols(a, desc->transA); ++p) {
+          // op(A)(i, p) and op(B)(p, j) in column-major storage.
+          int64_t ai = desc->transA ? p + i * a->ld : i + p * a->ld;
+          int64_t bi = desc->transB ? j + p * b->ld : p + j * b->ld;
+          sum += load(a->type, A, n * a->stride + ai) *
+                 load(b->type, B, n * b->stride + bi);
+        }
         float v = al * sum;
         if (be != 0)
           v += be * load(c->type, C, n * c->stride + i + j * c->ld);

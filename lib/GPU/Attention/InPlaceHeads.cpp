@@ -33,30 +33,15 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
 /// Whether `t` is the generic a linalg.transpose with permutation
-/// [0, 2, 1, 3] generalizes to (above): one input read through (d0, d2,
-/// d1, d3), an identity-mapped init, four parallel loops, a body that
-/// yields the input element.
+/// [0, 2, 1, 3] generalizes to (above).
 static bool isHeadTranspose(linalg::GenericOp t) {
-  if (!t || !t.hasPureTensorSemantics() || t.getNumDpsInputs() != 1 ||
-      t.getNumDpsInits() != 1 || t.getNumLoops() != 4 ||
-      t.getNumParallelLoops() != 4)
-    return false;
-  MLIRContext *ctx = t.getContext();
-  AffineMap swapped =
-      AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 1, 3}, ctx);
-  if (t.getMatchingIndexingMap(t.getDpsInputOperand(0)) != swapped ||
-      !t.getMatchingIndexingMap(t.getDpsInitOperand(0)).isIdentity())
-    return false;
-  Block &body = t.getRegion().front();
-  return body.getOperations().size() == 1 &&
-         body.getTerminator()->getOperand(0) == body.getArgument(0);
+  return isTransposeCopy(t, {0, 2, 1, 3});
 }
 
 /// The layout of `operand` (Q, K or V) read in place: the input of its head

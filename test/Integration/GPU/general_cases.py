@@ -7,7 +7,7 @@ Each case is as in gpu_cases.py, which collects them."""
 
 import math
 
-from case_common import FLAGS, LIBRARY_CALLS, TYPES, _tt  # noqa: F401
+from case_common import FLAGS, LAUNCHES, LIBRARY_CALLS, TYPES, _tt  # noqa: F401
 
 
 def unfused_mlp_case(M=100, K=96, N=200, t="f32"):
@@ -405,17 +405,24 @@ def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
 
 
 def matmul_case(M, K, N, t="bf16", batch=None, accumulate=False, out_t=None,
-                path="cublas"):
+                path="cublas", trans=""):
     """A leftover linalg.matmul (or batch_matmul) with the default maps:
     C = A x B into a zero fill, or C = C0 + A x B with `accumulate` (C0 an
     argument). With path "cublas" (sinterc's default) it is a cuBLASLt
     library call (a cublas_gemm entry) whose fallback is the CUDA-core
     kernel; with "kernel" (--cuda-matmul=kernel) the kernel alone.
-    `out_t` (default `t`) is C's type (f32 out of bf16/f16 inputs)."""
+    `out_t` (default `t`) is C's type (f32 out of bf16/f16 inputs).
+    `trans` "a", "b" or "ab": those operands arrive stored transposed and
+    pass through linalg.transpose, as torch-mlir lowers nn.Linear (x @
+    W^T) and weight gradients (dY^T @ x); the matmul reads them in place
+    (no transpose kernel: the program is its one launch)."""
     out_t = out_t or t
     bs = [batch] if batch else []
     a_t, b_t = _tt(bs + [M, K], t), _tt(bs + [K, N], t)
     c_t = _tt(bs + [M, N], out_t)
+    swap = [0, 2, 1] if batch else [1, 0]
+    stored = {"a": bs + ([K, M] if "a" in trans else [M, K]),
+              "b": bs + ([N, K] if "b" in trans else [K, N])}
     op = "linalg.batch_matmul" if batch else "linalg.matmul"
     if accumulate:
         args, init, fill = ", %%c0: %s" % c_t, "%c0", ""
@@ -425,17 +432,32 @@ def matmul_case(M, K, N, t="bf16", batch=None, accumulate=False, out_t=None,
   %%e = tensor.empty() : %(c)s
   %%z = linalg.fill ins(%%zero : %(ct)s) outs(%%e : %(c)s) -> %(c)s
 """ % {"ct": out_t, "c": c_t}
-    ir = """func.func @main(%%a: %(a)s, %%b: %(b)s%(args)s) -> %(c)s {
-%(fill)s  %%r = %(op)s ins(%%a, %%b : %(a)s, %(b)s) outs(%(init)s : %(c)s) -> %(c)s
+    # Operands stored transposed, then transposed back for the matmul.
+    transposes = ""
+    for x, logical in (("a", a_t), ("b", b_t)):
+        if x in trans:
+            transposes += (
+                "  %%%s_e = tensor.empty() : %s\n  %%%s_l = linalg.transpose "
+                "ins(%%%s : %s) outs(%%%s_e : %s) permutation = [%s]\n" % (
+                    x, logical, x, x, _tt(stored[x], t), x, logical,
+                    ", ".join(map(str, swap))))
+    va = "%a_l" if "a" in trans else "%a"
+    vb = "%b_l" if "b" in trans else "%b"
+    ir = """func.func @main(%%a: %(sa)s, %%b: %(sb)s%(args)s) -> %(c)s {
+%(fill)s%(tr)s  %%r = %(op)s ins(%(va)s, %(vb)s : %(a)s, %(b)s) outs(%(init)s : %(c)s) -> %(c)s
   return %%r : %(c)s
 }
 """ % {"a": a_t, "b": b_t, "c": c_t, "args": args, "fill": fill, "op": op,
-       "init": init}
+       "init": init, "sa": _tt(stored["a"], t), "sb": _tt(stored["b"], t),
+       "tr": transposes, "va": va, "vb": vb}
+
+    def logical(x, which):
+        return x.transpose(-1, -2) if which in trans else x
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
-        ins = [torch.randn(*(bs + [M, K]), generator=gen, device=dev).to(dt),
-               (torch.randn(*(bs + [K, N]), generator=gen, device=dev)
+        ins = [torch.randn(*stored["a"], generator=gen, device=dev).to(dt),
+               (torch.randn(*stored["b"], generator=gen, device=dev)
                 / K ** 0.5).to(dt)]
         if accumulate:
             ins.append(torch.randn(*(bs + [M, N]), generator=gen, device=dev)
@@ -443,21 +465,24 @@ def matmul_case(M, K, N, t="bf16", batch=None, accumulate=False, out_t=None,
         return ins
 
     def ref(torch, a, b, c0=None):
-        r = a.double() @ b.double()
+        r = logical(a, "a").double() @ logical(b, "b").double()
         return [r + c0.double() if c0 is not None else r]
 
     def torch_same_dtype(torch, a, b, c0=None):
+        a, b = logical(a, "a"), logical(b, "b")
         if out_t != t:  # f32 results of bf16/f16 inputs: f32 products
             a, b = a.float(), b.float()
         if c0 is None:
             return [a @ b]
         return [torch.baddbmm(c0, a, b) if batch else torch.addmm(c0, a, b)]
 
-    name = "%smatmul_%s%dx%dx%d_%s%s%s%s" % (
+    name = "%smatmul_%s%dx%dx%d_%s%s%s%s%s" % (
         "batch_" if batch else "", "%dx" % batch if batch else "", M, K, N, t,
         "_to_" + out_t if out_t != t else "", "_acc" if accumulate else "",
-        "_kernel" if path == "kernel" else "")
+        "_t" + trans if trans else "", "_kernel" if path == "kernel" else "")
     LIBRARY_CALLS[name] = 1 if path == "cublas" else 0
+    if trans:
+        LAUNCHES[name] = 1
     if path == "kernel":
         FLAGS[name] = ["--cuda-matmul=kernel"]
     return name, ir, make, ref, torch_same_dtype
@@ -483,6 +508,14 @@ def matmul_cases():
                                  path=path))
         cases.append(matmul_case(127, 257, 65, "bf16", out_t="f32",
                                  path=path))
+        # Operands read around their transposes (nn.Linear, dW = dY^T x).
+        cases.append(matmul_case(256, 768, 2304, "bf16", trans="b",
+                                 path=path))
+        cases.append(matmul_case(127, 257, 65, "f32", trans="a", path=path))
+        cases.append(matmul_case(127, 257, 65, "f16", batch=3, trans="ab",
+                                 accumulate=True, path=path))
+        cases.append(matmul_case(130, 96, 257, "bf16", out_t="f32",
+                                 trans="ab", path=path))
     return cases
 
 
@@ -531,3 +564,57 @@ def dropout_residual_case(rows, cols, t="bf16", p=0.1, seed=1234567890123):
 
     return ("dropout_residual_%dx%d_%s_p%g" % (rows, cols, t, p), ir, make,
             ref, torch_same_dtype)
+
+
+def residual_norm_case(rows, cols, t="bf16", norm="layer_norm"):
+    """A pre-norm block's residual add and norm: s = x + y (rounded to `t`,
+    as the program says), n = norm(s), both returned. The norm kernel
+    computes s itself and stores it (lib/GPU/NormPrologue.cpp): the
+    program is one launch."""
+    x = _tt([rows, cols], t)
+    w = _tt([cols], t)
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    affine = " weight(%%w : %s) bias(%%b : %s)" % (w, w) if norm == "layer_norm" \
+        else " weight(%%w : %s)" % w
+    args = ", %%w: %s, %%b: %s" % (w, w) if norm == "layer_norm" \
+        else ", %%w: %s" % w
+    ir = """func.func @main(%%x: %(x)s, %%y: %(x)s%(args)s) -> (%(x)s, %(x)s) {
+  %%s = sinter.fused ins(%%x, %%y : %(x)s, %(x)s) maps [%(id)s, %(id)s] {
+  ^bb0(%%a: %(t)s, %%c: %(t)s):
+    %%r = arith.addf %%a, %%c : %(t)s
+    sinter.yield %%r : %(t)s
+  } -> %(x)s
+  %%n = sinter.%(norm)s %%s%(affine)s : %(x)s -> %(x)s
+  return %%n, %%s : %(x)s, %(x)s
+}
+""" % {"x": x, "t": t, "id": ident, "norm": norm, "affine": affine,
+       "args": args}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+               torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+               (1 + 0.1 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
+        if norm == "layer_norm":
+            ins.append((0.1 * torch.randn(cols, generator=gen,
+                                          device=dev)).to(dt))
+        return ins
+
+    def apply(torch, s, w, b, dtype):
+        F = torch.nn.functional
+        s, w = s.to(dtype), w.to(dtype)
+        if norm == "layer_norm":
+            return F.layer_norm(s, (cols,), w, b.to(dtype), 1e-5)
+        return F.rms_norm(s, (cols,), w, 1e-6)
+
+    def ref(torch, xx, yy, w, b=None):
+        s = xx + yy  # the program's sum, rounded to its type
+        return [apply(torch, s, w, b, torch.float64), s.double()]
+
+    def torch_same_dtype(torch, xx, yy, w, b=None):
+        s = xx + yy
+        return [apply(torch, s, w, b, s.dtype), s]
+
+    name = "residual_%s_%dx%d_%s" % (norm, rows, cols, t)
+    LAUNCHES[name] = 1
+    return name, ir, make, ref, torch_same_dtype

@@ -25,6 +25,7 @@ from general_cases import (  # noqa: F401
     matmul_case,
     matmul_cases,
     dropout_residual_case,
+    residual_norm_case,
 )
 from backward_cases import backward_cases  # noqa: E402
 from heads_cases import attention_heads_cases  # noqa: E402
@@ -565,6 +566,10 @@ def correctness_cases():
     cases += backward_cases()
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
     cases += attention_heads_cases()
+    # Residual adds computed by the norm kernel (ragged rows, odd columns).
+    cases += [residual_norm_case(8192 // 64, 768),
+              residual_norm_case(33, 4096, "f16", "rms_norm"),
+              residual_norm_case(7, 100, "f32")]
     # Persistent warp-specialized blocks: with --cuda-sm-count=3 each block
     # takes several work items (the barriers' phases run across items;
     # causal items without keys in between).
