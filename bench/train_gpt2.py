@@ -159,7 +159,9 @@ def top_kernels(step_model, opt, batch, autocast):
         train_step(step_model, opt, idx, targets, autocast)
     rows = [(e.key, e.device_time_total / 1e3, e.count)
             for e in prof.key_averages() if e.device_time_total > 0]
-    return sorted(rows, key=lambda r: -r[1])[:40]
+    # The GPU's busy time in the step (the rest of the step is the host's).
+    busy = sum(r[1] for r in rows)
+    return sorted(rows, key=lambda r: -r[1])[:40], busy
 
 
 def run(cache, batch, seq, layers, steps, json_path, profile=False,
@@ -230,8 +232,9 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                "peak_memory_GiB": torch.cuda.max_memory_allocated() / 2**30,
                "losses": losses}
         if profile:
-            run["top_kernels"] = run_profile
-            for name, ms_k, calls in run_profile[:12]:
+            run["top_kernels"], run["gpu_busy_ms"] = run_profile
+            print("    GPU busy %.2f ms of the step" % run["gpu_busy_ms"])
+            for name, ms_k, calls in run["top_kernels"][:12]:
                 print("    %8.2f ms %5d x  %s" % (ms_k, calls, name[:90]))
         results["runs"][label] = run
         print("%-9s %8.2f ms/step %9.0f tokens/s  first step %6.1f s  peak "

@@ -474,8 +474,11 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   if (prologue) {
     for (size_t i = 0; i < prologue.getInputs().size(); ++i)
       pro.inputs.push_back(kb.flatten(args[a++]));
+    // The kernel's last parameter (the entry block's arguments go on with
+    // the workgroup attributions).
     if (prologueOut)
-      pro.out = kb.flatten(args.back());
+      pro.out =
+          kb.flatten(args[func.getFunctionType().getNumInputs() - 1]);
     pro.cloneConstants(b);
   } else {
     x = kb.flatten(args[a++]);

@@ -83,3 +83,8 @@ func.func @not_a_prologue(%x: tensor<2x7x768xbf16>, %v: tensor<768xbf16>) -> (te
   %n2 = sinter.layer_norm %t : tensor<2x7x768xbf16> -> tensor<2x7x768xbf16>
   return %n, %early, %n2 : tensor<2x7x768xbf16>, tensor<2x7x768xbf16>, tensor<2x7x768xbf16>
 }
+
+// @residual_layer_norm's kernel stores the sum into its last parameter (global memory).
+// CHECK: gpu.func @layer_norm_0({{.*}}, %[[SUM:.*]]: memref<2x7x768xbf16>) workgroup(
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[SUM]]
+// CHECK: vector.store %{{.*}}, %[[FLAT]][
