@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
@@ -47,13 +48,31 @@ bool sinter::gpu_kernels::isTransposeCopy(linalg::GenericOp t,
          body.getTerminator()->getOperand(0) == body.getArgument(0);
 }
 
+/// Whether rows of `elements` elements of `t` are cuBLASLt-aligned.
+static bool alignedRows(int64_t elements, Type t) {
+  return elements * std::max<unsigned>(1, t.getIntOrFloatBitWidth() / 8) %
+             kLibraryGemmRowAlignmentBytes ==
+         0;
+}
+
 /// The input of `operand`'s transpose of its last two dimensions, or null.
+/// Not when the transpose's copy would have aligned rows and its input has
+/// not (a vocabulary-wide logits gradient the matmul was not padded for):
+/// cuBLASLt's aligned kernels then gain more than the copy costs.
 static Value transposedSource(Value operand, unsigned rank) {
   auto t = operand.getDefiningOp<linalg::GenericOp>();
   SmallVector<unsigned> swap = {1, 0};
   if (rank == 3)
     swap = {0, 2, 1};
-  return isTransposeCopy(t, swap) ? t.getDpsInputs()[0] : Value();
+  if (!isTransposeCopy(t, swap))
+    return {};
+  Value source = t.getDpsInputs()[0];
+  auto stored = cast<RankedTensorType>(source.getType());
+  auto copy = cast<RankedTensorType>(operand.getType());
+  if (!alignedRows(stored.getShape().back(), stored.getElementType()) &&
+      alignedRows(copy.getShape().back(), copy.getElementType()))
+    return {};
+  return source;
 }
 
 MatmulOperands sinter::gpu_kernels::planMatmulOperands(linalg::LinalgOp op) {

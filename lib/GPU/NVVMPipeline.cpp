@@ -61,6 +61,13 @@ sinter::outlineOptions(const NVVMPipelineOptions &options) {
 
 void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
                                         const NVVMPipelineOptions &options) {
+  // Large matmuls with misaligned rows (a vocabulary's logits) are padded
+  // for cuBLASLt's aligned kernels; their pads and slices then lower below.
+  if (StringRef(options.matmul).trim() == "cublas") {
+    PadMatmulsOptions pad;
+    pad.minFlops = options.padMinFlops;
+    pm.addNestedPass<func::FuncOp>(createPadMatmuls(pad));
+  }
   // Tensor ops left between kernels become generics the kernels run.
   TensorOpsToLinalgOptions tensorOps;
   tensorOps.chip = options.chip;

@@ -59,6 +59,10 @@ inline constexpr int64_t kSetMaxNRegStep = 8;
 /// The widest global access of one thread (ld/st.global.v4.b32), and the
 /// alignment it needs.
 inline constexpr int64_t kMaxVectorAccessBytes = 16;
+/// cuBLASLt's fast GEMM kernels need every matrix's rows (its leading
+/// dimension) at a multiple of this; others take sm_75 `align1` kernels
+/// (sinter-pad-matmuls, InPlaceOperands.cpp).
+inline constexpr int64_t kLibraryGemmRowAlignmentBytes = 16;
 /// PTX ISA of the cache-policy qualifiers (L1::no_allocate, L2::cache_hint,
 /// L2::256B, createpolicy), times ten.
 inline constexpr int64_t kCacheHintPtxVersion = 74;

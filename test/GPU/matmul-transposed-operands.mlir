@@ -61,10 +61,28 @@ func.func @transpose_also_returned(%dy: tensor<64x200xf32>, %x: tensor<64x96xf32
 // Batched, both operands transposed (d0, d2, d1), accumulating into C0.
 // CHECK-LABEL: func.func @batched
 // CHECK-NOT: @generic_
-// CHECK: gpu.launch_func @sinter_kernels::@batch_matmul_{{[0-9]+}} {{.*}} args(%{{.*}} : memref<3x40x33xf16>, %{{.*}} : memref<3x50x40xf16>, %{{.*}} : memref<3x33x50xf16>, %{{.*}} : memref<3x33x50xf16>)
+// CHECK: gpu.launch_func @sinter_kernels::@batch_matmul_{{[0-9]+}} {{.*}} args(%{{.*}} : memref<3x40x32xf16>, %{{.*}} : memref<3x56x40xf16>, %{{.*}} : memref<3x32x56xf16>, %{{.*}} : memref<3x32x56xf16>)
 // CHECK-SAME: trans_a, trans_b
-// MANIFEST: batch_matmul_{{[0-9]+}} True True 33 40
-func.func @batched(%a: tensor<3x40x33xf16>, %b: tensor<3x50x40xf16>, %c0: tensor<3x33x50xf16>) -> tensor<3x33x50xf16> {
+// MANIFEST: batch_matmul_{{[0-9]+}} True True 32 40
+func.func @batched(%a: tensor<3x40x32xf16>, %b: tensor<3x56x40xf16>, %c0: tensor<3x32x56xf16>) -> tensor<3x32x56xf16> {
+  %ea = tensor.empty() : tensor<3x32x40xf16>
+  %at = linalg.transpose ins(%a : tensor<3x40x32xf16>) outs(%ea : tensor<3x32x40xf16>) permutation = [0, 2, 1]
+  %eb = tensor.empty() : tensor<3x40x56xf16>
+  %bt = linalg.transpose ins(%b : tensor<3x56x40xf16>) outs(%eb : tensor<3x40x56xf16>) permutation = [0, 2, 1]
+  %r = linalg.batch_matmul ins(%at, %bt : tensor<3x32x40xf16>, tensor<3x40x56xf16>) outs(%c0 : tensor<3x32x56xf16>) -> tensor<3x32x56xf16>
+  return %r : tensor<3x32x56xf16>
+}
+
+// Must not: A's stored rows (33 f16) misaligned for cuBLASLt where its
+// transposed copy's (40) are not: the copy runs and the GEMM reads it
+// aligned; B (rows of 40) is still read in place.
+// CHECK-LABEL: func.func @copy_aligns_rows
+// CHECK: gpu.launch_func @sinter_kernels::@generic_{{[0-9]+}} {{.*}} args(%{{.*}} : memref<3x40x33xf16>, %{{.*}} : memref<3x33x40xf16>)
+// CHECK: gpu.launch_func @sinter_kernels::@batch_matmul_{{[0-9]+}} {{.*}} args(%{{.*}} : memref<3x33x40xf16>, %{{.*}} : memref<3x50x40xf16>,
+// CHECK-SAME: trans_b
+// CHECK-NOT: trans_a
+// MANIFEST: batch_matmul_{{[0-9]+}} False True 40 40
+func.func @copy_aligns_rows(%a: tensor<3x40x33xf16>, %b: tensor<3x50x40xf16>, %c0: tensor<3x33x50xf16>) -> tensor<3x33x50xf16> {
   %ea = tensor.empty() : tensor<3x33x40xf16>
   %at = linalg.transpose ins(%a : tensor<3x40x33xf16>) outs(%ea : tensor<3x33x40xf16>) permutation = [0, 2, 1]
   %eb = tensor.empty() : tensor<3x40x50xf16>

@@ -126,6 +126,14 @@ struct NVVMPipelineOptions
                      "libcublasLt, with the CUDA-core kernel as its "
                      "fallback) or 'kernel' (the CUDA-core kernel alone)"),
       llvm::cl::value_desc("cublas|kernel"), llvm::cl::init("cublas")};
+  Option<int64_t> padMinFlops{
+      *this, "pad-min-flops",
+      llvm::cl::desc("Library-call matmuls of at least this many "
+                     "floating-point operations (2 M N K) whose rows are not "
+                     "16-byte aligned (a vocabulary's logits) are padded "
+                     "for cuBLASLt's aligned kernels (sinter-pad-matmuls); "
+                     "default 1e9"),
+      llvm::cl::value_desc("n"), llvm::cl::init(1000000000)};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

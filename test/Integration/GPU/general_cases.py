@@ -481,8 +481,17 @@ def matmul_case(M, K, N, t="bf16", batch=None, accumulate=False, out_t=None,
         "_to_" + out_t if out_t != t else "", "_acc" if accumulate else "",
         "_t" + trans if trans else "", "_kernel" if path == "kernel" else "")
     LIBRARY_CALLS[name] = 1 if path == "cublas" else 0
-    if trans:
-        LAUNCHES[name] = 1
+    # Transposes read in place: the program is the GEMM, and a transpose
+    # kernel for each operand whose stored rows are misaligned for cuBLASLt
+    # where its transposed copy's are not (the copy is kept then). Not
+    # counted when the rows are padded (2MNK >= 1e9, sinter-pad-matmuls).
+    def aligned(n):
+        return n * {"f32": 4}.get(t, 2) % 16 == 0
+    kept = sum(1 for x, stored_rows, copy_rows in (("a", M, K), ("b", K, N))
+               if x in trans and not aligned(stored_rows) and
+               aligned(copy_rows))
+    if trans and 2.0 * M * N * K < 1e9:
+        LAUNCHES[name] = 1 + kept
     if path == "kernel":
         FLAGS[name] = ["--cuda-matmul=kernel"]
     return name, ir, make, ref, torch_same_dtype
@@ -516,6 +525,12 @@ def matmul_cases():
                                  accumulate=True, path=path))
         cases.append(matmul_case(130, 96, 257, "bf16", out_t="f32",
                                  trans="ab", path=path))
+    # Misaligned rows padded for cuBLASLt (sinter-pad-matmuls): an lm_head
+    # (x @ W^T, odd N), its input gradient (odd K) and weight gradient
+    # (dY^T x, odd M).
+    cases.append(matmul_case(512, 768, 1365, "bf16", out_t="f32", trans="b"))
+    cases.append(matmul_case(512, 1365, 768, "bf16", out_t="f32"))
+    cases.append(matmul_case(1365, 512, 768, "bf16", out_t="f32", trans="a"))
     return cases
 
 
