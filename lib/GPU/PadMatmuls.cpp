@@ -57,6 +57,7 @@ Value transposeSource(Value v) {
 /// `v` padded with zeros at the high end to `shape`, one pad per value and
 /// shape (GPT-2's logits gradient feeds two matmuls).
 struct Padder {
+  explicit Padder(IRRewriter &rewriter) : rewriter(rewriter) {}
   IRRewriter &rewriter;
   llvm::DenseMap<std::pair<Value, std::pair<int64_t, int64_t>>, Value> made;
 
@@ -139,7 +140,7 @@ struct PadMatmulsPass : sinter::impl::PadMatmulsBase<PadMatmulsPass> {
     SmallVector<linalg::MatmulOp> matmuls;
     getOperation()->walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
     IRRewriter rewriter(&getContext());
-    Padder padder{rewriter, {}};
+    Padder padder(rewriter);
     for (linalg::MatmulOp mm : matmuls) {
       std::optional<std::array<int64_t, 3>> sizes = paddedSizes(mm, minFlops);
       if (!sizes)
@@ -164,9 +165,8 @@ struct PadMatmulsPass : sinter::impl::PadMatmulsBase<PadMatmulsPass> {
           rewriter.getIndexAttr(cType.getDimSize(0)),
           rewriter.getIndexAttr(cType.getDimSize(1))};
       SmallVector<OpFoldResult> ones(2, rewriter.getIndexAttr(1));
-      Value slice = tensor::ExtractSliceOp::create(rewriter, loc, cType,
-                                                   product, zeros, sizesOf,
-                                                   ones);
+      Value slice = tensor::ExtractSliceOp::create(
+          rewriter, loc, cType, product, zeros, sizesOf, ones);
       rewriter.replaceOp(mm, slice);
     }
   }

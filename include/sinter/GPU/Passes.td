@@ -204,6 +204,21 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     can open it, otherwise the kernel. A non-zero constant fill keeps the
     kernel alone. `matmul=kernel` builds the kernel alone everywhere.
 
+    Kernels read and write around the transposes frontends put between
+    them (the transposes then run no kernel unless something else reads
+    them): a matmul operand that is a transpose of the last two dimensions
+    is read in place (`trans_a` / `trans_b` in the library call, the
+    fallback kernel indexing it so; not when the copy's rows would be
+    16-byte aligned for cuBLASLt and the source's are not), and the
+    tensor-core attention kernels read Q, K and V split into heads and
+    transposed from the projection that holds them ([B, S, H', D] at a head
+    offset) and write O straight into the [B, S, H, D] tensor its transpose
+    made (lib/GPU/InPlaceOperands.cpp, Attention/InPlaceHeads.cpp). A
+    LayerNorm or RMSNorm whose input is an elementwise chain of same-shape
+    inputs (a residual add) computes the chain itself and stores its result
+    for the chain's other readers (NormPrologue.cpp; non-persistent row
+    kernels).
+
     ```mlir
     gpu.launch_func @sinter_kernels::@matmul_0 blocks in (%c8, %c1, %c1)
         threads in (%c256, %c1, %c1) args(%a : memref<100x96xbf16>,

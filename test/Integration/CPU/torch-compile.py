@@ -68,9 +68,17 @@ def compare(name, make, batches, loss_fn, opt_sinter, tol):
     check(name + " losses", worst <= tol,
           "eager %s, sinter %s" % (["%.6f" % v for v in losses_ref],
                                    ["%.6f" % v for v in losses]))
+    # AdamW's first updates are about lr * sign(g) per element: where a
+    # gradient is near zero its update turns on the last bits of f32 sums,
+    # whose order differs between eager's BLAS (which picks kernels by the
+    # CPU's instruction set) and Sinter's kernels. So parameters may differ
+    # by a few percent of lr per step at such elements; a wrong gradient
+    # moves most of them by up to 2 lr per step.
+    bound = 0.05 * 1e-3 * len(batches)
     err = max((p - q).abs().max().item() for p, q in
               zip(ref.parameters(), mine.parameters()))
-    check(name + " parameters", err <= 1e-4, "max err %.3g" % err)
+    check(name + " parameters", err <= bound,
+          "max err %.3g, bound %.3g" % (err, bound))
 
 
 # An MLP with a LayerNorm, Sinter's AdamW.
