@@ -356,15 +356,17 @@ struct OutlineCUDAKernelsPass
     : public sinter::impl::OutlineCUDAKernelsBase<OutlineCUDAKernelsPass> {
   using Base::Base;
 
-  void runOnOperation() override {
+  /// The pass options as the kernel builders read them; a located error
+  /// for a bad one.
+  LogicalResult readTuning(Tuning &tuning) {
     if (rowVectors < 1 || fusedVectors < 1 || rowBlock < 32 ||
         rowBlock > kMaxThreadsPerBlock || !llvm::isPowerOf2_64(rowBlock)) {
       getOperation().emitError(
           "sinter-outline-cuda-kernels: row-vectors and fused-vectors must "
           "be at least 1, row-block a power of two in [32, 1024]");
-      return signalPassFailure();
+      return failure();
     }
-    Tuning tuning{rowVectors, fusedVectors, rowBlock};
+    tuning = Tuning{rowVectors, fusedVectors, rowBlock};
     // sm_90a -> 90: the architecture number decides which kernels apply.
     StringRef arch = StringRef(chip).trim();
     if (!arch.consume_front("sm_") ||
@@ -372,7 +374,7 @@ struct OutlineCUDAKernelsPass
       getOperation().emitError("sinter-outline-cuda-kernels: chip must look "
                                "like sm_90a or sm_80, got '")
           << chip << "'";
-      return signalPassFailure();
+      return failure();
     }
     tuning.archSpecific = arch.ends_with("a");
     if (!attentionConfig.empty()) {
@@ -385,7 +387,7 @@ struct OutlineCUDAKernelsPass
             << attentionConfig << "': " << why
             << " (the form is 'cuda-cores' or [forms,]warps=W,mtiles=M,bn=N"
                "[,maxregs=R]; see docs/Passes)";
-        return signalPassFailure();
+        return failure();
       }
       tuning.attention = *parsed;
     }
@@ -394,7 +396,7 @@ struct OutlineCUDAKernelsPass
       getOperation().emitError("sinter-outline-cuda-kernels: bad "
                                "cache-hints '")
           << cacheHints << "': expected one of " << kCacheHintValues;
-      return signalPassFailure();
+      return failure();
     }
     tuning.cacheHints = *hints;
     if (rowPersistent < 0 || rowPersistent > 3 || adamwPersistent < 0 ||
@@ -403,7 +405,7 @@ struct OutlineCUDAKernelsPass
       getOperation().emitError(
           "sinter-outline-cuda-kernels: row-persistent must be 0-3, "
           "adamw-persistent 0-2, persistent-ctas 0-32 and sm-count >= 0");
-      return signalPassFailure();
+      return failure();
     }
     tuning.rowPersistent = rowPersistent;
     tuning.adamwPersistent = adamwPersistent;
@@ -413,9 +415,16 @@ struct OutlineCUDAKernelsPass
     if (matmulPath != "cublas" && matmulPath != "kernel") {
       getOperation().emitError("sinter-outline-cuda-kernels: bad matmul '")
           << matmul << "': expected 'cublas' or 'kernel'";
-      return signalPassFailure();
+      return failure();
     }
     tuning.matmulLibraryCall = matmulPath == "cublas";
+    return success();
+  }
+
+  void runOnOperation() override {
+    Tuning tuning;
+    if (failed(readTuning(tuning)))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     // What fusion left of torch-mlir's tm_tensor ops and of upstream
     // aggregates (linalg.softmax) becomes linalg generics first, as on the
