@@ -240,21 +240,10 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   // The body, once per element, then one vector store per result.
   Operation *yield = body.getTerminator();
   unsigned firstResultArg = inputs.size();
-  // Constants the body uses from above its region (the greedy rewriter
-  // hoists them to the function's entry) are rematerialized in the kernel.
-  SmallVector<std::pair<Value, Value>> constantsAbove;
-  {
-    llvm::SetVector<Value> above;
-    body.walk([&](Operation *op) {
-      for (Value v : op->getOperands())
-        if (Operation *def = v.getDefiningOp();
-            def && !body.findAncestorOpInBlock(*def) &&
-            matchPattern(v, m_Constant()))
-          above.insert(v);
-    });
-    for (Value v : above)
-      constantsAbove.push_back({v, b.clone(*v.getDefiningOp())->getResult(0)});
-  }
+  // Constants the body uses from above its region are rematerialized in
+  // the kernel.
+  SmallVector<std::pair<Value, Value>> constantsAbove =
+      cloneConstantsAbove(b, body);
   for (Slot &slot : slots) {
     SmallVector<SmallVector<Value>> outs(results.size());
     // Dropout words of this slot's elements, per seed: one Philox call
@@ -308,18 +297,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
                       arith::SelectOp::create(b, keep, scaled, zero));
           continue;
         }
-        auto tanh = dyn_cast<math::TanhOp>(bodyOp);
-        if (fastTanh && tanh && tanh.getType().isF32()) {
-          Value x = mapping.lookup(tanh.getOperand());
-          // llvm.tanh with `afn` selects PTX tanh.approx.f32.
-          auto approx = LLVM::TanhOp::create(
-              b, x,
-              LLVM::FastmathFlagsAttr::get(b.getContext(),
-                                           LLVM::FastmathFlags::afn));
-          mapping.map(tanh.getResult(), approx.getResult());
-          continue;
-        }
-        cloneForDevice(b, bodyOp, mapping);
+        cloneElementOp(b, bodyOp, mapping, fastTanh);
       }
       for (auto [r, v] : llvm::enumerate(yield->getOperands())) {
         // A yielded constant from above the region (a batch-1 iota folded

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -531,4 +532,34 @@ Operation *sinter::gpu_kernels::cloneForDevice(OpBuilder &b, Operation &op,
     return narrow;
   }
   return b.clone(op, mapping);
+}
+
+SmallVector<std::pair<Value, Value>>
+sinter::gpu_kernels::cloneConstantsAbove(OpBuilder &b, Block &body) {
+  llvm::SetVector<Value> above;
+  body.walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          def && !body.findAncestorOpInBlock(*def) &&
+          matchPattern(v, m_Constant()))
+        above.insert(v);
+  });
+  SmallVector<std::pair<Value, Value>> cloned;
+  for (Value v : above)
+    cloned.push_back({v, b.clone(*v.getDefiningOp())->getResult(0)});
+  return cloned;
+}
+
+void sinter::gpu_kernels::cloneElementOp(OpBuilder &b, Operation &op,
+                                         IRMapping &mapping, bool fastTanh) {
+  auto tanh = dyn_cast<math::TanhOp>(op);
+  if (fastTanh && tanh && tanh.getType().isF32()) {
+    // llvm.tanh with `afn` selects PTX tanh.approx.f32.
+    auto approx = LLVM::TanhOp::create(
+        b, tanh.getLoc(), mapping.lookup(tanh.getOperand()),
+        LLVM::FastmathFlagsAttr::get(b.getContext(), LLVM::FastmathFlags::afn));
+    mapping.map(tanh.getResult(), approx.getResult());
+    return;
+  }
+  cloneForDevice(b, op, mapping);
 }

@@ -74,6 +74,20 @@ mlir::Value scalarInKernel(mlir::ImplicitLocOpBuilder &b, mlir::Value arg);
 mlir::Operation *cloneForDevice(mlir::OpBuilder &b, mlir::Operation &op,
                                 mlir::IRMapping &mapping);
 
+/// The constants an elementwise body (a fused chain's, a generic's) reads
+/// from above its region -- the greedy rewriter hoists them to the
+/// function's entry -- each cloned at `b`'s insertion point, as (value
+/// above, value in the kernel) pairs to seed a per-element IRMapping.
+llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>
+cloneConstantsAbove(mlir::OpBuilder &b, mlir::Block &body);
+
+/// Clones one arith/math op of an elementwise body for one element, as the
+/// elementwise kernels evaluate it: with `fastTanh` (every result of the
+/// chain bf16: the rounding dominates), an f32 math.tanh becomes the
+/// hardware approximation (tanh.approx.f32); anything else cloneForDevice.
+void cloneElementOp(mlir::OpBuilder &b, mlir::Operation &op,
+                    mlir::IRMapping &mapping, bool fastTanh);
+
 class KernelBuilder {
 public:
   explicit KernelBuilder(mlir::ImplicitLocOpBuilder &b,

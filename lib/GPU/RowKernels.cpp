@@ -31,7 +31,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -293,17 +292,19 @@ static Value opaqueCopy(KernelBuilder &kb, Value vec) {
       b, type, vector::FromElementsOp::create(b, wordsType, parts));
 }
 
+/// Vector k (f32) of row `t` starting at `base`, computed rather than
+/// loaded (a norm's prologue).
+using RowLoader =
+    function_ref<Value(const RowThread &t, Value base, int64_t k)>;
+
 /// Runs `body` for every row the thread handles. Non-persistent: the row of
 /// the block's one row group. Persistent: a loop over the row groups
 /// blockIdx.x + i * gridDim.x; with hoisting, `hoist` loads loop-invariant
 /// vectors once before it (carried through the loop in their element type);
 /// with prefetch, the next group's vectors are loaded at the top of each
 /// iteration and carried to the next one in their element type.
-/// Vector k (f32) of row `t` starting at `base`, computed rather than
-/// loaded (a norm's prologue).
-using RowLoader =
-    function_ref<Value(const RowThread &t, Value base, int64_t k)>;
-
+/// `loader` (non-persistent kernels only) computes vector k of the row
+/// instead of loading it from `x` (a norm's prologue).
 static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
                        function_ref<SmallVector<Value>(const RowLanes &)> hoist,
                        RowBody body, RowLoader loader = nullptr) {
@@ -381,20 +382,8 @@ struct Prologue {
   SmallVector<Value> inputs; // the kernel's flattened buffers
   Value out;                 // the chain's result buffer, or null
   SmallVector<std::pair<Value, Value>> constants; // from above -> in kernel
-
-  /// Constants the body reads from above its region, rematerialized once.
-  void cloneConstants(OpBuilder &b) {
-    llvm::SetVector<Value> above;
-    chain.getBody().walk([&](Operation *op) {
-      for (Value v : op->getOperands())
-        if (Operation *def = v.getDefiningOp();
-            def && !chain.getBody().front().findAncestorOpInBlock(*def) &&
-            matchPattern(v, m_Constant()))
-          above.insert(v);
-    });
-    for (Value v : above)
-      constants.push_back({v, b.clone(*v.getDefiningOp())->getResult(0)});
-  }
+  /// As the elementwise kernel: tanh's approximation for bf16 results.
+  bool fastTanh = false;
 
   Value vector(KernelBuilder &kb, const RowConfig &c, const RowThread &t,
                Value base, int64_t k) {
@@ -414,7 +403,7 @@ struct Prologue {
         mapping.map(arg,
                     vector::ExtractOp::create(b, vec, ArrayRef<int64_t>{j}));
       for (Operation &op : body.without_terminator())
-        cloneForDevice(b, op, mapping);
+        cloneElementOp(b, op, mapping, fastTanh);
       elems.push_back(mapping.lookupOrDefault(yielded));
     }
     Value v = vector::FromElementsOp::create(
@@ -477,9 +466,9 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     // The kernel's last parameter (the entry block's arguments go on with
     // the workgroup attributions).
     if (prologueOut)
-      pro.out =
-          kb.flatten(args[func.getFunctionType().getNumInputs() - 1]);
-    pro.cloneConstants(b);
+      pro.out = kb.flatten(args[func.getFunctionType().getNumInputs() - 1]);
+    pro.constants = cloneConstantsAbove(b, prologue.getBody().front());
+    pro.fastTanh = getElementTypeOrSelf(prologue->getResult(0)).isBF16();
   } else {
     x = kb.flatten(args[a++]);
   }

@@ -93,13 +93,14 @@ static HeadLayout writeInPlace(Value out, Operation *&transpose) {
 
 AttentionHeads sinter::gpu_kernels::planAttentionHeads(AttentionOp op) {
   AttentionHeads heads;
-  heads.q = readInPlace(op.getQuery());
-  heads.k = readInPlace(op.getKey());
-  heads.v = readInPlace(op.getValue());
-  for (Value operand : {op.getQuery(), op.getKey(), op.getValue()})
-    if (readInPlace(operand).seqMajor &&
+  for (auto [operand, layout] :
+       {std::pair{op.getQuery(), &heads.q}, std::pair{op.getKey(), &heads.k},
+        std::pair{op.getValue(), &heads.v}}) {
+    *layout = readInPlace(operand);
+    if (layout->seqMajor &&
         !llvm::is_contained(heads.readTransposes, operand.getDefiningOp()))
       heads.readTransposes.push_back(operand.getDefiningOp());
+  }
   heads.out = writeInPlace(op.getOutput(), heads.outTranspose);
   return heads;
 }
