@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Kernels.h"
 #include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,12 +47,14 @@ int64_t rowStep(Type t) {
          std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
-/// The source of `v` when it is a 2-D transpose (linalg.transpose [1, 0]).
+/// The source of `v` when it is a 2-D transpose: linalg.transpose [1, 0]
+/// as frontends write it, or its generic form (isTransposeCopy).
 Value transposeSource(Value v) {
-  auto t = v.getDefiningOp<linalg::TransposeOp>();
-  if (!t || t.getPermutation() != ArrayRef<int64_t>{1, 0})
-    return {};
-  return t.getInput();
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+    return t.getPermutation() == ArrayRef<int64_t>{1, 0} ? t.getInput()
+                                                         : Value();
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  return isTransposeCopy(g, {1, 0}) ? g.getDpsInputs()[0] : Value();
 }
 
 /// `v` padded with zeros at the high end to `shape`, one pad per value and

@@ -71,6 +71,7 @@ func.func @lm_head_backward(%dl: tensor<64x50257xbf16>, %wt: tensor<768x50257xbf
 // MANIFEST: 64 1024 768 False False 768 1024 1024
 // MANIFEST: 16 9 33 False False 33 9 9
 // MANIFEST: 64 50257 768 False False 768 50257 50257
+// MANIFEST: 64 50260 768 False True 768 768 50260
 func.func @left_alone(%x: tensor<64x768xbf16>, %w: tensor<768x1024xbf16>, %a: tensor<16x33xf32>, %b: tensor<33x9xf32>, %v: tensor<768x50257xbf16>, %c0: tensor<64x50257xf32>) -> (tensor<64x1024xf32>, tensor<16x9xf32>, tensor<64x50257xf32>) {
   %zero = arith.constant 0.0 : f32
   %c = tensor.empty() : tensor<64x1024xf32>
@@ -81,4 +82,24 @@ func.func @left_alone(%x: tensor<64x768xbf16>, %w: tensor<768x1024xbf16>, %a: te
   %s = linalg.matmul ins(%a, %b : tensor<16x33xf32>, tensor<33x9xf32>) outs(%z2 : tensor<16x9xf32>) -> tensor<16x9xf32>
   %acc = linalg.matmul ins(%x, %v : tensor<64x768xbf16>, tensor<768x50257xbf16>) outs(%c0 : tensor<64x50257xf32>) -> tensor<64x50257xf32>
   return %y, %s, %acc : tensor<64x1024xf32>, tensor<16x9xf32>, tensor<64x50257xf32>
+}
+
+// -----
+
+// A transpose in its generic form (TOSA's, or generalized) is padded
+// before it too.
+// CHECK-LABEL: func.func @generic_transpose
+// CHECK: %[[WP:.*]] = tensor.pad %arg1 low[0, 0] high[3, 0]
+// CHECK: linalg.transpose ins(%[[WP]] : tensor<50260x768xbf16>)
+func.func @generic_transpose(%x: tensor<64x768xbf16>, %w: tensor<50257x768xbf16>) -> tensor<64x50257xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<768x50257xbf16>
+  %wt = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<50257x768xbf16>) outs(%e : tensor<768x50257xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    linalg.yield %in : bf16
+  } -> tensor<768x50257xbf16>
+  %c = tensor.empty() : tensor<64x50257xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%c : tensor<64x50257xf32>) -> tensor<64x50257xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<64x768xbf16>, tensor<768x50257xbf16>) outs(%z : tensor<64x50257xf32>) -> tensor<64x50257xf32>
+  return %y : tensor<64x50257xf32>
 }

@@ -31,6 +31,10 @@ inline constexpr int64_t kAdamWPersistent = 2;
 inline constexpr int64_t kPersistentCtas = 0;
 /// SMs the persistent grids are sized for (0: by chip).
 inline constexpr int64_t kSmCount = 0;
+/// Library-call matmuls with misaligned rows are padded from this many
+/// floating-point operations (sinter-pad-matmuls): GPT-2's lm_head (6e9 at
+/// B1 T1024) is, a head's 1e6-element GEMM is not.
+inline constexpr int64_t kPadMinFlops = 1000000000;
 } // namespace sinter::cuda_defaults
 
 #endif // SINTER_GPU_DEFAULTS_H

@@ -133,7 +133,8 @@ struct NVVMPipelineOptions
                      "16-byte aligned (a vocabulary's logits) are padded "
                      "for cuBLASLt's aligned kernels (sinter-pad-matmuls); "
                      "default 1e9"),
-      llvm::cl::value_desc("n"), llvm::cl::init(1000000000)};
+      llvm::cl::value_desc("n"),
+      llvm::cl::init(::sinter::cuda_defaults::kPadMinFlops)};
 };
 
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,

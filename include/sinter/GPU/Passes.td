@@ -122,7 +122,8 @@ def PadMatmuls : Pass<"sinter-pad-matmuls"> {
     ```
   }];
   let options = [
-    Option<"minFlops", "min-flops", "int64_t", /*default=*/"1000000000",
+    Option<"minFlops", "min-flops", "int64_t",
+           /*default=*/"::sinter::cuda_defaults::kPadMinFlops",
            "Pad only matmuls of at least this many floating-point "
            "operations (2 M N K)">,
   ];
