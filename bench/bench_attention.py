@@ -7,12 +7,14 @@
 
 FLOPs = 4*B*H*S*S*D (halved when causal). Peers: SDPA's flash
 (FlashAttention-2), cuDNN, memory-efficient and math backends, timed with
-triton.testing.do_bench (median) on the same inputs.
+triton.testing.do_bench (median) on the same inputs, with the same variant
+(dropout_p, or the same additive mask) as the case.
 """
 
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -34,31 +36,44 @@ def main():
     p.add_argument("artifacts")
     p.add_argument("--json", default=os.path.join(HERE, "results",
                                                   "attention.json"))
+    p.add_argument("--only", help="regular expression: the cases to time")
     a = p.parse_args()
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(0)
     rows = []
     print("%s, torch %s, %s" % (torch.cuda.get_device_name(),
                                 torch.__version__, time.strftime("%Y-%m-%d")))
+    only = re.compile(a.only) if a.only else None
     for name, ir, make, ref, same in gpu_cases.attention_bench_cases():
+        if only and not only.search(name):
+            continue
         prog = sc.CudaProgram(os.path.join(a.artifacts, name))
         fn = prog["main"]
-        q, k, v = make(torch, dev, gen)
+        ins = make(torch, dev, gen)
+        q, k, v = ins[:3]
+        # The training variants: an additive mask after k, v; dropout's
+        # seed last (the peers draw their own masks: timed, not compared).
+        mask = ins[3] if "_mask" in name else None
+        dropout_p = 0.1 if "_dropout" in name else 0.0
         B, H, S, D = q.shape
         causal = "causal" in name
         flops = 4 * B * H * S * S * D / (2 if causal else 1)
         out = torch.empty_like(q)
-        fn(q, k, v, out=out)
-        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        err = (out.float() - want.float()).abs().max().item()
-        cands = {"sinter": lambda: fn(q, k, v, out=out)}
+        fn(*ins, out=out)
+        err = float("nan")
+        if not dropout_p:
+            want = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                  is_causal=causal)
+            err = (out.float() - want.float()).abs().max().item()
+        cands = {"sinter": lambda: fn(*ins, out=out)}
         for label, bk in (("SDPA flash (FA2)", SDPBackend.FLASH_ATTENTION),
                           ("SDPA cuDNN", SDPBackend.CUDNN_ATTENTION),
                           ("SDPA efficient", SDPBackend.EFFICIENT_ATTENTION)):
             def run(bk=bk):
                 with sdpa_kernel(bk):
-                    return F.scaled_dot_product_attention(q, k, v,
-                                                          is_causal=causal)
+                    return F.scaled_dot_product_attention(
+                        q, k, v, attn_mask=mask, dropout_p=dropout_p,
+                        is_causal=causal)
             cands[label] = run
         res, extra = {}, {}
         for label, f in cands.items():

@@ -66,8 +66,10 @@ void MMAKernel::storeRow(int64_t mt, int64_t r) {
   Value m = final.M[mt * 2 + r];
   Value positive =
       arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, kb.f32(0.0));
+  // 1 / l, times 1 / (1 - p) for the probabilities dropout kept.
   Value inv = arith::SelectOp::create(
-      b, positive, arith::DivFOp::create(b, kb.f32(1.0), l), kb.f32(0.0));
+      b, positive, arith::DivFOp::create(b, kb.f32(dropoutKeptScale()), l),
+      kb.f32(0.0));
   Value i = rowOf(mt, r);
   Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
   Value rowBase = oRows.element(mb, i);

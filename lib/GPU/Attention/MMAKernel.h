@@ -146,9 +146,9 @@ private:
   void commitGroup();
 
   // Softmax.cpp: masks and the online softmax.
-  llvm::SmallVector<mlir::Value> maskScores(llvm::SmallVector<mlir::Value> S,
-                                            mlir::Value kv0);
-  void addMask(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
+  llvm::SmallVector<mlir::Value>
+  maskScores(llvm::SmallVector<mlir::Value> S, mlir::Value kv0,
+             llvm::ArrayRef<mlir::Value> maskTile = {});
   mlir::Value tileNeedsMask(mlir::Value kv0);
   llvm::SmallVector<mlir::Value> hideKeys(llvm::ArrayRef<mlir::Value> S,
                                           mlir::Value kv0);
@@ -157,11 +157,26 @@ private:
   void softmaxRow(llvm::SmallVector<mlir::Value> &S, RowState &st,
                   mlir::Value kv0, int64_t mt, int64_t r, mlir::Value &alpha,
                   mlir::Value &anyGrow);
-  mlir::Value dropout(mlir::Value p, mlir::Value kv0, int64_t mt, int64_t r,
-                      int64_t nt);
   llvm::SmallVector<mlir::Value> rescale(llvm::SmallVector<mlir::Value> O,
                                          mlir::Value anyGrow,
                                          llvm::ArrayRef<mlir::Value> alpha);
+
+  // Mask.cpp: the additive mask's values of a key tile.
+  bool maskByPairs() const;
+  bool maskLoadedAhead() const;
+  llvm::SmallVector<mlir::Value> loadMask(mlir::Value kv0);
+  void addMask(llvm::SmallVector<mlir::Value> &S,
+               llvm::ArrayRef<mlir::Value> maskTile);
+
+  // Dropout.cpp: dropout of P from the Philox stream.
+  bool dropoutByGroups() const;
+  mlir::Value dropoutRow(int64_t mt, int64_t r);
+  mlir::Value keepP(mlir::Value pc, mlir::Value word);
+  mlir::Value dropoutElements(mlir::Value p, mlir::Value kv0, int64_t mt,
+                              int64_t r, int64_t nt);
+  void dropoutGroups(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
+  /// 1 / (1 - dropout_p), which the epilogue folds into 1 / l.
+  double dropoutKeptScale() const;
 
   // MainLoop.cpp: the loops over key tiles.
   void singleStage();

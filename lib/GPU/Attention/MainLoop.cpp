@@ -271,10 +271,14 @@ void MMAKernel::steadyStateBody(scf::ForOp loop) {
     namedBarrier(
         BarrierAction::Arrive,
         arith::RemUIOp::create(b, mb.add(wgIdxU, 1), kb.idx(tiles.warpgroups)));
+  // The mask's loads fly while the tensor cores compute S.
+  SmallVector<Value> maskTile;
+  if (maskLoadedAhead())
+    maskTile = loadMask(kv0);
   SmallVector<Value> S = mb.unflatten(waitGroup(1, sAcc));
   if (MB)
     barArrive(EmptyK, gt(t));
-  S = maskScores(S, kv0);
+  S = maskScores(S, kv0, maskTile);
   SmallVector<Value> alpha;
   Value anyGrow = softmax(S, st, kv0, alpha);
   SmallVector<Value> P = pRegisters(S);

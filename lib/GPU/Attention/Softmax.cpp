@@ -15,7 +15,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "sinter/Conversion/Philox.h"
 
 using namespace mlir;
 using namespace sinter;
@@ -75,12 +74,15 @@ Value FragmentBuilder::quadReduce(Value v, bool isMax) {
   return v;
 }
 
-SmallVector<Value> MMAKernel::maskScores(SmallVector<Value> S, Value kv0) {
-  // The additive mask and the invisible keys (past Skv, or hidden by
-  // KeyVisibility: -inf) applied to the scores of the key tile at kv0. Only
-  // tiles that reach the sequence end or hide a key from a row check.
+SmallVector<Value> MMAKernel::maskScores(SmallVector<Value> S, Value kv0,
+                                          ArrayRef<Value> maskTile) {
+  // The additive mask (Mask.cpp: `maskTile` when loaded ahead, else loaded
+  // now) and the invisible keys (past Skv, or hidden by KeyVisibility:
+  // -inf) applied to the scores of the key tile at kv0. Only tiles that
+  // reach the sequence end or hide a key from a row check.
   if (mask)
-    addMask(S, kv0);
+    addMask(S, maskTile.empty() ? SmallVector<Value>(loadMask(kv0))
+                                : SmallVector<Value>(maskTile));
   Value needsMask = tileNeedsMask(kv0);
   if (!needsMask)
     return S;
@@ -92,36 +94,6 @@ SmallVector<Value> MMAKernel::maskScores(SmallVector<Value> S, Value kv0) {
   b.setInsertionPointToStart(&ifOp.getElseRegion().front());
   scf::YieldOp::create(b, S);
   return SmallVector<Value>(ifOp.getResults());
-}
-
-void MMAKernel::addMask(SmallVector<Value> &S, Value kv0) {
-  // In raw score units (divided by the scale).
-  Value invScale = kb.f32(1.0 / op.getEffectiveScale());
-  for (int64_t mt = 0; mt < MT; ++mt)
-    for (int64_t r = 0; r < 2; ++r) {
-      Value i = rowOf(mt, r);
-      Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
-      Value rowBase =
-          mb.add(maskBase, mb.mul(arith::SelectOp::create(b, iOk, i, kb.idx(0)),
-                                  maskStride[2]));
-      for (int64_t nt = 0; nt < NT; ++nt) {
-        Value rv = mb.row(S[mt * NT + nt], r);
-        for (int64_t c = 0; c < 2; ++c) {
-          Value j = keyOf(kv0, nt, c);
-          Value ok = arith::AndIOp::create(
-              b, iOk, mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv)));
-          Value at = arith::SelectOp::create(
-              b, ok, mb.add(rowBase, mb.mul(j, maskStride[3])), kb.idx(0));
-          Value mv = vector::ExtractOp::create(
-              b, kb.loadF32(mask, at, 1, nullptr, 0.0, false),
-              ArrayRef<int64_t>{0});
-          Value s = arith::AddFOp::create(
-              b, mb.elem(rv, c), arith::MulFOp::create(b, mv, invScale));
-          rv = vector::InsertOp::create(b, s, rv, ArrayRef<int64_t>{c});
-        }
-        S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], rv, r);
-      }
-    }
 }
 
 Value MMAKernel::tileNeedsMask(Value kv0) {
@@ -168,6 +140,8 @@ Value MMAKernel::softmax(SmallVector<Value> &S, RowState &st, Value kv0,
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t r = 0; r < 2; ++r)
       softmaxRow(S, st, kv0, mt, r, alpha[mt * 2 + r], anyGrow);
+  if (dropoutByGroups())
+    dropoutGroups(S, kv0);
   return anyGrow;
 }
 
@@ -205,35 +179,14 @@ void MMAKernel::softmaxRow(SmallVector<Value> &S, RowState &st, Value kv0,
     Value rv = mb.row(S[mt * NT + nt], r);
     Value p = mb.exp2(math::FmaOp::create(b, rv, c2, negRef2));
     sums.push_back(arith::AddFOp::create(b, mb.elem(p, 0), mb.elem(p, 1)));
-    if (dropP > 0.0)
-      p = dropout(p, kv0, mt, r, nt);
+    if (dropP > 0.0 && !dropoutByGroups())
+      p = dropoutElements(p, kv0, mt, r, nt);
     S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], p, r);
   }
   st.L[mt * 2 + r] = arith::AddFOp::create(
       b, arith::MulFOp::create(b, st.L[mt * 2 + r], alpha),
       mb.tree(sums, /*isMax=*/false));
   st.M[mt * 2 + r] = mNew;
-}
-
-Value MMAKernel::dropout(Value p, Value kv0, int64_t mt, int64_t r,
-                         int64_t nt) {
-  // l sums undropped probabilities; P V sees the dropout mask of element
-  // ((b*Hq + h)*Sq + i)*Skv + j.
-  Value i = rowOf(mt, r);
-  Value iSafe = arith::SelectOp::create(
-      b, mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)), i, kb.idx(0));
-  for (int64_t c = 0; c < 2; ++c) {
-    Value off = mb.add(mb.mul(mb.add(qSeqBase, iSafe), Skv), keyOf(kv0, nt, c));
-    Value keep = buildPhiloxKeep(
-        b, b.getLoc(), arith::IndexCastOp::create(b, b.getI64Type(), off), seed,
-        dropP);
-    Value pc = arith::SelectOp::create(
-        b, keep,
-        arith::MulFOp::create(b, mb.elem(p, c), kb.f32(1.0 / (1.0 - dropP))),
-        kb.f32(0.0));
-    p = vector::InsertOp::create(b, pc, p, ArrayRef<int64_t>{c});
-  }
-  return p;
 }
 
 SmallVector<Value> MMAKernel::rescale(SmallVector<Value> O, Value anyGrow,

@@ -21,6 +21,18 @@ TWO_STAGE_SHAPES = {
     "dropout": ((1, 4, 2, 77, 130, 128),
                 dict(causal=True, lse=True, dropout_p=0.2)),
     "d256": ((1, 2, 2, 200, 200, 256), dict(causal=True)),
+    # Skv % 4 == 0: each lane draws one Philox call per four keys and
+    # shares it with its neighbour (Attention/Dropout.cpp); "dropout" above
+    # (Skv 130) keeps one call per probability.
+    # Even Skv, keys contiguous: the mask read by aligned pairs (bf16:
+    # loaded before S is waited on), ragged last key tile; an f32 [Skv]
+    # key bias by pairs.
+    "mask-pairs": ((2, 2, 2, 129, 130, 64),
+                   dict(causal=True, mask_shape=[2, 1, 129, 130],
+                        mask_t="bf16")),
+    "bias-pairs": ((1, 4, 2, 100, 200, 128), dict(mask_shape=[200])),
+    "dropout-groups": ((2, 4, 2, 77, 132, 64),
+                       dict(causal=True, lse=True, dropout_p=0.1)),
 }
 # (form, shape, tiles): register caps, 1-3 warpgroups and both key tile
 # widths across the forms.
@@ -55,6 +67,12 @@ TWO_STAGE_CASES = [
     ("mbar,ws,", "mqa", "warps=4,bn=128"),
     ("mbar,pp,ws,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,", "dropout", "warps=8,bn=128"),
+    ("", "dropout-groups", "warps=4,bn=64"),
+    ("", "mask-pairs", "warps=4,bn=64"),
+    ("mbar,pp,ws,", "mask-pairs", "warps=8,bn=128"),
+    ("mbar,ws,tmastore,", "mask-pairs", "warps=12,bn=64"),
+    ("mbar,pp,ws,", "bias-pairs", "warps=8,bn=64"),
+    ("mbar,pp,ws,", "dropout-groups", "warps=8,bn=128"),
     ("mbar,pp,ws,", "d256", "warps=8,bn=64"),
     # ... and O leaving through shared memory and TMA stores (rows past the
     # sequence clipped by the tensor map).
@@ -63,6 +81,7 @@ TWO_STAGE_CASES = [
     ("mbar,pp,ws,tmastore,", "ragged-gqa", "warps=8,bn=64"),
     ("mbar,pp,ws,tmastore,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,tmastore,", "dropout", "warps=8,bn=128"),
+    ("mbar,ws,tmastore,", "dropout-groups", "warps=12,bn=64"),
     ("mbar,pp,ws,tmastore,", "d256", "warps=8,bn=64"),
     # ... with three consumer warpgroups (192 query rows, 160 registers).
     ("mbar,ws,", "mqa", "warps=12,bn=128"),
@@ -80,6 +99,7 @@ PERSISTENT_CASES = [
     ("mbar,pp,ws,persist,", "long", "warps=8,bn=128"),
     ("mbar,pp,ws,persist,", "mask-f16", "warps=8,bn=128"),
     ("mbar,ws,persist,", "dropout", "warps=4,bn=128"),
+    ("mbar,pp,ws,persist,", "dropout-groups", "warps=8,bn=128"),
     ("mbar,pp,ws,persist,", "d256", "warps=8,bn=64"),
     ("mbar,ws,persist,tmastore,", "no-keys", "warps=8,bn=64"),
     ("mbar,pp,ws,persist,tmastore,", "ragged-gqa", "warps=8,bn=64"),

@@ -294,7 +294,7 @@ def adamw_case(shapes, lr=1e-3, step=5.0, beta1=0.9, beta2=0.999, eps=1e-8,
 
 def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                    mask_shape=None, lse=False, scale=None, Dv=None,
-                   dropout_p=0.0, seed=42, config=None):
+                   dropout_p=0.0, seed=42, config=None, mask_t="f32"):
     Dv = Dv or D
     q, k = _tt([B, Hq, Sq, D], t), _tt([B, Hkv, Skv, D], t)
     v, o = _tt([B, Hkv, Skv, Dv], t), _tt([B, Hq, Sq, Dv], t)
@@ -302,7 +302,7 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
     args = "%%q: %s, %%k: %s, %%v: %s" % (q, k, v)
     opnd = ""
     if mask_shape is not None:
-        m = _tt(mask_shape, "f32")
+        m = _tt(mask_shape, mask_t)
         args += ", %%m: %s" % m
         opnd = " mask(%%m : %s)" % m
     attrs = []
@@ -331,7 +331,9 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
                torch.randn(B, Hkv, Skv, D, generator=gen, device=dev).to(dt),
                torch.randn(B, Hkv, Skv, Dv, generator=gen, device=dev).to(dt)]
         if mask_shape is not None:
-            ins.append(torch.randn(*mask_shape, generator=gen, device=dev))
+            ins.append(torch.randn(*mask_shape, generator=gen,
+                                   device=dev).to(getattr(torch,
+                                                          TYPES[mask_t])))
         if dropout_p:
             ins.append(seed)
         return ins
@@ -352,7 +354,7 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
             o, l = refs.attention(
                 qq.float().cpu().numpy(), kk.float().cpu().numpy(),
                 vv.float().cpu().numpy(), scale=sc, causal=causal,
-                mask=None if mm is None else mm.cpu().numpy(),
+                mask=None if mm is None else mm.float().cpu().numpy(),
                 dropout_p=dropout_p, seed=seed)
             out = [torch.from_numpy(o).to(qq.device)]
             return out + ([torch.from_numpy(l).to(qq.device)] if lse else [])
@@ -395,7 +397,8 @@ def attention_case(B, Hq, Hkv, Sq, Skv, D, t="bf16", causal=False,
 
     name = "attention_b%dh%dkv%d_q%dk%dd%d_%s%s%s%s%s" % (
         B, Hq, Hkv, Sq, Skv, D, t, "_causal" if causal else "",
-        "_mask" if mask_shape else "", "_lse" if lse else "",
+        ("_mask" + ("" if mask_t == "f32" else mask_t)) if mask_shape else "",
+        "_lse" if lse else "",
         "_dropout" if dropout_p else "")
     if config:
         # Runs with this tile configuration instead of the shipped table's.
@@ -562,6 +565,13 @@ def correctness_cases():
                        mask_shape=[129, 129], config=WG + "warps=4,bn=128"),
         attention_case(1, 4, 2, 77, 130, 128, causal=True, lse=True,
                        dropout_p=0.2, config=WG + "warps=4,bn=64"),
+        # The shipped table's kernels with dropout drawn by groups of four
+        # keys, and with a bf16 [B,1,S,S] mask (the training variants that
+        # bench_attention.py times).
+        attention_case(2, 4, 4, 300, 512, 128, dropout_p=0.1),
+        attention_case(1, 4, 4, 1024, 1024, 64, causal=True, dropout_p=0.1),
+        attention_case(2, 4, 4, 300, 512, 128, mask_shape=[2, 1, 300, 512],
+                       mask_t="bf16"),
     ]
     cases += backward_cases()
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
@@ -681,7 +691,24 @@ def attention_bench_cases():
             attention_case(2, 16, 16, 4096, 4096, 128, causal=True),
             attention_case(16, 16, 16, 1024, 1024, 128),
             attention_case(1, 16, 16, 16384, 16384, 128),
-            attention_case(1, 16, 16, 16384, 16384, 128, causal=True)]
+            attention_case(1, 16, 16, 16384, 16384, 128, causal=True)
+            ] + attention_training_bench_cases()
+
+
+def attention_training_bench_cases():
+    """The forward's training variants of the issue's shape (B2 H16 S4096
+    D128 bf16): dropout 0.1 (plain and causal) and an additive [B,1,S,S]
+    bf16 mask, timed beside the same variant of the peers."""
+    shape = (2, 16, 16, 4096, 4096, 128)
+    drop = attention_case(*shape, dropout_p=0.1)
+    return [drop,
+            # Half-width key tiles: fewer live registers beside the Philox
+            # words.
+            variant(drop, "bn64", ["--attention-config=wgmma,pipe,mbar,pp,"
+                                   "ws,tmastore,warps=8,mtiles=1,bn=64"]),
+            attention_case(*shape, causal=True, dropout_p=0.1),
+            attention_case(*shape, mask_shape=[2, 1, 4096, 4096],
+                           mask_t="bf16")]
 
 
 # Variants of a case: the same program compiled with extra sinterc flags,
