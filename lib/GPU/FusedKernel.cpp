@@ -254,13 +254,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     auto wordOf = [&](Value seed, int64_t j) -> Value {
       SmallVector<Value> &words = wordsBySeed[seed];
       if (words.empty()) {
-        if (width % 4 == 0) {
+        if (width % kPhiloxWords == 0) {
           Value c0 = arith::ShRUIOp::create(
               b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), 2));
-          for (int64_t c = 0; c < width / 4; ++c) {
+          for (int64_t c = 0; c < width / kPhiloxWords; ++c) {
             Value ctr = arith::AddIOp::create(
                 b, c0, arith::ConstantIntOp::create(b, b.getI64Type(), c));
-            std::array<Value, 4> w = buildPhilox4x32(b, b.getLoc(), ctr, seed);
+            std::array<Value, kPhiloxWords> w =
+                buildPhilox4x32(b, b.getLoc(), ctr, seed);
             words.append(w.begin(), w.end());
           }
         } else {

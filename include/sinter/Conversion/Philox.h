@@ -28,6 +28,9 @@ constexpr uint32_t kPhiloxM1 = 0xCD9E8D57u;
 constexpr uint32_t kPhiloxW0 = 0x9E3779B9u;
 constexpr uint32_t kPhiloxW1 = 0xBB67AE85u;
 constexpr int kPhiloxRounds = 10;
+/// Words (stream positions) of one Philox4x32 call: the decisions of four
+/// consecutive elements.
+constexpr int kPhiloxWords = 4;
 
 /// Philox4x32-10 of one 128-bit counter under a 64-bit key.
 inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr,
@@ -78,10 +81,10 @@ inline bool philoxKeep(uint64_t offset, uint64_t seed, double p) {
 /// under key `seedI64`: the four i32 words of stream positions
 /// 4*counter .. 4*counter+3 (a vectorized kernel draws four elements per
 /// call).
-std::array<mlir::Value, 4> buildPhilox4x32(mlir::OpBuilder &b,
-                                           mlir::Location loc,
-                                           mlir::Value counterI64,
-                                           mlir::Value seedI64);
+std::array<mlir::Value, kPhiloxWords> buildPhilox4x32(mlir::OpBuilder &b,
+                                                      mlir::Location loc,
+                                                      mlir::Value counterI64,
+                                                      mlir::Value seedI64);
 
 /// Emits `word >= philoxDropThreshold(p)` for an i32 Philox word.
 mlir::Value buildPhiloxKeepWord(mlir::OpBuilder &b, mlir::Location loc,

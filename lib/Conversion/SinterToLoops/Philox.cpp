@@ -29,8 +29,9 @@ std::pair<Value, Value> mulHiLo(OpBuilder &b, Location loc, uint32_t m,
 }
 } // namespace
 
-std::array<Value, 4> sinter::buildPhilox4x32(OpBuilder &b, Location loc,
-                                             Value counterI64, Value seedI64) {
+std::array<Value, sinter::kPhiloxWords>
+sinter::buildPhilox4x32(OpBuilder &b, Location loc, Value counterI64,
+                        Value seedI64) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto cst64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);

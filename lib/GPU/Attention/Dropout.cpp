@@ -28,11 +28,14 @@ using namespace sinter;
 using namespace sinter::gpu_kernels;
 using namespace sinter::gpu_kernels::attention;
 
-/// Keys per Philox call: the four words of Philox4x32.
-static constexpr int64_t kKeysPerCall = 4;
-
-bool MMAKernel::dropoutByGroups() const {
-  return dropP > 0.0 && Skv % kKeysPerCall == 0;
+void MMAKernel::dropout(SmallVector<Value> &S, Value kv0) {
+  if (dropP == 0.0)
+    return;
+  // Groups of four keys never straddle a row when Skv % 4 == 0.
+  if (Skv % kPhiloxWords == 0)
+    dropoutGroups(S, kv0);
+  else
+    dropoutElements(S, kv0);
 }
 
 Value MMAKernel::dropoutRow(int64_t mt, int64_t r) {
@@ -49,19 +52,24 @@ Value MMAKernel::keepP(Value pc, Value word) {
   return arith::SelectOp::create(b, keep, pc, kb.f32(0.0));
 }
 
-Value MMAKernel::dropoutElements(Value p, Value kv0, int64_t mt, int64_t r,
-                                 int64_t nt) {
+void MMAKernel::dropoutElements(SmallVector<Value> &S, Value kv0) {
   // One Philox call per probability (any Skv).
-  Value rowStart = dropoutRow(mt, r);
-  for (int64_t c = 0; c < 2; ++c) {
-    Value off = mb.add(rowStart, keyOf(kv0, nt, c));
-    Value word = buildPhiloxWord(
-        b, b.getLoc(), arith::IndexCastOp::create(b, b.getI64Type(), off),
-        seed);
-    p = vector::InsertOp::create(b, keepP(mb.elem(p, c), word), p,
-                                 ArrayRef<int64_t>{c});
-  }
-  return p;
+  for (int64_t mt = 0; mt < MT; ++mt)
+    for (int64_t r = 0; r < 2; ++r) {
+      Value rowStart = dropoutRow(mt, r);
+      for (int64_t nt = 0; nt < NT; ++nt) {
+        Value p = mb.row(S[mt * NT + nt], r);
+        for (int64_t c = 0; c < 2; ++c) {
+          Value off = mb.add(rowStart, keyOf(kv0, nt, c));
+          Value word = buildPhiloxWord(
+              b, b.getLoc(), arith::IndexCastOp::create(b, b.getI64Type(), off),
+              seed);
+          p = vector::InsertOp::create(b, keepP(mb.elem(p, c), word), p,
+                                       ArrayRef<int64_t>{c});
+        }
+        S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], p, r);
+      }
+    }
 }
 
 // Per (mt, nt), lane q = lane % 4 of a quad holds keys 8nt + 2q + {0, 1} of
@@ -77,22 +85,23 @@ void MMAKernel::dropoutGroups(SmallVector<Value> &S, Value kv0) {
   Value parity = arith::AndIOp::create(b, lane, one);
   Value odd = mb.cmp(arith::CmpIPredicate::ne, parity, kb.idx(0));
   Value even = mb.cmp(arith::CmpIPredicate::eq, parity, kb.idx(0));
-  Value half = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, lane, one), one);
+  Value half =
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, one), one);
   // Counter of the lane's group in n-tile 0: its row's start / 4, plus the
   // key tile's and the half's groups.
-  Value tileGroups = mb.add(arith::DivUIOp::create(b, kv0, kb.idx(kKeysPerCall)),
-                            half);
+  Value tileGroups =
+      mb.add(arith::DivUIOp::create(b, kv0, kb.idx(kPhiloxWords)), half);
   for (int64_t mt = 0; mt < MT; ++mt) {
-    Value rowStart = arith::SelectOp::create(b, odd, dropoutRow(mt, 1),
-                                             dropoutRow(mt, 0));
+    Value rowStart =
+        arith::SelectOp::create(b, odd, dropoutRow(mt, 1), dropoutRow(mt, 0));
     Value groupBase = mb.add(
-        arith::DivUIOp::create(b, rowStart, kb.idx(kKeysPerCall)), tileGroups);
+        arith::DivUIOp::create(b, rowStart, kb.idx(kPhiloxWords)), tileGroups);
     for (int64_t nt = 0; nt < NT; ++nt) {
       // Two groups per n-tile: 8 keys.
-      Value counter = arith::IndexCastOp::create(
-          b, b.getI64Type(), mb.add(groupBase, 2 * nt));
-      std::array<Value, 4> w = buildPhilox4x32(b, b.getLoc(), counter, seed);
+      Value counter = arith::IndexCastOp::create(b, b.getI64Type(),
+                                                 mb.add(groupBase, 2 * nt));
+      std::array<Value, kPhiloxWords> w =
+          buildPhilox4x32(b, b.getLoc(), counter, seed);
       Value mine[2], theirs[2];
       for (int64_t c = 0; c < 2; ++c) {
         mine[c] = arith::SelectOp::create(b, odd, w[2 + c], w[c]);
@@ -107,8 +116,7 @@ void MMAKernel::dropoutGroups(SmallVector<Value> &S, Value kv0) {
         Value ownsRow = r ? odd : even;
         Value p = mb.row(tile, r);
         for (int64_t c = 0; c < 2; ++c) {
-          Value word =
-              arith::SelectOp::create(b, ownsRow, mine[c], theirs[c]);
+          Value word = arith::SelectOp::create(b, ownsRow, mine[c], theirs[c]);
           p = vector::InsertOp::create(b, keepP(mb.elem(p, c), word), p,
                                        ArrayRef<int64_t>{c});
         }

@@ -168,12 +168,11 @@ private:
   void addMask(llvm::SmallVector<mlir::Value> &S,
                llvm::ArrayRef<mlir::Value> maskTile);
 
-  // Dropout.cpp: dropout of P from the Philox stream.
-  bool dropoutByGroups() const;
+  // Dropout.cpp: dropout of P (after the row sums) from the Philox stream.
+  void dropout(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   mlir::Value dropoutRow(int64_t mt, int64_t r);
   mlir::Value keepP(mlir::Value pc, mlir::Value word);
-  mlir::Value dropoutElements(mlir::Value p, mlir::Value kv0, int64_t mt,
-                              int64_t r, int64_t nt);
+  void dropoutElements(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   void dropoutGroups(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   /// 1 / (1 - dropout_p), which the epilogue folds into 1 / l.
   double dropoutKeptScale() const;

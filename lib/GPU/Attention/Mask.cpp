@@ -50,9 +50,9 @@ SmallVector<Value> MMAKernel::loadMask(Value kv0) {
     for (int64_t r = 0; r < 2; ++r) {
       Value i = rowOf(mt, r);
       Value iOk = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
-      Value rowBase = mb.add(
-          maskBase, mb.mul(arith::SelectOp::create(b, iOk, i, kb.idx(0)),
-                           maskStride[2]));
+      Value rowBase =
+          mb.add(maskBase, mb.mul(arith::SelectOp::create(b, iOk, i, kb.idx(0)),
+                                  maskStride[2]));
       for (int64_t nt = 0; nt < NT; ++nt) {
         SmallVector<Value> at;
         for (int64_t c = 0; c < (pairs ? 1 : 2); ++c) {

@@ -75,14 +75,17 @@ Value FragmentBuilder::quadReduce(Value v, bool isMax) {
 }
 
 SmallVector<Value> MMAKernel::maskScores(SmallVector<Value> S, Value kv0,
-                                          ArrayRef<Value> maskTile) {
+                                         ArrayRef<Value> maskTile) {
   // The additive mask (Mask.cpp: `maskTile` when loaded ahead, else loaded
   // now) and the invisible keys (past Skv, or hidden by KeyVisibility:
   // -inf) applied to the scores of the key tile at kv0. Only tiles that
   // reach the sequence end or hide a key from a row check.
-  if (mask)
-    addMask(S, maskTile.empty() ? SmallVector<Value>(loadMask(kv0))
-                                : SmallVector<Value>(maskTile));
+  if (mask) {
+    SmallVector<Value> values(maskTile);
+    if (values.empty())
+      values = loadMask(kv0);
+    addMask(S, values);
+  }
   Value needsMask = tileNeedsMask(kv0);
   if (!needsMask)
     return S;
@@ -140,8 +143,7 @@ Value MMAKernel::softmax(SmallVector<Value> &S, RowState &st, Value kv0,
   for (int64_t mt = 0; mt < MT; ++mt)
     for (int64_t r = 0; r < 2; ++r)
       softmaxRow(S, st, kv0, mt, r, alpha[mt * 2 + r], anyGrow);
-  if (dropoutByGroups())
-    dropoutGroups(S, kv0);
+  dropout(S, kv0);
   return anyGrow;
 }
 
@@ -179,8 +181,6 @@ void MMAKernel::softmaxRow(SmallVector<Value> &S, RowState &st, Value kv0,
     Value rv = mb.row(S[mt * NT + nt], r);
     Value p = mb.exp2(math::FmaOp::create(b, rv, c2, negRef2));
     sums.push_back(arith::AddFOp::create(b, mb.elem(p, 0), mb.elem(p, 1)));
-    if (dropP > 0.0 && !dropoutByGroups())
-      p = dropoutElements(p, kv0, mt, r, nt);
     S[mt * NT + nt] = mb.setRow(S[mt * NT + nt], p, r);
   }
   st.L[mt * 2 + r] = arith::AddFOp::create(
