@@ -132,6 +132,9 @@ struct Tuning {
   int64_t smCount = ::sinter::cuda_defaults::kSmCount;
   /// Plain matmuls also get a cuBLASLt library call (pass option matmul).
   bool matmulLibraryCall = true;
+  /// The attention backward's key-tile kernel on wgmma where the chip has
+  /// it (sm_90a), else mma.sync (pass option attention-backward).
+  bool attentionBackwardWgmma = true;
 };
 
 /// How a row kernel maps rows of `cols` elements onto threads.
@@ -190,11 +193,12 @@ mlir::LogicalResult checkAttentionBackwardKernel(AttentionBackwardOp op,
                                                  int64_t smVersion,
                                                  std::string &why);
 /// Its three launches: prepare (delta, a zeroed f32 dQ accumulator, both
-/// scratch tensors created before `op`), the main kernel, finish (dQ).
+/// scratch tensors created before `op`), the main kernel (on wgmma when
+/// the chip has it and `tuning` asks for it), finish (dQ).
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAttentionBackwardKernels(AttentionBackwardOp op,
                               mlir::gpu::GPUModuleOp module,
-                              llvm::StringRef name, int64_t smVersion);
+                              llvm::StringRef name, const Tuning &tuning);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name,

@@ -56,6 +56,7 @@ sinter::outlineOptions(const NVVMPipelineOptions &options) {
   outline.persistentCtas = options.persistentCtas;
   outline.smCount = options.smCount;
   outline.matmul = options.matmul;
+  outline.attentionBackward = options.attentionBackward;
   return outline;
 }
 

@@ -246,8 +246,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return backward.emitOpError("has no CUDA kernel for ")
              << "sm_" << tuning.smVersion << " (" << why
              << "): run sinter-tensor-ops-to-linalg with the same chip first";
-    return buildAttentionBackwardKernels(backward, module, name,
-                                         tuning.smVersion);
+    return buildAttentionBackwardKernels(backward, module, name, tuning);
   }
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
@@ -418,6 +417,14 @@ struct OutlineCUDAKernelsPass
       return failure();
     }
     tuning.matmulLibraryCall = matmulPath == "cublas";
+    StringRef backwardForm = StringRef(attentionBackward).trim();
+    if (backwardForm != "wgmma" && backwardForm != "mma-sync") {
+      getOperation().emitError(
+          "sinter-outline-cuda-kernels: bad attention-backward '")
+          << attentionBackward << "': expected 'wgmma' or 'mma-sync'";
+      return failure();
+    }
+    tuning.attentionBackwardWgmma = backwardForm == "wgmma";
     return success();
   }
 

@@ -67,6 +67,12 @@ inline constexpr int64_t kLibraryGemmRowAlignmentBytes = 16;
 /// L2::256B, createpolicy), times ten.
 inline constexpr int64_t kCacheHintPtxVersion = 74;
 
+/// Warpgroup MMA (wgmma.mma_async) and its descriptors: sm_90a alone (the
+/// "a" features are not carried to later chips).
+inline constexpr bool hasWgmma(int64_t smVersion, bool archSpecific) {
+  return smVersion == 90 && archSpecific;
+}
+
 /// The NVPTX target feature of a PTX ISA version ("+ptx80").
 std::string ptxFeature(int64_t ptxVersion);
 /// The sm_ version of a chip name ("sm_90a" -> 90); 0 when it has none.

@@ -1,5 +1,7 @@
 // RUN: sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels -split-input-file | FileCheck %s
+// RUN: sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels=attention-backward=mma-sync -split-input-file | FileCheck %s --check-prefix=MMA
 // RUN: sinter-opt %s --sinter-tensor-ops-to-linalg=chip=sm_80 --sinter-outline-cuda-kernels=chip=sm_80 -split-input-file | FileCheck %s --check-prefix=SM80
+// RUN: not sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels=attention-backward=wmma -split-input-file 2>&1 | FileCheck %s --check-prefix=BADFORM
 // RUN: sinter-opt %s --sinter-tensor-ops-to-linalg=chip=sm_75 --sinter-outline-cuda-kernels=chip=sm_75 -split-input-file | FileCheck %s --check-prefix=SM75
 // RUN: rm -rf %t && sinterc %s --target=cuda:sm_90a --no-fusion -o %t 2>&1 | FileCheck %s --check-prefix=CENSUS
 
@@ -75,13 +77,50 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK: %[[T2:.*]] = bufferization.to_tensor %[[B]]
 // CHECK: %[[B2:.*]] = bufferization.to_buffer %[[T2]]
 // CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_2 {{.*}} args(%[[B2]] : memref<2x4x100x64xf32>, %{{.*}} : memref<2x4x100x64xbf16>)
+// On sm_90a the key-tile kernel is on wgmma (Attention/BackwardWgmma.cpp):
+// the copies land and reach the async proxy; S^T = K Q^T and dP^T = V dO^T
+// are a group each (D/16 k-steps), S^T's waited on first; dV and dK take
+// P^T and dS^T from registers after one fence (BM/16 k-steps each); dS goes
+// to shared memory by stmatrix and reaches the async proxy before dQ = dS K
+// (BN/16 k-steps); no ldmatrix, no mma.sync.
 // CHECK: gpu.func @attention_backward_[[N]]_1(
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-NOT: nvvm.mma.sync
 // CHECK: nvgpu.device_async_copy
 // CHECK: scf.for
-// CHECK: nvgpu.ldmatrix
-// CHECK: nvvm.mma.sync
-// CHECK: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}"=f,
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.fence.sync.aligned;"
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-COUNT-4: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_copy
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: memref.atomic_rmw addf
+// CHECK: gpu.return
+// mma-sync: FlashAttention-2's form (ldmatrix fragments of padded tiles).
+// MMA-LABEL: func.func @attention_backward_tensor_cores
+// MMA: gpu.func @attention_backward_{{[0-9]+}}_1(
+// MMA-NOT: wgmma
+// MMA: nvgpu.device_async_copy
+// MMA: scf.for
+// MMA: nvgpu.ldmatrix
+// MMA: nvvm.mma.sync
+// MMA: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// MMA: memref.atomic_rmw addf
+// MMA: gpu.return
+// BADFORM: error: sinter-outline-cuda-kernels: bad attention-backward 'wmma': expected 'wgmma' or 'mma-sync'
 // sm_80 has no stmatrix: dS^T goes to shared memory element by element.
 // SM80: gpu.func @attention_backward_{{[0-9]+}}_1(
 // SM80-NOT: nvvm.stmatrix

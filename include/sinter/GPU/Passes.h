@@ -126,6 +126,14 @@ struct NVVMPipelineOptions
                      "libcublasLt, with the CUDA-core kernel as its "
                      "fallback) or 'kernel' (the CUDA-core kernel alone)"),
       llvm::cl::value_desc("cublas|kernel"), llvm::cl::init("cublas")};
+  Option<std::string> attentionBackward{
+      *this, "attention-backward",
+      llvm::cl::desc("Form of the tensor-core attention backward's key-tile "
+                     "kernel: 'wgmma' (default: warpgroup MMA from "
+                     "shared-memory descriptors on sm_90a, mma.sync before "
+                     "it) or 'mma-sync' (FlashAttention-2's form on every "
+                     "chip)"),
+      llvm::cl::value_desc("wgmma|mma-sync"), llvm::cl::init("wgmma")};
   Option<int64_t> padMinFlops{
       *this, "pad-min-flops",
       llvm::cl::desc("Library-call matmuls of at least this many "

@@ -413,7 +413,13 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     Option<"matmul", "matmul", "std::string", /*default=*/"\"cublas\"",
            "How unfused matmuls run: 'cublas' (a cuBLASLt library call with "
            "the CUDA-core kernel as its fallback) or 'kernel' (the CUDA-core "
-           "kernel alone)">
+           "kernel alone)">,
+    Option<"attentionBackward", "attention-backward", "std::string",
+           /*default=*/"\"wgmma\"",
+           "Form of the tensor-core attention backward's key-tile kernel: "
+           "'wgmma' (warpgroup MMA from shared-memory descriptors on sm_90a, "
+           "mma.sync before it) or 'mma-sync' (FlashAttention-2's form on "
+           "every chip)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

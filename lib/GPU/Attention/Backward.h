@@ -2,8 +2,12 @@
 //
 // Part of the Sinter project.
 //
-// FlashAttention-2's backward pass on mma.sync.m16n8k16 (sm_80 and later,
-// bf16/f16 operands, f32 accumulators), as three launches (kernels <name>,
+// The attention backward pass in two MMA forms (BackwardMMA): on sm_90a the
+// main kernel's five products run on wgmma (one warpgroup, m64n64k16, K/V
+// and Q/dO in 128-byte-swizzled shared memory, BackwardWgmma.cpp); elsewhere,
+// or with attention-backward=mma-sync, FlashAttention-2's form on
+// mma.sync.m16n8k16 (sm_80 and later). Both take bf16/f16 operands and f32
+// accumulators, as three launches (kernels <name>,
 // <name>_1 and <name>_2, the outliner's names for an op's launches):
 //
 //  1. prepare: delta[i] = sum_d dO[i,d] O[i,d] per query row, and an f32
@@ -52,20 +56,30 @@ namespace sinter::gpu_kernels::attention {
 /// dK, dV and, with atomics, dQ) or a query tile (`deterministic`'s dQ).
 enum class BackwardRole { KeyTiles, QueryTiles };
 
+/// How the key-tile kernel multiplies: mma.sync on ldmatrix fragments of
+/// padded tiles (sm_80 and later), or wgmma on descriptors of tiles in the
+/// 128-byte swizzle (sm_90a; BackwardWgmma.cpp). The query-tile kernel is
+/// mma.sync's.
+enum class BackwardMMA { MmaSync, Wgmma };
+
 /// The tiles of the backward kernel at head dim D.
 struct BackwardTiles {
-  explicit BackwardTiles(int64_t headDim);
+  BackwardTiles(int64_t headDim, BackwardMMA mma);
   static constexpr int64_t kWarps = 4;
   static constexpr int64_t kThreads = kWarps * kWarpSize;
   /// Keys per block: 16 per warp (the m16 rows of S^T).
   static constexpr int64_t kBlockN = kWarps * kMTileRows;
   /// Query rows per step of the key-tile kernel (blockM below).
   static constexpr int64_t kBlockM = 32;
+  /// With wgmma: 64, the N of S^T = K Q^T and the M of dQ = dS K (one
+  /// warpgroup's m64).
+  static constexpr int64_t kWgmmaBlockM = kWarpgroupRows;
   /// Queries per block of the query-tile kernel: 16 per warp.
   static constexpr int64_t kBlockQ = kWarps * kMTileRows;
   int64_t D;
-  /// Query rows per step: 32. At D > 64 the dK and dV accumulators (2 x
-  /// D/2 f32 per thread) leave no room for more S^T and dP^T; at D64, 64
+  BackwardMMA mma;
+  /// Query rows per step (mma.sync): 32. At D > 64 the dK and dV accumulators
+  /// (2 x D/2 f32 per thread) leave no room for more S^T and dP^T; at D64, 64
   /// rows measured 5% slower on the H200 (GPT-2's causal shape 0.335 ->
   /// 0.318 ms with 32, B16 H16 S1024 1.40 -> 1.35 ms; bench/NOTES.md): the
   /// causal diagonal is skipped at a finer grain, at the same registers.
@@ -75,15 +89,16 @@ struct BackwardTiles {
   /// dQ = dS K: the warps split BM rows into 16-row groups and, when fewer
   /// groups than warps, D into column slices.
   int64_t dqRowGroups, dqColumnSlices, dqSliceTiles;
-  /// Elements per padded shared row of Q, dO, K, V (D + 8) and of dS
-  /// (BN + 8): 16 bytes of padding spread ldmatrix's rows over the banks.
+  /// Elements per shared row of Q, dO, K, V and of dS: mma.sync pads them
+  /// by 16 bytes (D + 8, BN + 8), which spreads ldmatrix's rows over the
+  /// banks; wgmma's swizzled panels are unpadded.
   int64_t rowElements, dsRowElements;
   int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
 };
 
 class BackwardKernel : AttentionShape {
 public:
-  BackwardKernel(AttentionBackwardOp op, BackwardRole role,
+  BackwardKernel(AttentionBackwardOp op, BackwardRole role, BackwardMMA mma,
                  mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
                  int64_t smVersion);
   /// Builds the kernel's body at the builder's insertion point. Its
@@ -139,6 +154,21 @@ private:
                     llvm::ArrayRef<mlir::Value> deltas);
   void storeQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value bhq,
                           mlir::Value q0);
+  // The key-tile kernel on wgmma (BackwardWgmma.cpp).
+  void mainLoopWgmma();
+  llvm::SmallVector<mlir::Value> issueTransposedScores(mlir::Value keyTile,
+                                                       mlir::Value queryTile);
+  llvm::SmallVector<mlir::Value>
+  issueAccumulate(llvm::ArrayRef<mlir::Value> acc,
+                  llvm::ArrayRef<mlir::Value> aRegs, mlir::Value queryTile);
+  llvm::SmallVector<mlir::Value>
+  operandRegisters(llvm::ArrayRef<mlir::Value> transposedScores);
+  void storeScoreGradientSwizzled(llvm::ArrayRef<mlir::Value> dS);
+  void queryGradientWgmma(mlir::Value bhq, mlir::Value q0);
+  // dQ's f32 atomic adds of a thread's fragments (rows row0.., columns
+  // col0.. of the query tile at q0).
+  void addQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value row0,
+                        mlir::Value col0, mlir::Value bhq, mlir::Value q0);
   // The loop and the results.
   void mainLoop();
   void storeKeyGradients(llvm::ArrayRef<mlir::Value> dK,
@@ -146,6 +176,7 @@ private:
 
   AttentionBackwardOp op;
   BackwardRole role;
+  BackwardMMA mmaKind;
   bool deterministic;
   KeyVisibility visibility;
   /// sm_90's stmatrix writes dS^T transposed (before: 2-byte stores).
@@ -162,13 +193,15 @@ private:
 
   // Buffers (flat) and shared tiles.
   mlir::Value dOut, q, k, v, lse, delta, mask, dqAcc, dK, dV, dQ;
-  mlir::Value smem, ks, vs, qs, dos, dss;
+  mlir::Value smem, smemPad, ks, vs, qs, dos, dss;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;
   // The thread.
   mlir::Value tid, warp, lane, quadRow, quadCol, warpKey;
   mlir::Value rowA, colA, rowK, colK; // ldmatrix row addresses
   mlir::Value chunkRow, chunkCol;
+  // wgmma: a copied chunk's swizzled place in its row, and its panel.
+  mlir::Value swizzledChunk, chunkPanel;
   int64_t chunks, vecElems;
   mlir::Value cScale, log2e;
 };

@@ -41,32 +41,38 @@ static constexpr int64_t kRowPadElements = 8;
 static constexpr int64_t kCopyBytes = kMaxVectorAccessBytes;
 static constexpr double kLog2e = 1.4426950408889634;
 
-BackwardTiles::BackwardTiles(int64_t headDim) : D(headDim) {
-  blockM = kBlockM;
+BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma)
+    : D(headDim), mma(mma) {
+  bool wgmma = mma == BackwardMMA::Wgmma;
+  blockM = wgmma ? kWgmmaBlockM : kBlockM;
   qTiles = blockM / 8;
   kSteps = D / 16;
   dTiles = D / 8;
   dqRowGroups = blockM / kMTileRows;
   dqColumnSlices = kWarps / dqRowGroups;
   dqSliceTiles = dTiles / dqColumnSlices;
-  rowElements = D + kRowPadElements;
-  dsRowElements = kBlockN + kRowPadElements;
+  rowElements = D + (wgmma ? 0 : kRowPadElements);
+  dsRowElements = kBlockN + (wgmma ? 0 : kRowPadElements);
 }
 
 int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
   if (role == BackwardRole::QueryTiles)
     return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
+  // wgmma: and the slack that aligns the tiles to the swizzle's atom.
   return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
-         eltBytes;
+             eltBytes +
+         (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
 
 BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
-                               ImplicitLocOpBuilder &b, gpu::GPUFuncOp func,
-                               int64_t smVersion)
-    : AttentionShape(op), op(op), role(role),
+                               BackwardMMA mma, ImplicitLocOpBuilder &b,
+                               gpu::GPUFuncOp func, int64_t smVersion)
+    : AttentionShape(op), op(op), role(role), mmaKind(mma),
       deterministic(op.getDeterministic()), visibility(KeyVisibility::of(op)),
       stmatrix(smVersion >= 90), maskStride(attentionMaskStrides(op.getMask())),
-      tiles(D), b(b), func(func), mb(b, elt), kb(mb.kb) {
+      tiles(D, mma), b(b), func(func), mb(b, elt), kb(mb.kb) {
+  assert((mma == BackwardMMA::MmaSync || role == BackwardRole::KeyTiles) &&
+         "the query-tile kernel is mma.sync's");
   eltBytes = elt.getIntOrFloatBitWidth() / 8;
   BM = tiles.blockM;
   BN = BackwardTiles::kBlockN;
@@ -106,7 +112,10 @@ void BackwardKernel::build() {
   dK = kb.flatten(args[next++]);
   dV = kb.flatten(args[next]);
   coords();
-  mainLoop();
+  if (mmaKind == BackwardMMA::Wgmma)
+    mainLoopWgmma();
+  else
+    mainLoop();
 }
 
 void BackwardKernel::setupSharedMemory() {
@@ -115,6 +124,16 @@ void BackwardKernel::setupSharedMemory() {
   smem = gpu::DynamicSharedMemoryOp::create(
       b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                          MemRefLayoutAttrInterface(), ws));
+  // wgmma's tiles start 1024-aligned (the allocation has the slack).
+  smemPad = kb.idx(0);
+  if (mmaKind == BackwardMMA::Wgmma) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+    Value atom = kb.idx(swizzle::kAtomBytes);
+    smemPad = arith::RemUIOp::create(
+        b,
+        arith::SubIOp::create(b, atom, arith::RemUIOp::create(b, base, atom)),
+        atom);
+  }
   int64_t row = tiles.rowElements * eltBytes;
   ks = tile(0, BN, tiles.rowElements);
   vs = tile(BN * row, BN, tiles.rowElements);
@@ -128,11 +147,15 @@ Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
                            int64_t rowElements) {
   auto ws =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  return memref::ViewOp::create(b,
-                                MemRefType::get({rows, rowElements}, mb.elt,
-                                                MemRefLayoutAttrInterface(),
-                                                ws),
-                                smem, kb.idx(byteOffset), ValueRange{});
+  // wgmma tiles are flat (swizzled 64-column panels).
+  SmallVector<int64_t> shape{rows, rowElements};
+  if (mmaKind == BackwardMMA::Wgmma)
+    shape = {rows * rowElements};
+  return memref::ViewOp::create(
+      b, MemRefType::get(shape, mb.elt, MemRefLayoutAttrInterface(), ws), smem,
+      mmaKind == BackwardMMA::Wgmma ? mb.add(smemPad, kb.idx(byteOffset))
+                                    : kb.idx(byteOffset),
+      ValueRange{});
 }
 
 void BackwardKernel::setupThreads() {
@@ -153,6 +176,16 @@ void BackwardKernel::setupThreads() {
   vecElems = kCopyBytes / eltBytes;
   chunkRow = arith::DivUIOp::create(b, tid, kb.idx(chunks));
   chunkCol = mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
+  if (mmaKind != BackwardMMA::Wgmma)
+    return;
+  // The 128-byte swizzle: chunk c of a panel's row r lands at chunk c ^ (r %
+  // 8); a pass covers a multiple of 8 rows, so r % 8 is the thread's.
+  Value cg = arith::RemUIOp::create(b, tid, kb.idx(chunks));
+  Value c = arith::RemUIOp::create(b, cg, kb.idx(swizzle::kChunksPerRow));
+  Value r8 = arith::RemUIOp::create(b, chunkRow, kb.idx(swizzle::kAtomRows));
+  chunkPanel = arith::DivUIOp::create(b, cg, kb.idx(swizzle::kChunksPerRow));
+  swizzledChunk =
+      mb.mul(arith::XOrIOp::create(b, c, r8), swizzle::kChunkElements);
 }
 
 void BackwardKernel::coords() {
@@ -188,16 +221,23 @@ void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
                               int64_t rows, int64_t seqLen, Value dst) {
   int64_t rowsPerPass = BackwardTiles::kThreads / chunks;
   assert(rows % rowsPerPass == 0 && "a pass covers whole rows");
+  assert((mmaKind != BackwardMMA::Wgmma ||
+          rowsPerPass % swizzle::kAtomRows == 0) &&
+         "a pass covers whole swizzle atoms");
   bool ragged = seqLen % rows != 0;
   for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
     Value r = mb.add(chunkRow, pass * rowsPerPass);
     auto [gidx, n] =
         mb.rowChunkSource(OperandRows{seqBase, {}, D}, mb.add(row0, r), seqLen,
                           chunkCol, vecElems, ragged);
+    SmallVector<Value, 2> dstIdx{r, chunkCol};
+    if (mmaKind == BackwardMMA::Wgmma)
+      dstIdx = {mb.add(mb.add(mb.mul(chunkPanel, rows * swizzle::kPanelColumns),
+                              mb.mul(r, swizzle::kPanelColumns)),
+                       swizzledChunk)};
     nvgpu::DeviceAsyncCopyOp::create(
-        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-        ValueRange{r, chunkCol}, src, ValueRange{gidx},
-        b.getIndexAttr(vecElems), n, b.getUnitAttr());
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx, src,
+        ValueRange{gidx}, b.getIndexAttr(vecElems), n, b.getUnitAttr());
   }
 }
 
@@ -464,6 +504,14 @@ void BackwardKernel::accumulateQueryGradient(Value bhq, Value q0) {
       acc[2 * nd + 1] = mb.mma(a, mb.half(bk, 1), acc[2 * nd + 1]);
     }
   }
+  addQueryGradient(acc, row0, col0, bhq, q0);
+}
+
+void BackwardKernel::addQueryGradient(ArrayRef<Value> acc, Value row0,
+                                      Value col0, Value bhq, Value q0) {
+  // acc[dt]: rows row0 + quadRow (+ 8) of the query tile at q0, columns
+  // col0 + 8 dt + quadCol (+ 1); rows past Sq are not added.
+  int64_t ST = static_cast<int64_t>(acc.size());
   for (int64_t r = 0; r < 2; ++r) {
     Value i = mb.add(mb.add(q0, mb.add(row0, quadRow)), 8 * r);
     Value rowBase = mb.mul(mb.add(mb.mul(bhq, Sq), i), D);

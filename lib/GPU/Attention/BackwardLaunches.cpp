@@ -118,16 +118,26 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   return launch;
 }
 
+/// How a kernel of `role` multiplies: the key-tile kernel on wgmma where the
+/// chip has it, unless `tuning` asks for mma.sync.
+static BackwardMMA backwardMMA(BackwardRole role, const Tuning &tuning) {
+  bool wgmma = role == BackwardRole::KeyTiles &&
+               tuning.attentionBackwardWgmma &&
+               hasWgmma(tuning.smVersion, tuning.archSpecific);
+  return wgmma ? BackwardMMA::Wgmma : BackwardMMA::MmaSync;
+}
+
 /// The key-tile kernel (one block per batch, key/value head and key tile)
 /// or, `deterministic`'s dQ, the query-tile kernel (one block per batch,
 /// query head and query tile).
 static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
                                Value deltaT, Value accT,
                                gpu::GPUModuleOp module, StringRef name,
-                               int64_t smVersion) {
+                               const Tuning &tuning) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
-  BackwardTiles tiles(qType.getDimSize(3));
+  BackwardMMA mma = backwardMMA(role, tuning);
+  BackwardTiles tiles(qType.getDimSize(3), mma);
   KernelLaunch launch;
   launch.grid =
       role == BackwardRole::KeyTiles
@@ -156,7 +166,7 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   b.setInsertionPointToStart(&launch.kernel.getBody().front());
-  BackwardKernel(op, role, b, launch.kernel, smVersion).build();
+  BackwardKernel(op, role, mma, b, launch.kernel, tuning.smVersion).build();
   return launch;
 }
 
@@ -195,7 +205,7 @@ FailureOr<SmallVector<KernelLaunch, 1>>
 sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
                                                    gpu::GPUModuleOp module,
                                                    StringRef name,
-                                                   int64_t smVersion) {
+                                                   const Tuning &tuning) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   OpBuilder ob(op);
   SmallVector<int64_t> rowShape(qType.getShape().drop_back());
@@ -210,10 +220,10 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
   SmallVector<KernelLaunch, 1> launches;
   launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
   launches.push_back(tileLaunch(op, BackwardRole::KeyTiles, deltaT, accT,
-                                module, (name + "_1").str(), smVersion));
+                                module, (name + "_1").str(), tuning));
   launches.push_back(accT ? finishLaunch(op, accT, module, (name + "_2").str())
                           : tileLaunch(op, BackwardRole::QueryTiles, deltaT,
                                        Value(), module, (name + "_2").str(),
-                                       smVersion));
+                                       tuning));
   return launches;
 }

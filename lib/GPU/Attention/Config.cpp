@@ -236,7 +236,7 @@ LogicalResult sinter::gpu_kernels::checkMMAAttention(AttentionOp op,
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   Type elt = qType.getElementType();
   int64_t D = qType.getDimSize(3);
-  if (cfg.wgmma && !(smVersion == 90 && archSpecific)) {
+  if (cfg.wgmma && !hasWgmma(smVersion, archSpecific)) {
     why = "wgmma needs sm_90a";
     return failure();
   }

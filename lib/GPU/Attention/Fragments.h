@@ -14,6 +14,7 @@
 #define SINTER_LIB_GPU_ATTENTION_FRAGMENTS_H
 
 #include "KernelBuilder.h"
+#include "SharedLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -111,6 +112,12 @@ public:
                                        llvm::ArrayRef<mlir::Value> aRegs,
                                        mlir::Value descA, mlir::Value descB,
                                        bool accumulate, bool transB);
+  /// The wgmma matrix descriptor of the swizzled tile `tile` (1024-byte
+  /// aligned) at `byteOffset` plus `rowOffset` (bytes, a value; may be
+  /// null), read in `layout`.
+  mlir::Value descriptor(mlir::Value tile, int64_t byteOffset,
+                         const WgmmaDescriptor &layout,
+                         mlir::Value rowOffset = mlir::Value());
 
   // Softmax (Softmax.cpp).
   /// 2^x (f32 or vector<2xf32>) as one ex2.approx.ftz.f32 per element.

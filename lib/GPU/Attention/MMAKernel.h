@@ -131,9 +131,6 @@ private:
                                        mlir::Value vTile);
 
   // Wgmma.cpp: the same on wgmma.
-  mlir::Value descriptor(mlir::Value tile, int64_t byteOffset,
-                         const WgmmaDescriptor &layout,
-                         mlir::Value rowOffset = mlir::Value());
   llvm::SmallVector<mlir::Value> issueS(mlir::Value kTile);
   llvm::SmallVector<mlir::Value> pRegisters(llvm::ArrayRef<mlir::Value> S);
   llvm::SmallVector<mlir::Value> issuePV(llvm::ArrayRef<mlir::Value> acc,

@@ -42,6 +42,18 @@ inline constexpr int64_t kChunkElements = kChunkBytes / kElementBytes;
 /// Bytes a k16 step of a wgmma moves along a K-major row.
 inline constexpr int64_t kKStepBytes = 16 * kElementBytes; // 32
 inline constexpr int64_t kKStepsPerPanel = kPanelColumns / 16;
+/// Byte offset of k16 step `kstep` in a K-major tile of `rows` rows: the
+/// step's 32 bytes within its 64-column panel, panels `rows` x 128 bytes
+/// apart.
+inline constexpr int64_t kStepOffset(int64_t kstep, int64_t rows) {
+  return (kstep / kKStepsPerPanel) * rows * kRowBytes +
+         (kstep % kKStepsPerPanel) * kKStepBytes;
+}
+/// Byte offset of the k16 step `kstep` (rows 16 kstep..) of an N-major
+/// tile (its K along the rows).
+inline constexpr int64_t kRowStepOffset(int64_t kstep) {
+  return kstep * 16 * kRowBytes;
+}
 } // namespace swizzle
 
 /// The wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor

@@ -97,8 +97,9 @@ SmallVector<Value> FragmentBuilder::wgmma(int64_t n, ArrayRef<Value> acc,
   return callAsm(text, cons, operands, types);
 }
 
-Value MMAKernel::descriptor(Value tile, int64_t byteOffset,
-                            const WgmmaDescriptor &layout, Value rowOffset) {
+Value FragmentBuilder::descriptor(Value tile, int64_t byteOffset,
+                                  const WgmmaDescriptor &layout,
+                                  Value rowOffset) {
   // The start address (low half) of `tile` plus `rowOffset` (bytes, a
   // value) and `byteOffset`; the tiles are 1024-aligned, so the base
   // offset is 0.
@@ -122,14 +123,6 @@ Value MMAKernel::descriptor(Value tile, int64_t byteOffset,
       b, lo64, arith::ConstantIntOp::create(b, layout.high() << 32, 64));
 }
 
-/// Byte offset of k16 step `kstep` in a K-major tile of `rows` rows: the
-/// step's 32 bytes within its 64-column panel, panels `rows` x 128 bytes
-/// apart.
-static int64_t kStepOffset(int64_t kstep, int64_t rows) {
-  return (kstep / swizzle::kKStepsPerPanel) * rows * swizzle::kRowBytes +
-         (kstep % swizzle::kKStepsPerPanel) * swizzle::kKStepBytes;
-}
-
 SmallVector<Value> MMAKernel::issueS(Value kTile) {
   // One warpgroup-wide m64nBNk16 per 16 head-dim columns: Q of this
   // warpgroup's 64 rows and K straight from shared memory.
@@ -138,8 +131,9 @@ SmallVector<Value> MMAKernel::issueS(Value kTile) {
       b, b.getI32Type(), mb.mul(wg, kWarpgroupRows * swizzle::kRowBytes));
   SmallVector<Value> acc = mb.flatten(SmallVector<Value>(NT, mb.zeroAcc()));
   for (int64_t kstep = 0; kstep < KS; ++kstep) {
-    Value dq = descriptor(qs, kStepOffset(kstep, BM), kKMajor, qOff);
-    Value dk = descriptor(kTile, kStepOffset(kstep, BN), kKMajor);
+    Value dq =
+        mb.descriptor(qs, swizzle::kStepOffset(kstep, BM), kKMajor, qOff);
+    Value dk = mb.descriptor(kTile, swizzle::kStepOffset(kstep, BN), kKMajor);
     acc = mb.wgmma(BN, acc, {}, dq, dk, kstep > 0, /*transB=*/false);
   }
   commitGroup();
@@ -161,7 +155,7 @@ SmallVector<Value> MMAKernel::issuePV(ArrayRef<Value> acc,
   // wgmma.fence since ordinary instructions last wrote them.
   SmallVector<Value> out(acc);
   for (int64_t kk = 0; kk < NT / 2; ++kk) {
-    Value dv = descriptor(vTile, kk * 16 * swizzle::kRowBytes, nMajor(BN));
+    Value dv = mb.descriptor(vTile, swizzle::kRowStepOffset(kk), nMajor(BN));
     out = mb.wgmma(D, out, pRegs.slice(4 * kk, 4), Value(), dv, true,
                    /*transB=*/true);
   }

@@ -181,6 +181,8 @@ def backward_cases():
         attention_backward_case(1, 2, 2, 100, 300, 128, "f16", causal=True),
         attention_backward_case(1, 4, 1, 300, 100, 64, causal=True),
         attention_backward_case(2, 12, 12, 1024, 1024, 64, causal=True),
+        # Whole 64-query tiles (no ragged rows) at D128, causal and GQA.
+        attention_backward_case(1, 4, 2, 384, 384, 128, causal=True),
         # An additive mask whose gradient is not asked for (a padding
         # mask, HF's [B, 1, Sq, Skv]; a per-head one), in both kernels.
         attention_backward_case(2, 4, 2, 100, 130, 64, causal=True,

@@ -574,6 +574,9 @@ def correctness_cases():
                        mask_t="bf16"),
     ]
     cases += backward_cases()
+    # The key-tile kernel's other form (sm_90a runs wgmma by default).
+    cases += [variant(c, "mmasync", ["--cuda-attention-backward=mma-sync"])
+              for c in backward_cases() if c[0] in MMA_SYNC_BACKWARD]
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
     cases += attention_heads_cases()
     # Residual adds computed by the norm kernel (ragged rows, odd columns).
@@ -709,6 +712,15 @@ def attention_training_bench_cases():
             attention_case(*shape, causal=True, dropout_p=0.1),
             attention_case(*shape, mask_shape=[2, 1, 4096, 4096],
                            mask_t="bf16")]
+
+
+# Tensor-core backward cases also run with the mma.sync key-tile kernel.
+MMA_SYNC_BACKWARD = {
+    "attention_backward_2x4x2x200x333x128_bf16",
+    "attention_backward_1x2x2x100x300x128_f16_causal",
+    "attention_backward_2x12x12x1024x1024x64_bf16_causal",
+    "attention_backward_2x4x2x100x130x64_bf16_causal_constmask",
+}
 
 
 # Variants of a case: the same program compiled with extra sinterc flags,
