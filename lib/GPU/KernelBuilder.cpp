@@ -485,6 +485,17 @@ void KernelBuilder::mbarrierArriveExpectTx(Value bar, Value bytes) {
           "r,r,~{memory}", {bar, bytes}, {});
 }
 
+// Inline PTX: upstream NVVM has the bulk reduction only in its tensor-map
+// form (nvvm.cp.async.bulk.tensor.reduce); the plain shared-to-global copy
+// (nvvm.cp.async.bulk.global.shared.cta) does not reduce.
+void KernelBuilder::bulkReduceAddF32(Value dst, Value index, Value src,
+                                     Value bytes) {
+  callAsm("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+          "[$0], [$1], $2;",
+          "l,r,r,~{memory}",
+          {globalAddress(b, b.getLoc(), dst, index), src, bytes}, {});
+}
+
 void KernelBuilder::fenceProxyAsync() {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,

@@ -180,6 +180,13 @@ public:
   /// (mbarrier.arrive.expect_tx, sm_90).
   void mbarrierArriveExpectTx(mlir::Value bar, mlir::Value bytes);
 
+  /// cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32: adds
+  /// `bytes` (i32, a multiple of 16) of f32 at the i32 shared address `src`
+  /// (16-byte aligned) into the 1-D f32 global memref `dst` from element
+  /// `index` on, as a bulk async-group operation of this thread (sm_90; then
+  /// nvvm.cp.async.bulk.commit_group and wait_group).
+  void bulkReduceAddF32(mlir::Value dst, mlir::Value index, mlir::Value src,
+                        mlir::Value bytes);
   /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
   /// shared-memory accesses before later async-proxy ones (TMA, wgmma).
   void fenceProxyAsync();

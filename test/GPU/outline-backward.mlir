@@ -107,7 +107,17 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK: nvgpu.device_async_copy
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK: memref.atomic_rmw addf
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.bar.warp.sync
+// CHECK-COUNT-16: vector.store {{.*}} {alignment = 8 : i64} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: nvvm.bar.warp.sync
+// CHECK: scf.if
+// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;"
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
+// CHECK-NOT: memref.atomic_rmw
 // CHECK: gpu.return
 // mma-sync: FlashAttention-2's form (ldmatrix fragments of padded tiles).
 // MMA-LABEL: func.func @attention_backward_tensor_cores

@@ -22,7 +22,9 @@
 //       S^T  = K Q^T            P^T = exp(scale S^T - lse)   (hidden: 0)
 //       dP^T = V dO^T           dS^T = P^T (dP^T - delta)
 //       dV  += P^T dO           dK  += dS^T Q                (registers)
-//       dQ  += dS K             (dS^T through shared memory, f32 atomics)
+//       dQ  += dS K             (dS^T through shared memory, f32 atomics;
+//                                with wgmma, each warp's 16 rows staged in
+//                                shared memory and added by bulk reductions)
 //
 //     P^T and dS^T are rounded to the operand type for the products, as
 //     FlashAttention and cuDNN round them (the op's contract); an additive
@@ -64,7 +66,7 @@ enum class BackwardMMA { MmaSync, Wgmma };
 
 /// The tiles of the backward kernel at head dim D.
 struct BackwardTiles {
-  BackwardTiles(int64_t headDim, BackwardMMA mma);
+  BackwardTiles(int64_t headDim, BackwardMMA mma, bool deterministic);
   static constexpr int64_t kWarps = 4;
   static constexpr int64_t kThreads = kWarps * kWarpSize;
   /// Keys per block: 16 per warp (the m16 rows of S^T).
@@ -93,6 +95,10 @@ struct BackwardTiles {
   /// by 16 bytes (D + 8, BN + 8), which spreads ldmatrix's rows over the
   /// banks; wgmma's swizzled panels are unpadded.
   int64_t rowElements, dsRowElements;
+  /// wgmma with atomics: f32 elements per row of the dQ tile staged in
+  /// shared memory for its bulk reduction (D + 8: a warp's 8-byte fragment
+  /// stores then fill distinct banks); 0 without the staging.
+  int64_t dqStageRowElements;
   int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
 };
 
@@ -165,6 +171,8 @@ private:
   operandRegisters(llvm::ArrayRef<mlir::Value> transposedScores);
   void storeScoreGradientSwizzled(llvm::ArrayRef<mlir::Value> dS);
   void queryGradientWgmma(mlir::Value bhq, mlir::Value q0);
+  void reduceQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value bhq,
+                           mlir::Value q0);
   // dQ's f32 atomic adds of a thread's fragments (rows row0.., columns
   // col0.. of the query tile at q0).
   void addQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value row0,
@@ -193,7 +201,7 @@ private:
 
   // Buffers (flat) and shared tiles.
   mlir::Value dOut, q, k, v, lse, delta, mask, dqAcc, dK, dV, dQ;
-  mlir::Value smem, smemPad, ks, vs, qs, dos, dss;
+  mlir::Value smem, smemPad, ks, vs, qs, dos, dss, dqStage;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;
   // The thread.

@@ -40,8 +40,13 @@ static constexpr int64_t kRowPadElements = 8;
 /// Bytes of one cp.async copy (the widest a thread moves).
 static constexpr int64_t kCopyBytes = kMaxVectorAccessBytes;
 static constexpr double kLog2e = 1.4426950408889634;
+static constexpr int64_t kF32Bytes = 4;
+/// f32 elements of padding per staged dQ row: 32 bytes, so that the four
+/// rows of a half-warp's fragment stores start 8 banks apart.
+static constexpr int64_t kStageRowPadF32 = 8;
 
-BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma)
+BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
+                             bool deterministic)
     : D(headDim), mma(mma) {
   bool wgmma = mma == BackwardMMA::Wgmma;
   blockM = wgmma ? kWgmmaBlockM : kBlockM;
@@ -53,6 +58,7 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma)
   dqSliceTiles = dTiles / dqColumnSlices;
   rowElements = D + (wgmma ? 0 : kRowPadElements);
   dsRowElements = kBlockN + (wgmma ? 0 : kRowPadElements);
+  dqStageRowElements = wgmma && !deterministic ? D + kStageRowPadF32 : 0;
 }
 
 int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
@@ -61,6 +67,7 @@ int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
   // wgmma: and the slack that aligns the tiles to the swizzle's atom.
   return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
              eltBytes +
+         blockM * dqStageRowElements * kF32Bytes +
          (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
 
@@ -70,7 +77,8 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
     : AttentionShape(op), op(op), role(role), mmaKind(mma),
       deterministic(op.getDeterministic()), visibility(KeyVisibility::of(op)),
       stmatrix(smVersion >= 90), maskStride(attentionMaskStrides(op.getMask())),
-      tiles(D, mma), b(b), func(func), mb(b, elt), kb(mb.kb) {
+      tiles(D, mma, op.getDeterministic()), b(b), func(func), mb(b, elt),
+      kb(mb.kb) {
   assert((mma == BackwardMMA::MmaSync || role == BackwardRole::KeyTiles) &&
          "the query-tile kernel is mma.sync's");
   eltBytes = elt.getIntOrFloatBitWidth() / 8;
@@ -141,6 +149,14 @@ void BackwardKernel::setupSharedMemory() {
   dos = tile((2 * BN + BM) * row, BM, tiles.rowElements);
   if (role == BackwardRole::KeyTiles && !deterministic)
     dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
+  if (tiles.dqStageRowElements) {
+    int64_t at = (2 * BN + 2 * BM) * row + BM * tiles.dsRowElements * eltBytes;
+    dqStage = memref::ViewOp::create(
+        b,
+        MemRefType::get({BM * tiles.dqStageRowElements}, b.getF32Type(),
+                        MemRefLayoutAttrInterface(), ws),
+        smem, mb.add(smemPad, kb.idx(at)), ValueRange{});
+  }
 }
 
 Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,

@@ -137,7 +137,7 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   BackwardMMA mma = backwardMMA(role, tuning);
-  BackwardTiles tiles(qType.getDimSize(3), mma);
+  BackwardTiles tiles(qType.getDimSize(3), mma, op.getDeterministic());
   KernelLaunch launch;
   launch.grid =
       role == BackwardRole::KeyTiles

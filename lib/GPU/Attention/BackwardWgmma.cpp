@@ -34,6 +34,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace sinter;
@@ -135,7 +136,52 @@ void BackwardKernel::queryGradientWgmma(Value bhq, Value q0) {
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
-  addQueryGradient(mb.unflatten(acc), warpKey, kb.idx(0), bhq, q0);
+  reduceQueryGradient(mb.unflatten(acc), bhq, q0);
+}
+
+void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
+                                         Value q0) {
+  // dQ's f32 fragments of the warp's 16 rows, through the stage, added to
+  // dQ's accumulator by one bulk reduction per row (a row of the stage is
+  // padded, the accumulator's row is D contiguous f32): 16 asynchronous
+  // operations per warp and tile where the scalar form issues 16 D atomics.
+  // Only the warp's own threads write and read its rows of the stage, so
+  // the warp synchronizes alone. First the rows are free again: this
+  // thread's reduction of the previous tile has read them (a no-op when it
+  // issued none).
+  NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/b.getUnitAttr());
+  Value allLanes = kb.i32(-1);
+  NVVM::SyncWarpOp::create(b, allLanes);
+  int64_t stride = tiles.dqStageRowElements;
+  for (int64_t r = 0; r < 2; ++r) {
+    Value rowBase = mb.mul(mb.add(mb.add(warpKey, quadRow), 8 * r), stride);
+    for (int64_t dt = 0; dt < DT; ++dt) {
+      Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
+      auto st = vector::StoreOp::create(b, mb.row(acc[dt], r), dqStage,
+                                        ValueRange{at});
+      st.setAlignment(8);
+    }
+  }
+  // The stores reach the async proxy before the warp's reductions read them.
+  kb.fenceProxyAsync();
+  NVVM::SyncWarpOp::create(b, allLanes);
+  Value tileRow = mb.add(warpKey, lane);
+  Value i = mb.add(q0, tileRow);
+  Value issues = mb.cmp(arith::CmpIPredicate::ult, lane, kb.idx(kMTileRows));
+  if (Sq % BM != 0)
+    issues = arith::AndIOp::create(
+        b, issues, mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq)));
+  auto ifOp = scf::IfOp::create(b, issues, false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value src =
+        kb.sharedAddress(dqStage, mb.mul(tileRow, stride * sizeof(float)));
+    Value dst = mb.mul(mb.add(mb.mul(bhq, Sq), i), D);
+    kb.bulkReduceAddF32(dqAcc, dst, src,
+                        kb.i32(static_cast<int32_t>(D * sizeof(float))));
+  }
+  NVVM::CpAsyncBulkCommitGroupOp::create(b);
 }
 
 void BackwardKernel::mainLoopWgmma() {
@@ -210,8 +256,11 @@ void BackwardKernel::mainLoopWgmma() {
       queryGradientWgmma(bhq, q0);
     scf::YieldOp::create(b, grads);
   }
-  // Copies still in flight when no query tile sees the block's keys.
+  // Copies still in flight when no query tile sees the block's keys, and
+  // dQ's last reductions (they read the stage, which ends with the block).
   NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
+  if (!deterministic)
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/UnitAttr());
   SmallVector<Value> results(loop.getResults());
   storeKeyGradients(
       mb.unflatten(ArrayRef<Value>(results).take_front(perGradient)),
