@@ -24,7 +24,7 @@
 // CHECK: gpu.func @layer_norm_backward_[[N]]_1(
 // The reference form's batch matmuls read their transposed operands in
 // place (InPlaceOperands.cpp): no transpose kernels.
-// CENSUS: outline {{.*}}(12 tuned kernels (attention_backward 9, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 8 general-path kernels (generic 6, reduce 2))
+// CENSUS: outline {{.*}}(15 tuned kernels (attention_backward 12, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 8 general-path kernels (generic 6, reduce 2))
 func.func @layer_norm_backward(%dy: tensor<1024x768xbf16>, %x: tensor<1024x768xbf16>,
     %mean: tensor<1024xf32>, %rstd: tensor<1024xf32>, %w: tensor<768xbf16>)
     -> (tensor<1024x768xbf16>, tensor<768xbf16>, tensor<768xf32>) {
@@ -151,6 +151,39 @@ func.func @attention_backward_tensor_cores(%do: tensor<2x4x100x64xbf16>,
         tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
       -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
   return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+}
+
+// -----
+
+// D128 on wgmma: two consumer warpgroups (256 threads) over 128 keys per
+// block (2 x 2 x 2 blocks for Skv 256); each warpgroup's S^T and dP^T
+// (m64n64, its 64 keys), dV and dK (m64n128), then dQ = dS K over all 128
+// keys for its 64 of the 128 columns (m64n64, 8 k-steps), reduced row by
+// row from its stage (256 bytes a row). lse and delta arrive by 4-byte
+// cp.async with Q and dO.
+// CHECK-LABEL: func.func @attention_backward_two_warpgroups
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 blocks in (%c8, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}}) dynamic_shared_memory_size %c153088_i32
+// CHECK: gpu.func @attention_backward_[[N]]_1(
+// CHECK: scf.for
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: nvgpu.device_async_copy {{.*}}, 1, %{{.*}} : memref<{{[0-9]+}}xf32> to memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-16: vector.store {{.*}} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;"
+// CHECK: gpu.return
+func.func @attention_backward_two_warpgroups(%do: tensor<2x4x200x128xbf16>,
+    %q: tensor<2x4x200x128xbf16>, %k: tensor<2x2x256x128xbf16>,
+    %v: tensor<2x2x256x128xbf16>, %o: tensor<2x4x200x128xbf16>,
+    %lse: tensor<2x4x200xf32>)
+    -> (tensor<2x4x200x128xbf16>, tensor<2x2x256x128xbf16>, tensor<2x2x256x128xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse
+      : tensor<2x4x200x128xbf16>, tensor<2x4x200x128xbf16>, tensor<2x2x256x128xbf16>,
+        tensor<2x2x256x128xbf16>, tensor<2x4x200x128xbf16>, tensor<2x4x200xf32>
+      -> tensor<2x4x200x128xbf16>, tensor<2x2x256x128xbf16>, tensor<2x2x256x128xbf16>
+  return %dq, %dk, %dv : tensor<2x4x200x128xbf16>, tensor<2x2x256x128xbf16>, tensor<2x2x256x128xbf16>
 }
 
 // -----

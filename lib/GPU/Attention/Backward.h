@@ -78,8 +78,18 @@ struct BackwardTiles {
   static constexpr int64_t kWgmmaBlockM = kWarpgroupRows;
   /// Queries per block of the query-tile kernel: 16 per warp.
   static constexpr int64_t kBlockQ = kWarps * kMTileRows;
+  /// wgmma's consumer warpgroups per block: two where dQ = dS K splits
+  /// its D columns into whole 64-column panels (D % 128 == 0), each
+  /// warpgroup then owning 64 of the block's 128 keys for S^T, dP^T, dK, dV
+  /// and D / 2 columns of dQ (FlashAttention-3's tile: Q, dO and dQ's
+  /// reductions per 128 keys instead of 64); one otherwise (D64: one
+  /// warpgroup's registers allow three blocks per SM, two would allow one).
+  static int64_t wgmmaWarpgroups(int64_t headDim);
   int64_t D;
   BackwardMMA mma;
+  /// Warps (threads) per block of the key-tile kernel and keys per block:
+  /// kWarps and kBlockN with mma.sync, 4 and 64 per warpgroup with wgmma.
+  int64_t warpgroups, warps, threads, blockN;
   /// Query rows per step (mma.sync): 32. At D > 64 the dK and dV accumulators
   /// (2 x D/2 f32 per thread) leave no room for more S^T and dP^T; at D64, 64
   /// rows measured 5% slower on the H200 (GPT-2's causal shape 0.335 ->
@@ -95,10 +105,15 @@ struct BackwardTiles {
   /// by 16 bytes (D + 8, BN + 8), which spreads ldmatrix's rows over the
   /// banks; wgmma's swizzled panels are unpadded.
   int64_t rowElements, dsRowElements;
-  /// wgmma with atomics: f32 elements per row of the dQ tile staged in
-  /// shared memory for its bulk reduction (D + 8: a warp's 8-byte fragment
-  /// stores then fill distinct banks); 0 without the staging.
-  int64_t dqStageRowElements;
+  /// wgmma with atomics: f32 elements per row of a warpgroup's D /
+  /// warpgroups columns of the dQ tile, staged in shared memory for their
+  /// bulk reduction (+ 8: a warp's 8-byte fragment stores then fill distinct
+  /// banks); 0 without the staging.
+  int64_t dqColumns, dqStageRowElements;
+  /// wgmma: the query tile's lse and delta (BM f32 each) are copied into
+  /// shared memory with its Q and dO, so that the scores' epilogue does not
+  /// wait on global loads.
+  bool stagesRowStatistics;
   int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
 };
 
@@ -122,6 +137,7 @@ private:
   void copyRows(mlir::Value src, mlir::Value seqBase, mlir::Value row0,
                 int64_t rows, int64_t seqLen, mlir::Value dst);
   void issueQueryTile(mlir::Value item);
+  void copyRowStatistics(mlir::Value bhq, mlir::Value q0);
   void queryItem(mlir::Value item, mlir::Value &bhq, mlir::Value &q0);
   // The products (mma.sync, one warp's 16 keys).
   llvm::SmallVector<mlir::Value> keysTimesQueryTile(mlir::Value keyTile,
@@ -202,6 +218,8 @@ private:
   // Buffers (flat) and shared tiles.
   mlir::Value dOut, q, k, v, lse, delta, mask, dqAcc, dK, dV, dQ;
   mlir::Value smem, smemPad, ks, vs, qs, dos, dss, dqStage;
+  /// With stagesRowStatistics: lse (BM f32), then delta (BM f32).
+  mlir::Value stats;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;
   // The thread.
@@ -210,6 +228,9 @@ private:
   mlir::Value chunkRow, chunkCol;
   // wgmma: a copied chunk's swizzled place in its row, and its panel.
   mlir::Value swizzledChunk, chunkPanel;
+  /// wgmma: the thread's warpgroup, its warp in it, and the byte offset of
+  /// the warpgroup's 64 keys in a K or V panel (i32).
+  mlir::Value wg, wgWarp, wgKeyBytes;
   int64_t chunks, vecElems;
   mlir::Value cScale, log2e;
 };

@@ -45,10 +45,18 @@ static constexpr int64_t kF32Bytes = 4;
 /// rows of a half-warp's fragment stores start 8 banks apart.
 static constexpr int64_t kStageRowPadF32 = 8;
 
+int64_t BackwardTiles::wgmmaWarpgroups(int64_t headDim) {
+  return headDim % (2 * swizzle::kPanelColumns) == 0 ? 2 : 1;
+}
+
 BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
                              bool deterministic)
     : D(headDim), mma(mma) {
   bool wgmma = mma == BackwardMMA::Wgmma;
+  warpgroups = wgmma ? wgmmaWarpgroups(D) : 1;
+  warps = wgmma ? warpgroups * (kWarpgroupSize / kWarpSize) : kWarps;
+  threads = warps * kWarpSize;
+  blockN = wgmma ? warpgroups * kWarpgroupRows : kBlockN;
   blockM = wgmma ? kWgmmaBlockM : kBlockM;
   qTiles = blockM / 8;
   kSteps = D / 16;
@@ -57,17 +65,21 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
   dqColumnSlices = kWarps / dqRowGroups;
   dqSliceTiles = dTiles / dqColumnSlices;
   rowElements = D + (wgmma ? 0 : kRowPadElements);
-  dsRowElements = kBlockN + (wgmma ? 0 : kRowPadElements);
-  dqStageRowElements = wgmma && !deterministic ? D + kStageRowPadF32 : 0;
+  dsRowElements = blockN + (wgmma ? 0 : kRowPadElements);
+  dqColumns = D / warpgroups;
+  dqStageRowElements =
+      wgmma && !deterministic ? dqColumns + kStageRowPadF32 : 0;
+  stagesRowStatistics = wgmma;
 }
 
 int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
   if (role == BackwardRole::QueryTiles)
     return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
   // wgmma: and the slack that aligns the tiles to the swizzle's atom.
-  return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
+  return ((2 * blockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
              eltBytes +
-         blockM * dqStageRowElements * kF32Bytes +
+         warpgroups * blockM * dqStageRowElements * kF32Bytes +
+         (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0) +
          (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
 
@@ -83,7 +95,7 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
          "the query-tile kernel is mma.sync's");
   eltBytes = elt.getIntOrFloatBitWidth() / 8;
   BM = tiles.blockM;
-  BN = BackwardTiles::kBlockN;
+  BN = tiles.blockN;
   QT = tiles.qTiles;
   if (role == BackwardRole::QueryTiles) {
     // Rows are the block's queries (16 per warp), columns a key tile.
@@ -149,14 +161,21 @@ void BackwardKernel::setupSharedMemory() {
   dos = tile((2 * BN + BM) * row, BM, tiles.rowElements);
   if (role == BackwardRole::KeyTiles && !deterministic)
     dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
-  if (tiles.dqStageRowElements) {
-    int64_t at = (2 * BN + 2 * BM) * row + BM * tiles.dsRowElements * eltBytes;
-    dqStage = memref::ViewOp::create(
+  int64_t at = (2 * BN + 2 * BM) * row + BM * tiles.dsRowElements * eltBytes;
+  auto f32View = [&](int64_t elements) {
+    return memref::ViewOp::create(
         b,
-        MemRefType::get({BM * tiles.dqStageRowElements}, b.getF32Type(),
-                        MemRefLayoutAttrInterface(), ws),
+        MemRefType::get({elements}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                        ws),
         smem, mb.add(smemPad, kb.idx(at)), ValueRange{});
+  };
+  if (tiles.dqStageRowElements) {
+    int64_t elements = tiles.warpgroups * BM * tiles.dqStageRowElements;
+    dqStage = f32View(elements);
+    at += elements * kF32Bytes;
   }
+  if (role == BackwardRole::KeyTiles && tiles.stagesRowStatistics)
+    stats = f32View(2 * BM);
 }
 
 Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
@@ -194,6 +213,11 @@ void BackwardKernel::setupThreads() {
   chunkCol = mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
   if (mmaKind != BackwardMMA::Wgmma)
     return;
+  int64_t warpgroupWarps = kWarpgroupSize / kWarpSize;
+  wg = arith::DivUIOp::create(b, warp, kb.idx(warpgroupWarps));
+  wgWarp = arith::RemUIOp::create(b, warp, kb.idx(warpgroupWarps));
+  wgKeyBytes = arith::IndexCastOp::create(
+      b, b.getI32Type(), mb.mul(wg, kWarpgroupRows * swizzle::kRowBytes));
   // The 128-byte swizzle: chunk c of a panel's row r lands at chunk c ^ (r %
   // 8); a pass covers a multiple of 8 rows, so r % 8 is the thread's.
   Value cg = arith::RemUIOp::create(b, tid, kb.idx(chunks));
@@ -235,7 +259,7 @@ void BackwardKernel::queryItem(Value item, Value &bhq, Value &q0) {
 
 void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
                               int64_t rows, int64_t seqLen, Value dst) {
-  int64_t rowsPerPass = BackwardTiles::kThreads / chunks;
+  int64_t rowsPerPass = tiles.threads / chunks;
   assert(rows % rowsPerPass == 0 && "a pass covers whole rows");
   assert((mmaKind != BackwardMMA::Wgmma ||
           rowsPerPass % swizzle::kAtomRows == 0) &&
@@ -263,7 +287,38 @@ void BackwardKernel::issueQueryTile(Value item) {
   Value base = mb.mul(bhq, Sq);
   copyRows(q, base, q0, BM, Sq, qs);
   copyRows(dOut, base, q0, BM, Sq, dos);
+  if (stats)
+    copyRowStatistics(bhq, q0);
   NVVM::CpAsyncCommitGroupOp::create(b);
+}
+
+void BackwardKernel::copyRowStatistics(Value bhq, Value q0) {
+  // Thread t < 2 BM copies row t % BM of lse (t < BM) or delta: one 4-byte
+  // cp.async each (a row's offset need not be 16-byte aligned), rows past
+  // Sq zero-filled (their columns are hidden).
+  assert(2 * BM <= tiles.threads && "a thread per statistic");
+  Value r = arith::RemUIOp::create(b, tid, kb.idx(BM));
+  Value isDelta = mb.cmp(arith::CmpIPredicate::uge, tid, kb.idx(BM));
+  Value i = mb.add(q0, r);
+  Value inside = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
+  Value src =
+      mb.add(mb.mul(bhq, Sq), arith::MinUIOp::create(b, i, kb.idx(Sq - 1)));
+  auto ifOp = scf::IfOp::create(
+      b, mb.cmp(arith::CmpIPredicate::ult, tid, kb.idx(2 * BM)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  auto copyFrom = [&](Value from) {
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stats,
+        ValueRange{tid}, from, ValueRange{src}, b.getIndexAttr(1),
+        arith::SelectOp::create(b, inside, kb.idx(1), kb.idx(0)).getResult(),
+        UnitAttr());
+  };
+  auto pick = scf::IfOp::create(b, isDelta, /*withElse=*/true);
+  b.setInsertionPoint(pick.thenBlock()->getTerminator());
+  copyFrom(delta);
+  b.setInsertionPoint(pick.elseBlock()->getTerminator());
+  copyFrom(lse);
 }
 
 SmallVector<Value> BackwardKernel::keysTimesQueryTile(Value keyTile,
@@ -325,6 +380,16 @@ void BackwardKernel::rowStatistics(Value bhq, Value q0,
   Value log2e2 = mb.splat2(log2e);
   for (int64_t nt = 0; nt < QT; ++nt) {
     Value i = mb.add(mb.add(q0, quadCol), 8 * nt);
+    if (stats) {
+      // From the staged copy (copyRowStatistics).
+      Value at = mb.add(quadCol, 8 * nt);
+      lse2.push_back(scaledLse(arith::MulFOp::create(
+          b, vector::LoadOp::create(b, mb.f32x2, stats, ValueRange{at}),
+          log2e2)));
+      deltas.push_back(vector::LoadOp::create(b, mb.f32x2, stats,
+                                              ValueRange{mb.add(at, BM)}));
+      continue;
+    }
     if (Sq % BM == 0) {
       Value at = mb.add(base, i);
       lse2.push_back(scaledLse(arith::MulFOp::create(
