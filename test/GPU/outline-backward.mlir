@@ -155,26 +155,25 @@ func.func @attention_backward_tensor_cores(%do: tensor<2x4x100x64xbf16>,
 
 // -----
 
-// D128 on wgmma: two consumer warpgroups (256 threads) over 128 keys per
-// block (2 x 2 x 2 blocks for Skv 256); each warpgroup's S^T and dP^T
-// (m64n64, its 64 keys), dV and dK (m64n128), then dQ = dS K over all 128
-// keys for its 64 of the 128 columns (m64n64, 8 k-steps), reduced row by
-// row from its stage (256 bytes a row). lse and delta arrive by 4-byte
-// cp.async with Q and dO.
-// CHECK-LABEL: func.func @attention_backward_two_warpgroups
-// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 blocks in (%c8, %{{.*}}) threads in (%c256{{[_0-9]*}}, %{{.*}}) dynamic_shared_memory_size %c153088_i32
+// D128 on wgmma: one warpgroup per block of 64 keys (2 x 2 x 4 blocks for
+// Skv 256): S^T and dP^T (m64n64, 8 k-steps each), dV and dK (m64n128),
+// then dQ = dS K (m64n128, 4 k-steps), its rows reduced one by one from
+// the stage (512 bytes a row). lse and delta arrive by 4-byte cp.async with
+// Q and dO.
+// CHECK-LABEL: func.func @attention_backward_d128
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 blocks in (%c16, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}}) dynamic_shared_memory_size %c110080_i32
 // CHECK: gpu.func @attention_backward_[[N]]_1(
 // CHECK: scf.for
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: nvgpu.device_async_copy {{.*}}, 1, %{{.*}} : memref<{{[0-9]+}}xf32> to memref<128xf32, #gpu.address_space<workgroup>>
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
-// CHECK-COUNT-16: vector.store {{.*}} : memref<9216xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-COUNT-32: vector.store {{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], $2;"
 // CHECK: gpu.return
-func.func @attention_backward_two_warpgroups(%do: tensor<2x4x200x128xbf16>,
+func.func @attention_backward_d128(%do: tensor<2x4x200x128xbf16>,
     %q: tensor<2x4x200x128xbf16>, %k: tensor<2x2x256x128xbf16>,
     %v: tensor<2x2x256x128xbf16>, %o: tensor<2x4x200x128xbf16>,
     %lse: tensor<2x4x200xf32>)

@@ -78,18 +78,8 @@ struct BackwardTiles {
   static constexpr int64_t kWgmmaBlockM = kWarpgroupRows;
   /// Queries per block of the query-tile kernel: 16 per warp.
   static constexpr int64_t kBlockQ = kWarps * kMTileRows;
-  /// wgmma's consumer warpgroups per block: two where dQ = dS K splits
-  /// its D columns into whole 64-column panels (D % 128 == 0), each
-  /// warpgroup then owning 64 of the block's 128 keys for S^T, dP^T, dK, dV
-  /// and D / 2 columns of dQ (FlashAttention-3's tile: Q, dO and dQ's
-  /// reductions per 128 keys instead of 64); one otherwise (D64: one
-  /// warpgroup's registers allow three blocks per SM, two would allow one).
-  static int64_t wgmmaWarpgroups(int64_t headDim);
   int64_t D;
   BackwardMMA mma;
-  /// Warps (threads) per block of the key-tile kernel and keys per block:
-  /// kWarps and kBlockN with mma.sync, 4 and 64 per warpgroup with wgmma.
-  int64_t warpgroups, warps, threads, blockN;
   /// Query rows per step (mma.sync): 32. At D > 64 the dK and dV accumulators
   /// (2 x D/2 f32 per thread) leave no room for more S^T and dP^T; at D64, 64
   /// rows measured 5% slower on the H200 (GPT-2's causal shape 0.335 ->
@@ -105,11 +95,10 @@ struct BackwardTiles {
   /// by 16 bytes (D + 8, BN + 8), which spreads ldmatrix's rows over the
   /// banks; wgmma's swizzled panels are unpadded.
   int64_t rowElements, dsRowElements;
-  /// wgmma with atomics: f32 elements per row of a warpgroup's D /
-  /// warpgroups columns of the dQ tile, staged in shared memory for their
-  /// bulk reduction (+ 8: a warp's 8-byte fragment stores then fill distinct
-  /// banks); 0 without the staging.
-  int64_t dqColumns, dqStageRowElements;
+  /// wgmma with atomics: f32 elements per row of the dQ tile staged in
+  /// shared memory for its bulk reduction (D + 8: a warp's 8-byte fragment
+  /// stores then fill distinct banks); 0 without the staging.
+  int64_t dqStageRowElements;
   /// wgmma: the query tile's lse and delta (BM f32 each) are copied into
   /// shared memory with its Q and dO, so that the scores' epilogue does not
   /// wait on global loads.
@@ -228,9 +217,6 @@ private:
   mlir::Value chunkRow, chunkCol;
   // wgmma: a copied chunk's swizzled place in its row, and its panel.
   mlir::Value swizzledChunk, chunkPanel;
-  /// wgmma: the thread's warpgroup, its warp in it, and the byte offset of
-  /// the warpgroup's 64 keys in a K or V panel (i32).
-  mlir::Value wg, wgWarp, wgKeyBytes;
   int64_t chunks, vecElems;
   mlir::Value cScale, log2e;
 };

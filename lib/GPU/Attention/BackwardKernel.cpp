@@ -45,18 +45,10 @@ static constexpr int64_t kF32Bytes = 4;
 /// rows of a half-warp's fragment stores start 8 banks apart.
 static constexpr int64_t kStageRowPadF32 = 8;
 
-int64_t BackwardTiles::wgmmaWarpgroups(int64_t headDim) {
-  return headDim % (2 * swizzle::kPanelColumns) == 0 ? 2 : 1;
-}
-
 BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
                              bool deterministic)
     : D(headDim), mma(mma) {
   bool wgmma = mma == BackwardMMA::Wgmma;
-  warpgroups = wgmma ? wgmmaWarpgroups(D) : 1;
-  warps = wgmma ? warpgroups * (kWarpgroupSize / kWarpSize) : kWarps;
-  threads = warps * kWarpSize;
-  blockN = wgmma ? warpgroups * kWarpgroupRows : kBlockN;
   blockM = wgmma ? kWgmmaBlockM : kBlockM;
   qTiles = blockM / 8;
   kSteps = D / 16;
@@ -65,10 +57,8 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
   dqColumnSlices = kWarps / dqRowGroups;
   dqSliceTiles = dTiles / dqColumnSlices;
   rowElements = D + (wgmma ? 0 : kRowPadElements);
-  dsRowElements = blockN + (wgmma ? 0 : kRowPadElements);
-  dqColumns = D / warpgroups;
-  dqStageRowElements =
-      wgmma && !deterministic ? dqColumns + kStageRowPadF32 : 0;
+  dsRowElements = kBlockN + (wgmma ? 0 : kRowPadElements);
+  dqStageRowElements = wgmma && !deterministic ? D + kStageRowPadF32 : 0;
   stagesRowStatistics = wgmma;
 }
 
@@ -76,9 +66,9 @@ int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
   if (role == BackwardRole::QueryTiles)
     return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
   // wgmma: and the slack that aligns the tiles to the swizzle's atom.
-  return ((2 * blockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
+  return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
              eltBytes +
-         warpgroups * blockM * dqStageRowElements * kF32Bytes +
+         blockM * dqStageRowElements * kF32Bytes +
          (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0) +
          (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
@@ -95,7 +85,7 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
          "the query-tile kernel is mma.sync's");
   eltBytes = elt.getIntOrFloatBitWidth() / 8;
   BM = tiles.blockM;
-  BN = tiles.blockN;
+  BN = BackwardTiles::kBlockN;
   QT = tiles.qTiles;
   if (role == BackwardRole::QueryTiles) {
     // Rows are the block's queries (16 per warp), columns a key tile.
@@ -170,9 +160,8 @@ void BackwardKernel::setupSharedMemory() {
         smem, mb.add(smemPad, kb.idx(at)), ValueRange{});
   };
   if (tiles.dqStageRowElements) {
-    int64_t elements = tiles.warpgroups * BM * tiles.dqStageRowElements;
-    dqStage = f32View(elements);
-    at += elements * kF32Bytes;
+    dqStage = f32View(BM * tiles.dqStageRowElements);
+    at += BM * tiles.dqStageRowElements * kF32Bytes;
   }
   if (role == BackwardRole::KeyTiles && tiles.stagesRowStatistics)
     stats = f32View(2 * BM);
@@ -213,11 +202,6 @@ void BackwardKernel::setupThreads() {
   chunkCol = mb.mul(arith::RemUIOp::create(b, tid, kb.idx(chunks)), vecElems);
   if (mmaKind != BackwardMMA::Wgmma)
     return;
-  int64_t warpgroupWarps = kWarpgroupSize / kWarpSize;
-  wg = arith::DivUIOp::create(b, warp, kb.idx(warpgroupWarps));
-  wgWarp = arith::RemUIOp::create(b, warp, kb.idx(warpgroupWarps));
-  wgKeyBytes = arith::IndexCastOp::create(
-      b, b.getI32Type(), mb.mul(wg, kWarpgroupRows * swizzle::kRowBytes));
   // The 128-byte swizzle: chunk c of a panel's row r lands at chunk c ^ (r %
   // 8); a pass covers a multiple of 8 rows, so r % 8 is the thread's.
   Value cg = arith::RemUIOp::create(b, tid, kb.idx(chunks));
@@ -259,7 +243,7 @@ void BackwardKernel::queryItem(Value item, Value &bhq, Value &q0) {
 
 void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
                               int64_t rows, int64_t seqLen, Value dst) {
-  int64_t rowsPerPass = tiles.threads / chunks;
+  int64_t rowsPerPass = BackwardTiles::kThreads / chunks;
   assert(rows % rowsPerPass == 0 && "a pass covers whole rows");
   assert((mmaKind != BackwardMMA::Wgmma ||
           rowsPerPass % swizzle::kAtomRows == 0) &&
@@ -296,7 +280,7 @@ void BackwardKernel::copyRowStatistics(Value bhq, Value q0) {
   // Thread t < 2 BM copies row t % BM of lse (t < BM) or delta: one 4-byte
   // cp.async each (a row's offset need not be 16-byte aligned), rows past
   // Sq zero-filled (their columns are hidden).
-  assert(2 * BM <= tiles.threads && "a thread per statistic");
+  assert(2 * BM <= BackwardTiles::kThreads && "a thread per statistic");
   Value r = arith::RemUIOp::create(b, tid, kb.idx(BM));
   Value isDelta = mb.cmp(arith::CmpIPredicate::uge, tid, kb.idx(BM));
   Value i = mb.add(q0, r);

@@ -142,11 +142,10 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   launch.grid =
       role == BackwardRole::KeyTiles
           ? kType.getDimSize(0) * kType.getDimSize(1) *
-                llvm::divideCeil(kType.getDimSize(2), tiles.blockN)
+                llvm::divideCeil(kType.getDimSize(2), BackwardTiles::kBlockN)
           : qType.getDimSize(0) * qType.getDimSize(1) *
                 llvm::divideCeil(qType.getDimSize(2), BackwardTiles::kBlockQ);
-  launch.block =
-      role == BackwardRole::KeyTiles ? tiles.threads : BackwardTiles::kThreads;
+  launch.block = BackwardTiles::kThreads;
   launch.operands = {op.getGradOutput(), op.getQuery(), op.getKey(),
                      op.getValue(),      op.getLse(),   deltaT};
   if (op.getMask())

@@ -46,12 +46,10 @@ static constexpr int64_t kARegisters = 4;
 
 SmallVector<Value> BackwardKernel::issueTransposedScores(Value keyTile,
                                                          Value queryTile) {
-  // [the warpgroup's 64 keys] x [BM queries] over D, both operands
-  // K-major; one group.
+  // [64 keys] x [BM queries] over D, both operands K-major; one group.
   SmallVector<Value> acc = mb.flatten(SmallVector<Value>(QT, mb.zeroAcc()));
   for (int64_t kstep = 0; kstep < KS; ++kstep) {
-    Value a = mb.descriptor(keyTile, swizzle::kStepOffset(kstep, BN), kKMajor,
-                            wgKeyBytes);
+    Value a = mb.descriptor(keyTile, swizzle::kStepOffset(kstep, BN), kKMajor);
     Value bq =
         mb.descriptor(queryTile, swizzle::kStepOffset(kstep, BM), kKMajor);
     acc = mb.wgmma(BM, acc, {}, a, bq, kstep > 0, /*transB=*/false);
@@ -90,22 +88,20 @@ SmallVector<Value> BackwardKernel::issueAccumulate(ArrayRef<Value> acc,
 }
 
 void BackwardKernel::storeScoreGradientSwizzled(ArrayRef<Value> dS) {
-  // dS^T's fragments into dS [BM queries][BN keys], the warpgroup's
-  // swizzled panel of 64 keys, with stmatrix.x4.trans as
-  // storeTransposedStmatrix does for the padded tile: lane l gives the row
-  // of query 8 (nt + m / 2) + l % 8 (m = l / 8) whose 8 keys 16 w + 8 (m %
-  // 2) of the panel (w: the warp in its warpgroup), 16-byte chunk 2 w + m %
-  // 2, sit at chunk ^ (query % 8) = chunk ^ (l % 8).
+  // dS^T's fragments into dS [BM queries][64 keys], one swizzled panel,
+  // with stmatrix.x4.trans as storeTransposedStmatrix does for the padded
+  // tile: lane l gives the row of query 8 (nt + m / 2) + l % 8 (m = l / 8)
+  // whose 8 keys warpKey + 8 (m % 2), 16-byte chunk 2 warp + m % 2, sit at
+  // chunk ^ (query % 8) = chunk ^ (l % 8).
   Value m = arith::DivUIOp::create(b, lane, kb.idx(8));
   Value i = arith::RemUIOp::create(b, lane, kb.idx(8));
   Value query = mb.add(mb.mul(arith::DivUIOp::create(b, m, kb.idx(2)), 8), i);
-  Value chunk = mb.add(mb.mul(wgWarp, kMTileRows / swizzle::kChunkElements),
+  Value chunk = mb.add(mb.mul(warp, kMTileRows / swizzle::kChunkElements),
                        arith::RemUIOp::create(b, m, kb.idx(2)));
   Value laneOffset =
       mb.add(mb.mul(query, swizzle::kRowBytes),
              mb.mul(arith::XOrIOp::create(b, chunk, i), swizzle::kChunkBytes));
-  Value base = mb.add(memref::ExtractAlignedPointerAsIndexOp::create(b, dss),
-                      mb.mul(wg, BM * swizzle::kRowBytes));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, dss);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   for (int64_t nt = 0; nt < QT; nt += 2) {
     Value at = mb.add(mb.add(base, laneOffset), 8 * nt * swizzle::kRowBytes);
@@ -130,20 +126,13 @@ void BackwardKernel::storeScoreGradientSwizzled(ArrayRef<Value> dS) {
 }
 
 void BackwardKernel::queryGradientWgmma(Value bhq, Value q0) {
-  // dQ [BM queries x the warpgroup's D / warpgroups columns] = dS [BM x BN
-  // keys] K [BN keys x those columns]: dS K-major from its panels, K N-major
-  // from the columns' panels; each warp then adds its 16 rows.
-  int64_t columns = tiles.dqColumns;
-  SmallVector<Value> acc =
-      mb.flatten(SmallVector<Value>(columns / 8, mb.zeroAcc()));
-  Value columnPanels = arith::IndexCastOp::create(
-      b, b.getI32Type(),
-      mb.mul(wg, columns / swizzle::kPanelColumns * BN * swizzle::kRowBytes));
+  // dQ [BM queries x D] = dS [BM x 64 keys] K [64 keys x D]: dS K-major
+  // from its panel, K N-major; each warp then adds its 16 rows.
+  SmallVector<Value> acc = mb.flatten(SmallVector<Value>(DT, mb.zeroAcc()));
   for (int64_t kk = 0; kk < BN / 16; ++kk) {
     Value a = mb.descriptor(dss, swizzle::kStepOffset(kk, BM), kKMajor);
-    Value bk = mb.descriptor(ks, swizzle::kRowStepOffset(kk), nMajor(BN),
-                             columnPanels);
-    acc = mb.wgmma(columns, acc, {}, a, bk, kk > 0, /*transB=*/true);
+    Value bk = mb.descriptor(ks, swizzle::kRowStepOffset(kk), nMajor(BN));
+    acc = mb.wgmma(D, acc, {}, a, bk, kk > 0, /*transB=*/true);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
@@ -152,11 +141,10 @@ void BackwardKernel::queryGradientWgmma(Value bhq, Value q0) {
 
 void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
                                          Value q0) {
-  // dQ's f32 fragments of the warp's 16 rows (its warpgroup's columns),
-  // through the warpgroup's stage, added to dQ's accumulator by one bulk
-  // reduction per row (a row of the stage is padded, the accumulator's
-  // columns are contiguous f32): 16 asynchronous operations per warp and
-  // tile where the scalar form issues 16 x columns atomics.
+  // dQ's f32 fragments of the warp's 16 rows, through the stage, added to
+  // dQ's accumulator by one bulk reduction per row (a row of the stage is
+  // padded, the accumulator's row is D contiguous f32): 16 asynchronous
+  // operations per warp and tile where the scalar form issues 16 D atomics.
   // Only the warp's own threads write and read its rows of the stage, so
   // the warp synchronizes alone. First the rows are free again: this
   // thread's reduction of the previous tile has read them (a no-op when it
@@ -165,13 +153,9 @@ void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
   Value allLanes = kb.i32(-1);
   NVVM::SyncWarpOp::create(b, allLanes);
   int64_t stride = tiles.dqStageRowElements;
-  int64_t columns = tiles.dqColumns;
-  // The warp's rows of the tile and of its warpgroup's stage.
-  Value warpRow = mb.mul(wgWarp, kMTileRows);
-  Value stageRow0 = mb.add(mb.mul(wg, BM), warpRow);
   for (int64_t r = 0; r < 2; ++r) {
-    Value rowBase = mb.mul(mb.add(mb.add(stageRow0, quadRow), 8 * r), stride);
-    for (int64_t dt = 0; dt < columns / 8; ++dt) {
+    Value rowBase = mb.mul(mb.add(mb.add(warpKey, quadRow), 8 * r), stride);
+    for (int64_t dt = 0; dt < DT; ++dt) {
       Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
       auto st = vector::StoreOp::create(b, mb.row(acc[dt], r), dqStage,
                                         ValueRange{at});
@@ -181,7 +165,8 @@ void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
   // The stores reach the async proxy before the warp's reductions read them.
   kb.fenceProxyAsync();
   NVVM::SyncWarpOp::create(b, allLanes);
-  Value i = mb.add(q0, mb.add(warpRow, lane));
+  Value tileRow = mb.add(warpKey, lane);
+  Value i = mb.add(q0, tileRow);
   Value issues = mb.cmp(arith::CmpIPredicate::ult, lane, kb.idx(kMTileRows));
   if (Sq % BM != 0)
     issues = arith::AndIOp::create(
@@ -190,12 +175,11 @@ void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value src = kb.sharedAddress(
-        dqStage, mb.mul(mb.add(stageRow0, lane), stride * sizeof(float)));
-    Value dst =
-        mb.add(mb.mul(mb.add(mb.mul(bhq, Sq), i), D), mb.mul(wg, columns));
+    Value src =
+        kb.sharedAddress(dqStage, mb.mul(tileRow, stride * sizeof(float)));
+    Value dst = mb.mul(mb.add(mb.mul(bhq, Sq), i), D);
     kb.bulkReduceAddF32(dqAcc, dst, src,
-                        kb.i32(static_cast<int32_t>(columns * sizeof(float))));
+                        kb.i32(static_cast<int32_t>(D * sizeof(float))));
   }
   NVVM::CpAsyncBulkCommitGroupOp::create(b);
 }
