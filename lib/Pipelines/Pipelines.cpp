@@ -31,6 +31,9 @@ void sinter::buildTosaLoweringPipeline(mlir::OpPassManager &pm) {
 void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
                                  const FusionOptions &options) {
   using namespace mlir;
+  // 0. Sinter ops a frontend asked for by calls (the torch backend's
+  //    attention custom ops) become the ops.
+  pm.addPass(createRaiseCustomCalls());
   // 1. TOSA input becomes linalg-on-tensors.
   if (options.lowerTosa)
     buildTosaLoweringPipeline(pm);

@@ -8,6 +8,7 @@
 
 #include "sinter/Artifact/Manifest.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
+#include "sinter/Dialect/Sinter/Transforms/Passes.h"
 #include "sinter/InitAll.h"
 #include "sinter/Target/CPU/CPUPipeline.h"
 #include "sinter/Target/CPU/CPUTarget.h"
@@ -216,8 +217,10 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
   // Fusion.
   StageTimer fusion(options.onStage, "fusion");
   if (options.driver.noFusion) {
-    // TOSA input still becomes linalg: there is no other way to compile it.
+    // TOSA input still becomes linalg, and custom calls their ops: there
+    // is no other way to compile them.
     PassManager pm(&context);
+    pm.addPass(sinter::createRaiseCustomCalls());
     sinter::buildTosaLoweringPipeline(pm);
     if (failed(pm.run(*module)))
       return failure();

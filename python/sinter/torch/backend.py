@@ -9,9 +9,10 @@ the raising passes find attention, norms, softmax and elementwise chains in
 it), cached on disk by IR and target, and run by Sinter's runtime.
 
 Each graph is partitioned (torch's CapabilityBasedPartitioner): runs of
-ATen operators go to Sinter, the operators that stay in torch (_IN_TORCH,
-and Sinter's own attention custom ops, which call Sinter themselves) run
-between them. A partition that cannot be imported or compiled runs in
+ATen operators and Sinter's attention custom ops (imported as calls that
+become sinter.attention and sinter.attention_backward, _import.py) go to
+Sinter, the operators that stay in torch (_IN_TORCH, and custom ops whose
+scalar arguments are not constants) run between them. A partition that cannot be imported or compiled runs in
 torch too ($SINTER_TORCH_DUMP=DIR keeps each partition's IR), with a log line (logger "sinter.torch") naming it, the reason
 and its operators: the model still runs. SDPA becomes Sinter's attention
 custom op, so that the backward graph gets Sinter's attention backward and
@@ -31,6 +32,7 @@ import time
 import torch
 
 from . import _cache
+from ._import import custom_call_args, import_graph
 from ._manual_attention import route_manual_attention
 from ._tensors import from_numpy, to_numpy
 
@@ -65,7 +67,9 @@ def _drop_none_outputs(gm):
 class _Support:
     """The nodes Sinter compiles: ATen operators, except those that
     torch-mlir cannot import to linalg-on-tensors or that Sinter runs
-    better outside (they stay in torch, partitions form around them)."""
+    better outside (they stay in torch, partitions form around them), and
+    Sinter's own attention custom ops with constant scalar arguments
+    (imported as custom calls, _import.py)."""
 
     def is_node_supported(self, submodules, node):
         if node.op != "call_function":
@@ -77,28 +81,10 @@ class _Support:
                        if isinstance(a, torch.fx.Node))
         if not isinstance(target, torch._ops.OpOverload):
             return False
+        if target.namespace == "sinter":
+            return custom_call_args(node) is not None
         return (target.namespace == "aten"
                 and target.overloadpacket not in _IN_TORCH)
-
-
-def _import(gm):
-    """linalg-on-tensors MLIR text of `gm` (torch-mlir's FX importer). The
-    IR is device-agnostic: `device=` arguments (meta, when tracing ahead of
-    time) are imported as cpu and restored."""
-    import torch_mlir.fx as fx
-    changed = []
-    for node in gm.graph.nodes:
-        dev = node.kwargs.get("device")
-        if isinstance(dev, torch.device) and dev.type != "cpu":
-            changed.append((node, dict(node.kwargs)))
-            node.kwargs = {**node.kwargs, "device": torch.device("cpu")}
-    try:
-        module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
-                                        model_name="main")
-    finally:
-        for node, kwargs in changed:
-            node.kwargs = kwargs
-    return str(module)
 
 
 # Operators that only create, view or rearrange tensors: a partition made
@@ -279,7 +265,7 @@ def _prepare_partition(name, gm, example_inputs):
         warm = (part.target and not _aot_targets() and
                 _cache.indexed_current(part.keys[part.target]))
         if _have_importer() and not warm:
-            part.ir = _import(gm)
+            part.ir = import_graph(gm)
             _dump(name, part.ir)
     except Exception as e:
         return part.in_torch(e)
@@ -349,8 +335,15 @@ def _finish_partition(part):
         log.info("sinter: %s compiled ahead of time for %s in %.2f s",
                  part.name, ", ".join(_aot_targets()), time.time() - part.t0)
         return part.in_torch()
-    ops = sum(1 for n in part.gm.graph.nodes if n.op == "call_function")
-    log.info("sinter: %s (%d ops) ready for %s in %.2f s", part.name, ops,
+    calls = [n for n in part.gm.graph.nodes if n.op == "call_function"]
+    # Sinter's custom ops compiled inside the partition, by name.
+    custom = {}
+    for n in calls:
+        if getattr(n.target, "namespace", None) == "sinter":
+            custom[str(n.target)] = custom.get(str(n.target), 0) + 1
+    log.info("sinter: %s (%d ops%s) ready for %s in %.2f s", part.name,
+             len(calls), "".join(", %d %s" % (c, name) for name, c in
+                                 sorted(custom.items())),
              part.device, time.time() - part.t0)
     return _runner(prog, part.keep, part.count, part.single, part.device,
                    part.strides)

@@ -107,7 +107,9 @@ check("dynamic shapes run in torch, said once per graph",
 # CHECK: dynamic shapes run in torch, said once per graph: ok
 
 # GPT-2 with SDPA: attention goes to Sinter's attention custom op, whose
-# backward is Sinter's; the embedding backward stays in torch.
+# backward is Sinter's; both are compiled inside the graphs' Sinter
+# programs (custom calls), so the forward is one program; the embedding
+# backward stays in torch.
 import transformers  # noqa: E402
 
 cfg = transformers.GPT2Config(n_layer=2, n_embd=128, n_head=4, vocab_size=500,
@@ -118,8 +120,11 @@ ids = [torch.randint(0, 500, (2, 48)) for _ in range(3)]
 compare("gpt2", lambda: transformers.AutoModelForCausalLM.from_config(
     copy.deepcopy(cfg), attn_implementation="sdpa"),
     [(i, i) for i in ids], lambda m, x, y: m(x, labels=y).loss, True, 1e-5)
-# CHECK: ops run by torch: sinter.attention_forward.default
-# CHECK: ops run by torch: aten.embedding_dense_backward.default, sinter.attention_backward.default
+# CHECK-NOT: ops run by torch: sinter
+# CHECK: forward graph [[FWD:[0-9]+]] fused_0 ({{[0-9]+}} ops, 2 sinter.attention_forward.default) ready for cpu
+# CHECK-NOT: forward graph [[FWD]] fused_1
+# CHECK: ops run by torch: aten.embedding_dense_backward.default{{$}}
+# CHECK: 2 sinter.attention_backward.default) ready for cpu
 fallbacks = [line for line in lines.lines
              if "runs in torch" in line and "fused_" in line]
 check("no partition fell back to torch", not fallbacks, fallbacks)

@@ -14,13 +14,13 @@
 # RUN: rm -rf %t.cache
 # RUN: env SINTER_CACHE_DIR=%t.cache %python %s 2>&1 | FileCheck %s
 
-# CHECK: masked_fill, *: raised 1, attention backward in torch graph: True, matches eager: True
-# CHECK: masked_fill, /: raised 1, attention backward in torch graph: True, matches eager: True
-# CHECK: additive, *: raised 1, attention backward in torch graph: True, matches eager: True
-# CHECK: unmasked, /: raised 1, attention backward in torch graph: True, matches eager: True
-# CHECK: returns weights: raised 0, attention backward in torch graph: False, matches eager: True
-# CHECK: HF GPT-2 eager attention: raised 2, attention backward in torch graph: True, matches eager: True
-# CHECK: HF Llama eager attention: raised 2, attention backward in torch graph: True, matches eager: True
+# CHECK: masked_fill, *: raised 1, attention backward in backward graph: True, matches eager: True
+# CHECK: masked_fill, /: raised 1, attention backward in backward graph: True, matches eager: True
+# CHECK: additive, *: raised 1, attention backward in backward graph: True, matches eager: True
+# CHECK: unmasked, /: raised 1, attention backward in backward graph: True, matches eager: True
+# CHECK: returns weights: raised 0, attention backward in backward graph: False, matches eager: True
+# CHECK: HF GPT-2 eager attention: raised 2, attention backward in backward graph: True, matches eager: True
+# CHECK: HF Llama eager attention: raised 2, attention backward in backward graph: True, matches eager: True
 
 import math
 import os
@@ -112,7 +112,7 @@ def check(label, **kw):
     ok = torch.allclose(out, ref, atol=1e-5) and all(
         torch.allclose(p.grad, want[n], atol=1e-4)
         for n, p in model.named_parameters())
-    print("%s: raised %d, attention backward in torch graph: %s, matches "
+    print("%s: raised %d, attention backward in backward graph: %s, matches "
           "eager: %s" % (label, raised, in_backward, ok))
 
 

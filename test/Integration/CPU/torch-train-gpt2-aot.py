@@ -1,21 +1,36 @@
 # bench/train_gpt2.py's ahead-of-time step at a small size: the project's
 # GPT-2 (1 layer, B1 T64) runs one training step on the CPU while every
 # partition of its forward and backward graphs is compiled for sm_90a into
-# the cache (no GPU needed). No partition may fall back to torch, and each
-# LayerNorm reaches the norm ops in both directions.
+# the cache (no GPU needed). No partition may fall back to torch, each
+# LayerNorm reaches the norm ops in both directions, and the attention
+# custom ops reach sinter.attention and sinter.attention_backward inside
+# the partitions.
 #
 # REQUIRES: torch, torch_mlir
 # RUN: rm -rf %t.cache %t.dump
 # RUN: env SINTER_TORCH_DUMP=%t.dump %python %sinter_src_root/bench/train_gpt2.py aot %t.cache --layers 1 --batch 1 --seq 64 2>&1 | FileCheck %s
 # RUN: %python %s join '%t.dump/forward_graph_*.mlir' | sinter-opt --sinter-fusion-pipeline -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FWD
 # RUN: %python %s join '%t.dump/backward_graph_*.mlir' | sinter-opt --sinter-fusion-pipeline -split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=BWD
+# The forward is one program, attention inside it; the backward leaves
+# only the embedding's backward to torch:
 # CHECK-NOT: runs in torch (
-# CHECK: forward graph {{[0-9]+}}: ops run by torch: sinter.attention_forward.default
+# CHECK-NOT: ops run by torch: sinter
+# CHECK: forward graph [[GRAPH:[0-9]+]] fused_0 compiled ahead of time for cuda:sm_90a
+# CHECK-NOT: forward graph [[GRAPH]] fused_1
+# CHECK: ops run by torch: aten.embedding_dense_backward.default{{$}}
 # CHECK: compiled ahead of time for cuda:sm_90a
 # CHECK-NOT: runs in torch (
 # CHECK: aot: compiled for cuda:sm_90a
 # FWD-COUNT-3: remark: fused layer_norm:
 # BWD-COUNT-3: remark: fused layer_norm_backward:
+# RUN: %python %s join '%t.dump/forward_graph_*.mlir' | FileCheck %s --check-prefix=FWDIR
+# RUN: %python %s join '%t.dump/backward_graph_*.mlir' | FileCheck %s --check-prefix=BWDIR
+# RUN: %python %s join '%t.dump/*_graph_*.mlir' | sinter-opt --sinter-raise-custom-calls -split-input-file | FileCheck %s --check-prefix=RAISED
+# FWDIR: func.func private @sinter_call_0({{.*}}) -> (tensor<1x12x64x64xf32>, tensor<1x12x64xf32>) attributes {sinter.attributes = {causal}, sinter.call = "sinter.attention"}
+# BWDIR: attributes {sinter.attributes = {causal}, sinter.call = "sinter.attention_backward"}
+# (the backward's partitions come first in the join)
+# RAISED: sinter.attention_backward {{.*}} {causal}
+# RAISED: sinter.attention {{.*}} {causal}
 
 # `join PATTERN`: the dumped partitions, one split of -split-input-file each.
 import glob  # noqa: E402

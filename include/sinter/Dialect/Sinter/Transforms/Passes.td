@@ -14,6 +14,59 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// RaiseCustomCalls
+//===----------------------------------------------------------------------===//
+
+def RaiseCustomCalls : Pass<"sinter-raise-custom-calls", "mlir::ModuleOp"> {
+  let summary = "Replace calls of declarations marked `sinter.call` by the "
+                "sinter ops they stand for";
+  let description = [{
+    A frontend that cannot emit sinter ops can still ask for one: it calls a
+    private function declaration that names the op and its attributes.
+    Sinter's torch.compile backend does this for its attention custom ops,
+    which torch-mlir imports as `torch.operator` and cannot lower
+    (python/sinter/torch/_import.py), so that a graph with attention in it
+    stays one program. The contract, for every op of the table below:
+
+    * the declaration is private and has no body; `sinter.call` is the op's
+      name and `sinter.attributes` (optional) its attribute dictionary;
+    * the call's operands are the op's fixed tensor operands in the op's
+      order, then optionally its `mask` (a tensor), then optionally its
+      `seed` (an integer);
+    * the call's results are the op's results.
+
+    | op | fixed operands | results |
+    |---|---|---|
+    | `sinter.attention` | query, key, value | output [, lse] |
+    | `sinter.attention_backward` | grad_output, query, key, value, output, lse | grad_query, grad_key, grad_value [, grad_mask] |
+
+    Each call becomes the op, verified as written; a call that breaks the
+    contract or builds an op that fails its verifier is an error at the
+    call. Declarations left without calls are erased. Runs first in
+    `sinter-fusion-pipeline` (and under `sinterc --no-fusion`).
+
+    Before:
+
+    ```mlir
+    func.func private @sinter_call_0(tensor<2x4x64x32xbf16>,
+        tensor<2x4x64x32xbf16>, tensor<2x4x64x32xbf16>)
+        -> (tensor<2x4x64x32xbf16>, tensor<2x4x64xf32>)
+        attributes {sinter.call = "sinter.attention",
+                    sinter.attributes = {causal}}
+    ...
+    %o:2 = call @sinter_call_0(%q, %k, %v) : ...
+    ```
+
+    After:
+
+    ```mlir
+    %o, %lse = sinter.attention %q, %k, %v {causal} : ...
+    ```
+  }];
+  let dependentDialects = ["sinter::SinterDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // NormalizeFrontend
 //===----------------------------------------------------------------------===//
 

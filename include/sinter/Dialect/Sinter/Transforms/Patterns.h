@@ -26,6 +26,18 @@ class RewritePatternSet;
 
 namespace sinter {
 
+/// The custom call contract of `sinter-raise-custom-calls`: the attribute
+/// of a private declaration that names the sinter op its calls stand for,
+/// and the one that holds the op's attributes (python/sinter/torch/_import.py
+/// writes them).
+inline constexpr char kCustomCallAttrName[] = "sinter.call";
+inline constexpr char kCustomCallAttributesAttrName[] = "sinter.attributes";
+
+/// The rewrite of `sinter-raise-custom-calls`: a call of a declaration
+/// marked `sinter.call` becomes the op it names (a call that breaks the
+/// contract is left, with the reason as its match failure).
+void populateRaiseCustomCallsPatterns(mlir::RewritePatternSet &patterns);
+
 /// The exact rewrites of `sinter-normalize-frontend`: dead results of
 /// multi-result generics, float casts of constants, `fpowi x, 2`, splat
 /// inputs inlined into bodies, scalar (0-d) arithmetic on constants.
