@@ -34,6 +34,7 @@ import torch
 from . import _cache
 from ._import import custom_call_args, import_graph
 from ._manual_attention import route_manual_attention
+from ._partition import partition
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -49,19 +50,32 @@ _IN_TORCH = {torch.ops.aten.embedding_dense_backward,
              torch.ops.aten.native_dropout}
 
 
-def _drop_none_outputs(gm):
-    """Drops the None entries of `gm`'s output tuple in place (AOTAutograd's
-    backward returns None for inputs without gradients, which
-    linalg-on-tensors cannot return); the positions of the kept outputs,
-    the original count and whether the output was a single value."""
+def _plan_outputs(gm):
+    """Leaves in `gm`'s output tuple only what its program must compute:
+    each value once, no None (AOTAutograd's backward returns None for inputs
+    without gradients) and no input passed through (a forward may save an
+    input for the backward, _partition.py). Returns where each original
+    output comes from -- None, ("arg", input index) or ("out", program
+    output index) -- and whether the output was a single value."""
     out = next(n for n in gm.graph.nodes if n.op == "output")
     outs = out.args[0]
     single = not isinstance(outs, (tuple, list))
     outs = [outs] if single else list(outs)
-    keep = [i for i, o in enumerate(outs) if o is not None]
-    out.args = (tuple(outs[i] for i in keep),)
+    inputs = {n: i for i, n in enumerate(n for n in gm.graph.nodes
+                                         if n.op == "placeholder")}
+    computed, plan = [], []
+    for o in outs:
+        if o is None:
+            plan.append(None)
+        elif o in inputs:
+            plan.append(("arg", inputs[o]))
+        else:
+            if o not in computed:
+                computed.append(o)
+            plan.append(("out", computed.index(o)))
+    out.args = (tuple(computed),)
     gm.recompile()
-    return keep, len(outs), single
+    return plan, single
 
 
 class _Support:
@@ -148,10 +162,11 @@ def _restride(t, stride):
     return out
 
 
-def _runner(prog, keep, count, single, device, strides=None):
+def _runner(prog, plan, single, device, strides=None):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
-    back at their positions (None where the graph returned None), with the
-    strides the trace gave them."""
+    back at their positions (_plan_outputs' plan: None where the graph
+    returned None, an input where it returned one), with the strides the
+    trace gave them."""
     fn = prog["main"]
     cuda = device.type == "cuda"
 
@@ -165,9 +180,13 @@ def _runner(prog, keep, count, single, device, strides=None):
         outs = outs if isinstance(outs, tuple) else (outs,)
         if not cuda:
             outs = tuple(from_numpy(o) for o in outs)
-        full = [None] * count
-        for i, o in zip(keep, outs):
-            full[i] = _restride(o, strides[i]) if strides else o
+        full = []
+        for i, where in enumerate(plan):
+            if where is None:
+                full.append(None)
+                continue
+            o = args[where[1]] if where[0] == "arg" else outs[where[1]]
+            full.append(_restride(o, strides[i]) if strides else o)
         return full[0] if single else tuple(full)
     return run
 
@@ -259,7 +278,7 @@ def _prepare_partition(name, gm, example_inputs):
     restored) when that fails."""
     part = _Partition(name, gm, example_inputs)
     try:
-        part.keep, part.count, part.single = _drop_none_outputs(gm)
+        part.plan, part.single = _plan_outputs(gm)
         # A warm start finds the artifact by the FX key and skips the
         # import (~0.05 s a partition, ~1 s for the first).
         warm = (part.target and not _aot_targets() and
@@ -345,7 +364,7 @@ def _finish_partition(part):
              len(calls), "".join(", %d %s" % (c, name) for name, c in
                                  sorted(custom.items())),
              part.device, time.time() - part.t0)
-    return _runner(prog, part.keep, part.count, part.single, part.device,
+    return _runner(prog, part.plan, part.single, part.device,
                    part.strides)
 
 
@@ -382,49 +401,6 @@ class _Compiled(torch.nn.Module):
         return outs
 
 
-# Saved tensors of forward graphs that are aliases of other saved tensors
-# (AOTAutograd saves a result both as itself and as `alias(result)` when
-# the backward reads it in both roles): per forward graph, the names of its
-# outputs and {alias name: aliased name}.
-_saved_aliases = []
-
-
-def _record_saved_aliases(gm):
-    out = next(n for n in gm.graph.nodes if n.op == "output").args[0]
-    outs = out if isinstance(out, (tuple, list)) else [out]
-    names = {o.name for o in outs if isinstance(o, torch.fx.Node)}
-    aliases = {}
-    for o in outs:
-        if (isinstance(o, torch.fx.Node) and o.op == "call_function"
-                and o.target is torch.ops.aten.alias.default
-                and isinstance(o.args[0], torch.fx.Node)
-                and o.args[0].name in names):
-            aliases[o.name] = o.args[0].name
-    if aliases:
-        _saved_aliases.append((names, aliases))
-
-
-def _merge_saved_aliases(gm):
-    """In a backward graph, reads of a saved alias become reads of the
-    tensor it aliases (the same data), so that the raising passes see one
-    value: RMSNorm's backward reads rstd both ways."""
-    placeholders = {n.name: n for n in gm.graph.nodes
-                    if n.op == "placeholder"}
-    saved = {name for name in placeholders if not name.startswith("tangents")}
-    for names, aliases in reversed(_saved_aliases):
-        if not saved <= names:
-            continue
-        merged = 0
-        for alias, base in aliases.items():
-            if alias in placeholders and base in placeholders:
-                placeholders[alias].replace_all_uses_with(placeholders[base])
-                merged += 1
-        if merged:
-            gm.recompile()
-        return merged
-    return 0
-
-
 def _compile_graph(kind):
     def compile_graph(gm, example_inputs):
         from torch.fx.passes.infra.partitioner import \
@@ -443,10 +419,6 @@ def _compile_graph(kind):
                   if isinstance(a, torch.Tensor)]
         log.info("sinter: %s graph %d: compiling for input shapes %s", kind,
                  graph_id, shapes)
-        if kind == "forward":
-            _record_saved_aliases(gm)
-        else:
-            _merge_saved_aliases(gm)
         partitioner = CapabilityBasedPartitioner(
             gm, _Support(), allows_single_node_partition=True)
         fused = partitioner.partition_and_fuse()
@@ -563,6 +535,7 @@ def sinter_backend(gm, example_inputs, **kwargs):
     _route_sdpa(gm)
     backend = aot_autograd(fw_compiler=_compile_graph("forward"),
                            bw_compiler=_compile_graph("backward"),
+                           partition_fn=partition,
                            decompositions=decompositions())
     return backend(gm, example_inputs, **kwargs)
 
