@@ -33,6 +33,7 @@ import torch
 
 from . import _cache
 from ._import import custom_call_args, import_graph
+from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
 from ._partition import partition
 from ._tensors import from_numpy, to_numpy
@@ -533,6 +534,7 @@ def sinter_backend(gm, example_inputs, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
     route_manual_attention(gm, _sdpa_or_torch)
     _route_sdpa(gm)
+    route_cross_entropy(gm)
     backend = aot_autograd(fw_compiler=_compile_graph("forward"),
                            bw_compiler=_compile_graph("backward"),
                            partition_fn=partition,
