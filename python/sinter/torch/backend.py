@@ -402,6 +402,31 @@ class _Compiled(torch.nn.Module):
         return outs
 
 
+def _stage_partitions(gm, support):
+    """The fewest partitions of the nodes `support` takes: each node's stage
+    is the largest number of nodes left to torch on a path from the graph's
+    inputs to it, and the supported nodes of one stage are one partition.
+    Stages only grow along a path, so no partition reaches itself through
+    torch (fusing one makes no cycle). A backward graph whose only node in
+    torch is the embedding's backward becomes all its gradients in one
+    program and the tied weight's final sum in another; torch's
+    CapabilityBasedPartitioner merges greedily and had split the weight
+    gradients from the norms' backwards that compute them together."""
+    from torch.fx.passes.infra.partitioner import Partition
+    stage, groups = {}, {}
+    for node in gm.graph.nodes:
+        before = max((stage[a] for a in node.all_input_nodes), default=0)
+        if node.op != "call_function":
+            stage[node] = before
+        elif support.is_node_supported(None, node):
+            stage[node] = before
+            groups.setdefault(before, []).append(node)
+        else:
+            stage[node] = before + 1
+    return [Partition(id=i, nodes=nodes)
+            for i, (_, nodes) in enumerate(sorted(groups.items()))]
+
+
 def _compile_graph(kind):
     def compile_graph(gm, example_inputs):
         from torch.fx.passes.infra.partitioner import \
@@ -422,7 +447,7 @@ def _compile_graph(kind):
                  graph_id, shapes)
         partitioner = CapabilityBasedPartitioner(
             gm, _Support(), allows_single_node_partition=True)
-        fused = partitioner.partition_and_fuse()
+        fused = partitioner.fuse_partitions(_stage_partitions(gm, _Support()))
         # What stays in torch, named once per graph.
         left = sorted({str(n.target) for n in fused.graph.nodes
                        if n.op == "call_function"

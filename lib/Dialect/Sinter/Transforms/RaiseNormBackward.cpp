@@ -495,6 +495,31 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value v,
   return v;
 }
 
+/// `v` in element type `to`: itself, or widened elementwise by arith.extf
+/// when it holds a narrower float (bf16 autocast leaves dy in bf16: the
+/// decomposition widens it where it reads it, exactly). Null otherwise.
+static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
+  auto type = dyn_cast_or_null<RankedTensorType>(v ? v.getType() : Type());
+  if (!type || type.getElementType() == to)
+    return v;
+  auto from = dyn_cast<FloatType>(type.getElementType());
+  auto wide = dyn_cast<FloatType>(to);
+  if (!from || !wide || from.getWidth() >= wide.getWidth())
+    return Value();
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), to);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{v},
+             ValueRange{init}, ArrayRef<AffineMap>{id, id}, parallel,
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               Value e = arith::ExtFOp::create(bb, l, to, args[0]);
+               linalg::YieldOp::create(bb, l, e);
+             })
+      .getResult(0);
+}
+
 /// The tensor a column sum adds up, when `op` is one: a linalg.generic
 /// that adds its one input over the `lead` leading dims, from zero, into a
 /// tensor of the normalized shape (the weight or bias gradient of a norm).
@@ -594,8 +619,11 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     // The leaves in the op's shapes (views read unit dims at 0, so a leaf
     // may have them or not): x and dy of dx's shape, the statistics of the
     // leading shape, the weight of the normalized shape.
-    Value dy = reshapeTo(builder, loc, m->dy->value, shape);
-    Value x = reshapeTo(builder, loc, m->x->value, shape);
+    Type element = type.getElementType();
+    Value dy = widenTo(builder, loc,
+                       reshapeTo(builder, loc, m->dy->value, shape), element);
+    Value x = widenTo(builder, loc,
+                      reshapeTo(builder, loc, m->x->value, shape), element);
     Value rstd =
         reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
     Value mean = m->rms ? rstd
