@@ -293,10 +293,11 @@ buildAttentionMMAKernel(AttentionOp op, mlir::gpu::GPUModuleOp module,
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAdamWKernels(AdamWOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef baseName, const Tuning &tuning);
-/// A bias epilogue a matmul takes over from the elementwise chain that is
-/// its only use (MatmulEpilogue.cpp): `result` = round(A x B + `bias`[n]),
+/// An epilogue a matmul takes over from the elementwise chain that is its
+/// only use (MatmulEpilogue.cpp): `result` = round(A x B + `bias`[n]),
 /// `bias` a vector over the columns of `result`'s element type (added in
-/// f32), the rounding to `result`'s type.
+/// f32), the rounding to `result`'s type; without `bias` (null), only the
+/// rounding.
 struct MatmulEpilogue {
   mlir::Value bias;
   mlir::Value result;
@@ -308,6 +309,14 @@ std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
 /// the widening chain goes when nothing else reads it. Run before
 /// outlining: it gives matchMatmulEpilogue biases of cuBLASLt's type.
 void foldBiasWidenings(mlir::ModuleOp module);
+/// An f32 matmul whose every use is a chain that only rounds it to one
+/// narrow type (its block argument read by arith.truncf alone: torch-mlir's
+/// bf16 matmuls accumulate in f32 and round before anything else) gets a
+/// chain of its own that rounds it, which matchMatmulEpilogue gives the
+/// matmul (cuBLASLt writes D in the narrow type); the chains read the
+/// rounded tensor. Exact: the same one rounding per element. Run before
+/// outlining.
+void splitMatmulRoundings(mlir::ModuleOp module);
 
 /// Whether `t` copies its one input to its identity-mapped init through
 /// `permutation` (a generalized linalg.transpose with a permutation that is

@@ -75,6 +75,101 @@ void gpu_kernels::foldBiasWidenings(ModuleOp module) {
   }
 }
 
+/// Whether `chain` only rounds its one identity-mapped f32 input to a
+/// narrower float: `sinter.fused ins(%acc) { truncf; yield }`.
+static bool isRounding(FusedOp chain) {
+  Block &body = chain.getBody().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+  return chain.getInputs().size() == 1 && chain->getNumResults() == 1 &&
+         body.getOperations().size() == 2 && trunc &&
+         trunc.getIn() == body.getArgument(0) &&
+         body.getArgument(0).getType().isF32() &&
+         body.getTerminator()->getOperand(0) == trunc.getResult() &&
+         cast<AffineMapAttr>(chain.getIndexingMaps()[0]).getValue().isIdentity();
+}
+
+/// The narrow type every use of `arg` rounds it to (all uses are
+/// arith.truncf to one type), or null.
+static Type roundedOnlyTo(BlockArgument arg) {
+  Type narrow;
+  for (Operation *user : arg.getUsers()) {
+    auto trunc = dyn_cast<arith::TruncFOp>(user);
+    if (!trunc || (narrow && trunc.getType() != narrow))
+      return Type();
+    narrow = trunc.getType();
+  }
+  return narrow;
+}
+
+void gpu_kernels::splitMatmulRoundings(ModuleOp module) {
+  SmallVector<linalg::MatmulOp> matmuls;
+  module.walk([&](linalg::MatmulOp mm) {
+    if (!mm.hasUserDefinedMaps() && mm.hasPureTensorSemantics() &&
+        isZeroFill(mm.getDpsInits()[0]) &&
+        getElementTypeOrSelf(mm->getResult(0).getType()).isF32() &&
+        !mm->use_empty())
+      matmuls.push_back(mm);
+  });
+  for (linalg::MatmulOp mm : matmuls) {
+    Value acc = mm->getResult(0);
+    if (mm->hasOneUse())
+      if (auto only = dyn_cast<FusedOp>(*mm->getUsers().begin());
+          only && isRounding(only))
+        continue; // already the rounding epilogue alone
+    // Every use: a chain input whose block argument is only rounded, to one
+    // type for all of them, read through an identity map.
+    Type narrow;
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : acc.getUses()) {
+      auto chain = dyn_cast<FusedOp>(use.getOwner());
+      if (!chain) {
+        narrow = Type();
+        break;
+      }
+      unsigned i = use.getOperandNumber();
+      Type t = roundedOnlyTo(chain.getBody().front().getArgument(i));
+      if (!t || (narrow && t != narrow) ||
+          !cast<AffineMapAttr>(chain.getIndexingMaps()[i])
+               .getValue()
+               .isIdentity()) {
+        narrow = Type();
+        break;
+      }
+      narrow = t;
+      uses.push_back(&use);
+    }
+    if (!narrow)
+      continue;
+    // %r = sinter.fused ins(%acc) { truncf } takes the rounding; the chains
+    // read %r and their truncations become its element.
+    OpBuilder b(mm->getContext());
+    b.setInsertionPointAfter(mm);
+    auto accType = cast<RankedTensorType>(acc.getType());
+    auto roundedType = accType.clone(narrow);
+    AffineMap id = b.getMultiDimIdentityMap(accType.getRank());
+    auto rounding = FusedOp::create(
+        b, mm.getLoc(), TypeRange{roundedType}, ValueRange{acc},
+        b.getArrayAttr({AffineMapAttr::get(id)}));
+    Block *body = b.createBlock(&rounding.getBody(), {}, {b.getF32Type()},
+                                {mm.getLoc()});
+    b.setInsertionPointToStart(body);
+    Value t = arith::TruncFOp::create(b, mm.getLoc(), narrow,
+                                      body->getArgument(0));
+    YieldOp::create(b, mm.getLoc(), t);
+    for (OpOperand *use : uses) {
+      auto chain = cast<FusedOp>(use->getOwner());
+      BlockArgument arg =
+          chain.getBody().front().getArgument(use->getOperandNumber());
+      use->set(rounding->getResult(0));
+      arg.setType(narrow);
+      for (Operation *trunc : llvm::make_early_inc_range(arg.getUsers())) {
+        trunc->getResult(0).replaceAllUsesWith(arg);
+        trunc->erase();
+      }
+    }
+  }
+}
+
 // The chain a 2-D f32 matmul's only use must be:
 //
 //   %acc = linalg.matmul ins(%a, %b : tensor<MxKxbf16>, tensor<KxNxbf16>)
@@ -100,8 +195,14 @@ gpu_kernels::matchMatmulEpilogue(linalg::LinalgOp op) {
   if (!accType.getElementType().isF32())
     return std::nullopt;
   auto fused = dyn_cast<FusedOp>(*mm->getUsers().begin());
-  if (!fused || fused.getInputs().size() != 2 || fused->getNumResults() != 1 ||
+  if (!fused || fused->getNumResults() != 1 || fused.getInputs().empty() ||
       fused.getInputs()[0] != mm->getResult(0))
+    return std::nullopt;
+  if (fused.getInputs().size() == 1)
+    return isRounding(fused) ? std::optional<MatmulEpilogue>(
+                                   MatmulEpilogue{Value(), fused->getResult(0)})
+                             : std::nullopt;
+  if (fused.getInputs().size() != 2)
     return std::nullopt;
   Value bias = fused.getInputs()[1];
   auto biasType = dyn_cast<RankedTensorType>(bias.getType());

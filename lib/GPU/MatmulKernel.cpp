@@ -105,7 +105,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
   if (initTensor)
     launch.operands.push_back(initTensor);
   int64_t biasArg = -1;
-  if (epilogue) {
+  if (epilogue && epilogue->bias) {
     biasArg = launch.operands.size();
     launch.operands.push_back(epilogue->bias);
   }
@@ -283,7 +283,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
       call.push_back(b.getNamedAttr("trans_a", b.getUnitAttr()));
     if (in.transB)
       call.push_back(b.getNamedAttr("trans_b", b.getUnitAttr()));
-    if (epilogue)
+    if (biasArg >= 0)
       call.push_back(b.getNamedAttr("bias", i64(biasArg)));
     launch.libraryCall = b.getDictionaryAttr(call);
   }

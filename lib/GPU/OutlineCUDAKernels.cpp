@@ -444,9 +444,13 @@ struct OutlineCUDAKernelsPass
       config.setStrictness(GreedyRewriteStrictness::ExistingOps);
       (void)applyPatternsGreedily(module, std::move(patterns), config);
     }
-    // Bias chains read their narrow bias (matmul epilogues take them).
-    if (tuning.matmulLibraryCall)
+    // Bias chains read their narrow bias, and matmuls rounded before
+    // anything else get the rounding as a chain of its own (matmul
+    // epilogues take both).
+    if (tuning.matmulLibraryCall) {
       foldBiasWidenings(module);
+      splitMatmulRoundings(module);
+    }
     // Unfused named ops become generics: elementwise ones (add, transpose,
     // fill, broadcast...) run on the elementwise kernel, reductions
     // (linalg.reduce, transposed matmuls, matvec...) on the serial kernel.
