@@ -309,9 +309,10 @@ std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
 /// the widening chain goes when nothing else reads it. Run before
 /// outlining: it gives matchMatmulEpilogue biases of cuBLASLt's type.
 void foldBiasWidenings(mlir::ModuleOp module);
-/// An f32 matmul whose every use is a chain that only rounds it to one
-/// narrow type (its block argument read by arith.truncf alone: torch-mlir's
-/// bf16 matmuls accumulate in f32 and round before anything else) gets a
+/// An f32 matmul whose every use is a chain or generic that only rounds it
+/// to one narrow type (its block argument read by arith.truncf alone:
+/// torch-mlir's bf16 matmuls accumulate in f32 and round before anything
+/// else, and reductions that fused that rounding do too) gets a
 /// chain of its own that rounds it, which matchMatmulEpilogue gives the
 /// matmul (cuBLASLt writes D in the narrow type); the chains read the
 /// rounded tensor. Exact: the same one rounding per element. Run before

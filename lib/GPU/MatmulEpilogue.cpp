@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
@@ -101,6 +102,92 @@ static Type roundedOnlyTo(BlockArgument arg) {
   return narrow;
 }
 
+/// The block argument through which the op using `use` reads it: a chain's
+/// or a generic's input (the same tensor read through the same map either
+/// way), or null.
+static BlockArgument roundedArgument(OpOperand &use) {
+  if (auto chain = dyn_cast<FusedOp>(use.getOwner()))
+    return chain.getBody().front().getArgument(use.getOperandNumber());
+  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!generic || !generic.isDpsInput(&use))
+    return BlockArgument();
+  return generic.getMatchingBlockArgument(&use);
+}
+
+namespace {
+/// The uses of a tensor that only round it, and the type they round to.
+struct RoundingUses {
+  Type narrow;
+  SmallVector<std::pair<OpOperand *, BlockArgument>> uses;
+};
+} // namespace
+
+/// The uses of `v` when every one is an input of a chain or a generic (a
+/// reduction) whose block argument is only rounded, to one type for all.
+static std::optional<RoundingUses> roundingUsesOf(Value v) {
+  RoundingUses r;
+  for (OpOperand &use : v.getUses()) {
+    BlockArgument arg = roundedArgument(use);
+    Type t = arg ? roundedOnlyTo(arg) : Type();
+    if (!t || (r.narrow && t != r.narrow))
+      return std::nullopt;
+    r.narrow = t;
+    r.uses.push_back({&use, arg});
+  }
+  if (!r.narrow)
+    return std::nullopt;
+  return r;
+}
+
+/// `sinter.fused ins(%acc) { truncf }` to `narrow`, created after `acc`'s
+/// producer.
+static Value createRounding(Value acc, Type narrow) {
+  Operation *def = acc.getDefiningOp();
+  Location loc = def->getLoc();
+  OpBuilder b(def->getContext());
+  b.setInsertionPointAfter(def);
+  auto accType = cast<RankedTensorType>(acc.getType());
+  AffineMap id = b.getMultiDimIdentityMap(accType.getRank());
+  auto rounding = FusedOp::create(b, loc, TypeRange{accType.clone(narrow)},
+                                  ValueRange{acc},
+                                  b.getArrayAttr({AffineMapAttr::get(id)}));
+  Block *body =
+      b.createBlock(&rounding.getBody(), {}, {b.getF32Type()}, {loc});
+  b.setInsertionPointToStart(body);
+  Value t = arith::TruncFOp::create(b, loc, narrow, body->getArgument(0));
+  YieldOp::create(b, loc, t);
+  return rounding->getResult(0);
+}
+
+/// Whether `chain` yields its one input unchanged (a chain that only
+/// rounded, once its rounding moved out).
+static bool isCopy(FusedOp chain) {
+  Block &body = chain.getBody().front();
+  return chain.getInputs().size() == 1 && chain->getNumResults() == 1 &&
+         body.getOperations().size() == 1 &&
+         body.getTerminator()->getOperand(0) == body.getArgument(0) &&
+         chain.getInputs()[0].getType() == chain->getResult(0).getType() &&
+         cast<AffineMapAttr>(chain.getIndexingMaps()[0]).getValue().isIdentity();
+}
+
+/// The uses read `rounded` instead, their truncations becoming its element;
+/// a chain left copying its input goes.
+static void readRounded(const RoundingUses &r, Value rounded) {
+  for (auto [use, arg] : r.uses) {
+    Operation *user = use->getOwner();
+    use->set(rounded);
+    arg.setType(r.narrow);
+    for (Operation *trunc : llvm::make_early_inc_range(arg.getUsers())) {
+      trunc->getResult(0).replaceAllUsesWith(arg);
+      trunc->erase();
+    }
+    if (auto chain = dyn_cast<FusedOp>(user); chain && isCopy(chain)) {
+      chain->getResult(0).replaceAllUsesWith(rounded);
+      chain->erase();
+    }
+  }
+}
+
 void gpu_kernels::splitMatmulRoundings(ModuleOp module) {
   SmallVector<linalg::MatmulOp> matmuls;
   module.walk([&](linalg::MatmulOp mm) {
@@ -116,57 +203,26 @@ void gpu_kernels::splitMatmulRoundings(ModuleOp module) {
       if (auto only = dyn_cast<FusedOp>(*mm->getUsers().begin());
           only && isRounding(only))
         continue; // already the rounding epilogue alone
-    // Every use: a chain input whose block argument is only rounded, to one
-    // type for all of them, read through an identity map.
-    Type narrow;
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : acc.getUses()) {
-      auto chain = dyn_cast<FusedOp>(use.getOwner());
-      if (!chain) {
-        narrow = Type();
-        break;
-      }
-      unsigned i = use.getOperandNumber();
-      Type t = roundedOnlyTo(chain.getBody().front().getArgument(i));
-      if (!t || (narrow && t != narrow) ||
-          !cast<AffineMapAttr>(chain.getIndexingMaps()[i])
-               .getValue()
-               .isIdentity()) {
-        narrow = Type();
-        break;
-      }
-      narrow = t;
-      uses.push_back(&use);
-    }
-    if (!narrow)
+    // A matmul padded for alignment (PadMatmuls.cpp) is read through the
+    // slice that drops the padding: round the padded product, slice that.
+    auto slice = mm->hasOneUse() ? dyn_cast<tensor::ExtractSliceOp>(
+                                       *mm->getUsers().begin())
+                                 : nullptr;
+    Value read = slice ? slice.getResult() : acc;
+    std::optional<RoundingUses> r = roundingUsesOf(read);
+    if (!r)
       continue;
-    // %r = sinter.fused ins(%acc) { truncf } takes the rounding; the chains
-    // read %r and their truncations become its element.
-    OpBuilder b(mm->getContext());
-    b.setInsertionPointAfter(mm);
-    auto accType = cast<RankedTensorType>(acc.getType());
-    auto roundedType = accType.clone(narrow);
-    AffineMap id = b.getMultiDimIdentityMap(accType.getRank());
-    auto rounding = FusedOp::create(
-        b, mm.getLoc(), TypeRange{roundedType}, ValueRange{acc},
-        b.getArrayAttr({AffineMapAttr::get(id)}));
-    Block *body = b.createBlock(&rounding.getBody(), {}, {b.getF32Type()},
-                                {mm.getLoc()});
-    b.setInsertionPointToStart(body);
-    Value t = arith::TruncFOp::create(b, mm.getLoc(), narrow,
-                                      body->getArgument(0));
-    YieldOp::create(b, mm.getLoc(), t);
-    for (OpOperand *use : uses) {
-      auto chain = cast<FusedOp>(use->getOwner());
-      BlockArgument arg =
-          chain.getBody().front().getArgument(use->getOperandNumber());
-      use->set(rounding->getResult(0));
-      arg.setType(narrow);
-      for (Operation *trunc : llvm::make_early_inc_range(arg.getUsers())) {
-        trunc->getResult(0).replaceAllUsesWith(arg);
-        trunc->erase();
-      }
+    Value rounded = createRounding(acc, r->narrow);
+    if (slice) {
+      OpBuilder b(slice);
+      b.setInsertionPointAfter(rounded.getDefiningOp());
+      rounded = tensor::ExtractSliceOp::create(
+          b, slice.getLoc(), rounded, slice.getMixedOffsets(),
+          slice.getMixedSizes(), slice.getMixedStrides());
     }
+    readRounded(*r, rounded);
+    if (slice && slice->use_empty())
+      slice->erase();
   }
 }
 

@@ -58,6 +58,9 @@ void sinter::buildFusionPipeline(mlir::OpPassManager &pm,
   pm.addPass(createRaiseNorms());
   // AdamW updates are elementwise too; group them before the generic fuser.
   pm.addPass(createRaiseAdamW());
+  // The leftover reductions compute their elementwise producers (a
+  // cross-entropy's log-sum-exp reads the bf16 logits, not an f32 copy).
+  pm.addPass(createFuseReductionProducers());
   // Whatever elementwise chains remain (bias+GELU, residual adds, ...).
   FuseElementwiseOptions elementwise;
   elementwise.allowRngChange = options.allowRngChange;
