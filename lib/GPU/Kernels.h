@@ -319,6 +319,11 @@ void foldBiasWidenings(mlir::ModuleOp module);
 /// outlining.
 void splitMatmulRoundings(mlir::ModuleOp module);
 
+/// Merges the kernels of `module`'s gpu.modules whose functions are
+/// identical but for their names (a model's repeated layers) into the
+/// first, relaunching it (DedupKernels.cpp); returns how many went.
+unsigned dedupKernels(mlir::ModuleOp module);
+
 /// Whether `t` copies its one input to its identity-mapped init through
 /// `permutation` (a generalized linalg.transpose with a permutation that is
 /// its own inverse: its input map is (d0, ...) -> (d_p[0], ...)), with all

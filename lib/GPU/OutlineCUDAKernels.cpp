@@ -579,6 +579,9 @@ struct OutlineCUDAKernelsPass
         for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
           if (isOpTriviallyDead(&op))
             op.erase();
+    // A model's repeated layers outlined the same kernels many times: each
+    // distinct body is compiled once.
+    dedupKernels(module);
   }
 
   /// The in-place plans of `ops`: the attention ops that take the

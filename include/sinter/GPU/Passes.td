@@ -352,6 +352,13 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     }
     ```
 
+    Kernels whose functions are identical but for their names (a model's
+    repeated layers outline the same kernels once per layer) are merged into
+    the first, and their launches call it: each distinct body goes through
+    the NVVM lowering, LLVM and ptxas once (GPT-2's 12-layer training
+    forward: 296 kernels -> 38, its compile 10.0 -> 1.1 s on a 2-core
+    machine; the backward 495 -> 45, 12.9 -> 1.4 s).
+
     Shapes must be static. An op the backend cannot run is reported as an
     error at its location: dynamic shapes, operands read through maps that
     are not projected permutations (convolutions), output maps that do not
