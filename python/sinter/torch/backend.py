@@ -285,7 +285,10 @@ def _prepare_partition(name, gm, example_inputs):
         warm = (part.target and not _aot_targets() and
                 _cache.indexed_current(part.keys[part.target]))
         if _have_importer() and not warm:
+            t0 = time.time()
             part.ir = import_graph(gm)
+            log.info("sinter: %s imported with torch-mlir in %.2f s", name,
+                     time.time() - t0)
             _dump(name, part.ir)
     except Exception as e:
         return part.in_torch(e)
