@@ -568,7 +568,8 @@ TEST_F(FakeDriver, PersistentGridsFollowTheDeviceSMCount) {
 
 // SINTER_CUDA_GRAPH=1 (Graph.cpp): the first call with some arguments runs
 // directly, the second captures the launches and replays them, the third
-// replays; new arguments start over. Every call runs every kernel once.
+// replays; new arguments start over, with a graph of their own, and the
+// first arguments' graph is kept. Every call runs every kernel once.
 TEST_F(FakeDriver, GraphsReplayTheLaunchesOfTheSameArguments) {
   ASSERT_EQ(setenv("SINTER_CUDA_GRAPH", "1", 1), 0);
   ASSERT_EQ(load(tensorMapManifest(false)), SINTER_RT_OK)
@@ -582,10 +583,19 @@ TEST_F(FakeDriver, GraphsReplayTheLaunchesOfTheSameArguments) {
   void *moved[] = {kQ, reinterpret_cast<void *>(0x7f0000300000)};
   ASSERT_EQ(sinter_rt_run(program, "attn", moved, 2, nullptr), SINTER_RT_OK);
   EXPECT_EQ(fakes().graphLaunches(), 2); // new arguments: run directly
+  // Alternating between the two argument sets (a loop over two batches):
+  // the second set gets a graph of its own, the first keeps its graph.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
+    ASSERT_EQ(sinter_rt_run(program, "attn", moved, 2, nullptr), SINTER_RT_OK);
+  }
+  EXPECT_EQ(fakes().graphLaunches(), 6);
   unsetenv("SINTER_CUDA_GRAPH");
   ASSERT_EQ(sinter_rt_run(program, "attn", args, 2, nullptr), SINTER_RT_OK);
-  EXPECT_STREQ(fakes().launches(), "attn_0,attn_0,attn_0,attn_0,attn_0");
-  EXPECT_EQ(fakes().graphLaunches(), 2);
+  EXPECT_STREQ(fakes().launches(),
+               "attn_0,attn_0,attn_0,attn_0,attn_0,attn_0,attn_0,attn_0,"
+               "attn_0");
+  EXPECT_EQ(fakes().graphLaunches(), 6);
 }
 
 // A corrupt, truncated or modified artifact is refused before anything

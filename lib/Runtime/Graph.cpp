@@ -8,7 +8,8 @@
 // caller's stream waits for nothing but the graph, and the graph waits for
 // the caller's stream (two events), so ordering is as with direct launches.
 // A graph is valid for the arguments it was captured with (their pointers
-// and scalar values): other arguments capture again.
+// and scalar values): arguments seen a second time are captured into a
+// graph of their own, up to Function::Graph::kMaxGraphs of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include "Error.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -39,10 +41,45 @@ static std::vector<uint64_t> keyOf(const Function &f, void *const *args) {
   return key;
 }
 
-static void dropExec(Driver &d, Function::Graph &g) {
-  if (g.exec)
-    d.cuGraphExecDestroy(g.exec);
-  g.exec = nullptr;
+static void dropExec(Driver &d, Function::Graph::Captured &c) {
+  if (c.exec)
+    d.cuGraphExecDestroy(c.exec);
+  c.exec = nullptr;
+}
+
+/// Captures `f`'s launches for `args` into a new graph (replacing the least
+/// recently used one when kMaxGraphs are held).
+static int capture(sinter_rt_program &p, Function &f, void *const *args,
+                   std::vector<uint64_t> key,
+                   Function::Graph::Captured *&out) {
+  Driver &d = *p.drv;
+  Function::Graph &g = f.graph;
+  CUgraph graph = nullptr;
+  SINTER_CU(&d, cuStreamBeginCapture(g.stream, kCaptureModeRelaxed),
+            "cuStreamBeginCapture for " + f.name);
+  int rc = runLaunches(p, f, args, g.stream);
+  CUresult end = d.cuStreamEndCapture(g.stream, &graph);
+  if (rc)
+    return rc;
+  if (end != 0)
+    return fail(SINTER_RT_ERROR_DRIVER,
+                "cuStreamEndCapture for " + f.name + ": " + d.describe(end));
+  CUgraphExec exec = nullptr;
+  CUresult inst = d.cuGraphInstantiate(&exec, graph, 0);
+  d.cuGraphDestroy(graph);
+  if (inst != 0)
+    return fail(SINTER_RT_ERROR_DRIVER,
+                "cuGraphInstantiate for " + f.name + ": " + d.describe(inst));
+  if (g.captured.size() == Function::Graph::kMaxGraphs) {
+    auto oldest = std::min_element(
+        g.captured.begin(), g.captured.end(),
+        [](const auto &a, const auto &b) { return a.lastUse < b.lastUse; });
+    dropExec(d, *oldest);
+    g.captured.erase(oldest);
+  }
+  g.captured.push_back({std::move(key), exec, 0});
+  out = &g.captured.back();
+  return SINTER_RT_OK;
 }
 
 /// `stream`'s work before this point, then `work` on the graph's stream,
@@ -75,35 +112,30 @@ int sinter::rt::runAsGraph(sinter_rt_program &p, Function &f, void *const *args,
     SINTER_CU(&d, cuEventCreate(&g.out, kEventDisableTiming), "cuEventCreate");
   }
   std::vector<uint64_t> key = keyOf(f, args);
-  if (key != g.key) {
-    // New arguments: run directly once on the graph's stream (cuBLASLt
-    // allocates its workspace for that stream), capture on the next call.
-    dropExec(d, g);
-    g.key = std::move(key);
-    ran = true;
-    return onOwnStream(d, f, stream,
-                       [&] { return runLaunches(p, f, args, g.stream); });
-  }
-  if (!g.exec) {
-    CUgraph graph = nullptr;
-    SINTER_CU(&d, cuStreamBeginCapture(g.stream, kCaptureModeRelaxed),
-              "cuStreamBeginCapture for " + f.name);
-    int rc = runLaunches(p, f, args, g.stream);
-    CUresult end = d.cuStreamEndCapture(g.stream, &graph);
-    if (rc)
+  auto it = std::find_if(g.captured.begin(), g.captured.end(),
+                         [&](const auto &c) { return c.key == key; });
+  Function::Graph::Captured *c = it == g.captured.end() ? nullptr : &*it;
+  if (!c) {
+    auto seen = std::find(g.seenOnce.begin(), g.seenOnce.end(), key);
+    if (seen == g.seenOnce.end()) {
+      // New arguments: run directly once on the graph's stream (cuBLASLt
+      // allocates its workspace for that stream), capture on the next call.
+      if (g.seenOnce.size() == Function::Graph::kMaxGraphs)
+        g.seenOnce.erase(g.seenOnce.begin());
+      g.seenOnce.push_back(std::move(key));
+      ran = true;
+      return onOwnStream(d, f, stream,
+                         [&] { return runLaunches(p, f, args, g.stream); });
+    }
+    g.seenOnce.erase(seen);
+    if (int rc = capture(p, f, args, std::move(key), c))
       return rc;
-    if (end != 0)
-      return fail(SINTER_RT_ERROR_DRIVER,
-                  "cuStreamEndCapture for " + f.name + ": " + d.describe(end));
-    CUresult inst = d.cuGraphInstantiate(&g.exec, graph, 0);
-    d.cuGraphDestroy(graph);
-    if (inst != 0)
-      return fail(SINTER_RT_ERROR_DRIVER,
-                  "cuGraphInstantiate for " + f.name + ": " + d.describe(inst));
   }
+  c->lastUse = ++g.clock;
+  CUgraphExec exec = c->exec;
   ran = true;
   return onOwnStream(d, f, stream, [&]() -> int {
-    SINTER_CU(&d, cuGraphLaunch(g.exec, g.stream), "cuGraphLaunch " + f.name);
+    SINTER_CU(&d, cuGraphLaunch(exec, g.stream), "cuGraphLaunch " + f.name);
     return SINTER_RT_OK;
   });
 }
@@ -112,7 +144,8 @@ void sinter::rt::releaseGraphs(sinter_rt_program &p) {
   Driver &d = *p.drv;
   for (auto &[name, f] : p.functions) {
     Function::Graph &g = f.graph;
-    dropExec(d, g);
+    for (Function::Graph::Captured &c : g.captured)
+      dropExec(d, c);
     if (g.in)
       d.cuEventDestroy(g.in);
     if (g.out)

@@ -107,12 +107,21 @@ struct Function {
   std::vector<CUdeviceptr> temps; // allocated on first run
   std::vector<Launch> launches;
   /// CUDA-graph replay (SINTER_CUDA_GRAPH=1, Graph.cpp): the launches for
-  /// the arguments in `key` (pointers, scalar bits), captured on a stream of
-  /// the runtime's own and replayed in order with the caller's stream.
+  /// an argument set (pointers, scalar bits), captured on a stream of the
+  /// runtime's own and replayed in order with the caller's stream; one
+  /// graph per argument set seen twice, the least recently used of
+  /// kMaxGraphs replaced (a training loop cycling through a few batches, or
+  /// a forward whose saved tensors alternate between two buffers, replays).
   struct Graph {
-    std::vector<uint64_t> key;
-    bool warm = false; // ran once for `key` (workspaces allocated)
-    CUgraphExec exec = nullptr;
+    struct Captured {
+      std::vector<uint64_t> key;
+      CUgraphExec exec = nullptr;
+      uint64_t lastUse = 0;
+    };
+    static constexpr size_t kMaxGraphs = 8;
+    std::vector<Captured> captured;
+    std::vector<std::vector<uint64_t>> seenOnce; // run directly, once
+    uint64_t clock = 0;
     CUstream stream = nullptr;
     CUevent in = nullptr, out = nullptr;
   } graph;
