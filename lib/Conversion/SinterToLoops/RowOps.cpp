@@ -127,7 +127,8 @@ struct NormToLoops : public OpRewritePattern<NormOp> {
     Value input = op.getInput();
     ArrayRef<int64_t> shape = shapeOf(input);
     int64_t rank = shape.size(), nr = op.getNormalizedRank();
-    Type elt = elementTypeOf(input);
+    // The output may be narrower than the input (a rounding folded in).
+    Type elt = elementTypeOf(op.getOutput());
     int64_t n = numElements(shape.take_back(nr));
     if (n == 0)
       return rw.notifyMatchFailure(op, "empty normalized shape");

@@ -76,12 +76,15 @@ def rms_norm_case(rows, cols, t="bf16", weight=True, rstd=False, eps=1e-6,
 
 
 def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5,
-                    amplitude=None):
+                    amplitude=None, out_t=None):
     """amplitude: centred rows of that scale, whose variance is below eps
-    (see rms_norm_case), instead of rows around 3."""
+    (see rms_norm_case), instead of rows around 3. out_t: the output's
+    type when it differs from the input's (an f32 residual normalized into
+    bf16: the rounding folded into the op)."""
     x, w = _tt([rows, cols], t), _tt([cols], t)
+    y = _tt([rows, cols], out_t or t)
     s = _tt([rows], "f32")
-    outs = [x] + ([s, s] if stats else [])
+    outs = [y] + ([s, s] if stats else [])
     args = ", %%w: %s, %%b: %s" % (w, w) if affine else ""
     opnds = " weight(%%w : %s) bias(%%b : %s)" % (w, w) if affine else ""
     res = "%y, %m, %r" if stats else "%y"
@@ -89,7 +92,7 @@ def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5,
   %s = sinter.layer_norm %%x%s {epsilon = %e : f32} : %s -> %s%s
   return %s : %s
 }
-""" % (x, args, ", ".join(outs), res, opnds, eps, x, x,
+""" % (x, args, ", ".join(outs), res, opnds, eps, x, y,
        (" mean(%s) rstd(%s)" % (s, s)) if stats else "", res, ", ".join(outs))
 
     def make(torch, dev, gen):
@@ -115,12 +118,14 @@ def layer_norm_case(rows, cols, t="bf16", affine=True, stats=False, eps=1e-5,
         return [y] + ([m.squeeze(-1), r.squeeze(-1)] if stats else [])
 
     def torch_same_dtype(torch, xx, ww=None, bb=None):
-        return [torch.nn.functional.layer_norm(xx, (cols,), ww, bb, eps)]
+        y = torch.nn.functional.layer_norm(xx, (cols,), ww, bb, eps)
+        return [y.to(getattr(torch, TYPES[out_t])) if out_t else y]
 
-    name = "layer_norm_%dx%d_%s%s%s%s" % (rows, cols, t,
-                                          "_affine" if affine else "",
-                                          "_stats" if stats else "",
-                                          "_tinyvar" if amplitude else "")
+    name = "layer_norm_%dx%d_%s%s%s%s%s" % (rows, cols, t,
+                                            "_affine" if affine else "",
+                                            "_stats" if stats else "",
+                                            "_tinyvar" if amplitude else "",
+                                            "_to_" + out_t if out_t else "")
     return name, ir, make, ref, torch_same_dtype
 
 
@@ -473,6 +478,10 @@ def correctness_cases():
         cases.append(layer_norm_case(rows, cols, "bf16"))
     cases.append(layer_norm_case(65, 1024, "f32", affine=False, stats=True))
     cases.append(layer_norm_case(9, 320, "f16", stats=True))
+    # An f32 residual normalized straight into bf16 (training graphs under
+    # bf16 autocast: the rounding folded into the op), odd rows and columns.
+    cases.append(layer_norm_case(8192, 768, "f32", stats=True, out_t="bf16"))
+    cases.append(layer_norm_case(33, 100, "f32", out_t="bf16"))
     # Variance ~1e-6 beside eps 1e-5 (LayerNorm) / mean square 1e-6 beside
     # 1e-6 (RMSNorm): epsilon's placement decides the result.
     cases.append(rms_norm_case(17, 4096, "bf16", amplitude=1e-3))

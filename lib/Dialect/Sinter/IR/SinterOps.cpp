@@ -292,9 +292,11 @@ static LogicalResult verifyNorm(Operation *op, Value input, Value output,
   if (!(eps > 0.0) || !std::isfinite(eps))
     return op->emitOpError("epsilon must be positive and finite, got ")
            << num(eps);
-  if (output.getType() != input.getType())
+  // The output has the input's shape; its float type may differ (a
+  // rounding to a narrower type folded into the op).
+  if (shapeOf(output) != shape)
     return op->emitOpError("output type ")
-           << output.getType() << " must match the input type "
+           << output.getType() << " must have the shape of the input type "
            << input.getType();
   ArrayRef<int64_t> normalized = shape.take_back(normalizedRank);
   ArrayRef<int64_t> leading = shape.drop_back(normalizedRank);

@@ -428,8 +428,11 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   if (!xLeaf || !isIdentityIndex(xLeaf))
     return miss(why, "the normalized input is not a tensor of the output's "
                      "shape");
+  // The output may round to another float type than the input's (an f32
+  // residual normalized into the bf16 a matmul reads): the op takes it.
   auto xType = cast<RankedTensorType>(xLeaf->value.getType());
-  if (xType != rootType)
+  if (xType.getShape() != rootType.getShape() ||
+      !isa<FloatType>(rootType.getElementType()))
     return miss(why, "the output type differs from the input type " +
                          typeStr(xType));
   // The arithmetic must be f32 (the ops' contract).
@@ -526,6 +529,8 @@ static Operation *buildRaisedNorm(Operation *op, Value root, const NormMatch &m,
                                   ArrayRef<Value> meanForms,
                                   ArrayRef<Value> rstdForms) {
   auto inputType = cast<RankedTensorType>(m.input.getType());
+  // The output's type: the input's, or the float type the root rounds to.
+  auto outputType = cast<RankedTensorType>(root.getType());
   OpBuilder builder(op);
   Location loc = op->getLoc();
   auto statType = RankedTensorType::get(
@@ -536,7 +541,7 @@ static Operation *buildRaisedNorm(Operation *op, Value root, const NormMatch &m,
       m.bias ? normalizedParam(builder, m.bias, m.normalizedRank) : Value();
   if (m.rms) {
     auto norm = RMSNormOp::create(
-        builder, loc, inputType, m.exposeRstd ? statType : Type(), m.input,
+        builder, loc, outputType, m.exposeRstd ? statType : Type(), m.input,
         weight, m.normalizedRank, APFloat(static_cast<float>(m.epsilon)));
     for (Value form : rstdForms)
       replaceStat(builder, form, norm.getRstd());
@@ -544,7 +549,7 @@ static Operation *buildRaisedNorm(Operation *op, Value root, const NormMatch &m,
     return norm;
   }
   auto norm = LayerNormOp::create(
-      builder, loc, inputType, m.exposeMean ? statType : Type(),
+      builder, loc, outputType, m.exposeMean ? statType : Type(),
       m.exposeRstd ? statType : Type(), m.input, weight, bias, m.normalizedRank,
       APFloat(static_cast<float>(m.epsilon)));
   for (Value form : meanForms)

@@ -142,7 +142,11 @@ def Sinter_LayerNormOp : Sinter_Op<"layer_norm",
     `weight` and `bias` are optional and have the shape of the normalized
     dimensions. The optional `mean` and `rstd` results (f32, the shape of the
     leading dimensions) are what a backward pass needs. Statistics are
-    accumulated in f32 with a numerically careful (Welford) variance.
+    accumulated in f32 with a numerically careful (Welford) variance. The
+    output has the input's shape and any float type: `out` is computed in
+    f32 and rounded once to it (an f32 residual stream normalized straight
+    into the bf16 a matmul reads: `sinter-raise-norms` folds such a rounding
+    into the op).
 
     Example:
 
@@ -188,6 +192,8 @@ def Sinter_RMSNormOp : Sinter_Op<"rms_norm", [Pure]> {
 
     `weight` is optional and has the shape of the normalized dimensions. The
     optional `rstd` result is f32 with the shape of the leading dimensions.
+    The output has the input's shape and any float type (computed in f32,
+    rounded once), as for `sinter.layer_norm`.
 
     Example:
 
