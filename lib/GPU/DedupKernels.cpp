@@ -25,8 +25,7 @@ static std::string bodyKey(gpu::GPUFuncOp kernel) {
   std::string text;
   llvm::raw_string_ostream os(text);
   kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-  std::string name =
-      (Twine("sym_name = \"") + kernel.getName() + "\"").str();
+  std::string name = (Twine("sym_name = \"") + kernel.getName() + "\"").str();
   size_t at = text.find(name);
   if (at != std::string::npos)
     text.erase(at, name.size());

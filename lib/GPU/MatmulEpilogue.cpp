@@ -86,7 +86,9 @@ static bool isRounding(FusedOp chain) {
          trunc.getIn() == body.getArgument(0) &&
          body.getArgument(0).getType().isF32() &&
          body.getTerminator()->getOperand(0) == trunc.getResult() &&
-         cast<AffineMapAttr>(chain.getIndexingMaps()[0]).getValue().isIdentity();
+         cast<AffineMapAttr>(chain.getIndexingMaps()[0])
+             .getValue()
+             .isIdentity();
 }
 
 /// The narrow type every use of `arg` rounds it to (all uses are
@@ -148,11 +150,10 @@ static Value createRounding(Value acc, Type narrow) {
   b.setInsertionPointAfter(def);
   auto accType = cast<RankedTensorType>(acc.getType());
   AffineMap id = b.getMultiDimIdentityMap(accType.getRank());
-  auto rounding = FusedOp::create(b, loc, TypeRange{accType.clone(narrow)},
-                                  ValueRange{acc},
-                                  b.getArrayAttr({AffineMapAttr::get(id)}));
-  Block *body =
-      b.createBlock(&rounding.getBody(), {}, {b.getF32Type()}, {loc});
+  auto rounding =
+      FusedOp::create(b, loc, TypeRange{accType.clone(narrow)}, ValueRange{acc},
+                      b.getArrayAttr({AffineMapAttr::get(id)}));
+  Block *body = b.createBlock(&rounding.getBody(), {}, {b.getF32Type()}, {loc});
   b.setInsertionPointToStart(body);
   Value t = arith::TruncFOp::create(b, loc, narrow, body->getArgument(0));
   YieldOp::create(b, loc, t);
@@ -167,7 +168,9 @@ static bool isCopy(FusedOp chain) {
          body.getOperations().size() == 1 &&
          body.getTerminator()->getOperand(0) == body.getArgument(0) &&
          chain.getInputs()[0].getType() == chain->getResult(0).getType() &&
-         cast<AffineMapAttr>(chain.getIndexingMaps()[0]).getValue().isIdentity();
+         cast<AffineMapAttr>(chain.getIndexingMaps()[0])
+             .getValue()
+             .isIdentity();
 }
 
 /// The uses read `rounded` instead, their truncations becoming its element;
@@ -205,9 +208,9 @@ void gpu_kernels::splitMatmulRoundings(ModuleOp module) {
         continue; // already the rounding epilogue alone
     // A matmul padded for alignment (PadMatmuls.cpp) is read through the
     // slice that drops the padding: round the padded product, slice that.
-    auto slice = mm->hasOneUse() ? dyn_cast<tensor::ExtractSliceOp>(
-                                       *mm->getUsers().begin())
-                                 : nullptr;
+    auto slice = mm->hasOneUse()
+                     ? dyn_cast<tensor::ExtractSliceOp>(*mm->getUsers().begin())
+                     : nullptr;
     Value read = slice ? slice.getResult() : acc;
     std::optional<RoundingUses> r = roundingUsesOf(read);
     if (!r)

@@ -50,8 +50,7 @@ static void dropExec(Driver &d, Function::Graph::Captured &c) {
 /// Captures `f`'s launches for `args` into a new graph (replacing the least
 /// recently used one when kMaxGraphs are held).
 static int capture(sinter_rt_program &p, Function &f, void *const *args,
-                   std::vector<uint64_t> key,
-                   Function::Graph::Captured *&out) {
+                   std::vector<uint64_t> key, Function::Graph::Captured *&out) {
   Driver &d = *p.drv;
   Function::Graph &g = f.graph;
   CUgraph graph = nullptr;

@@ -34,10 +34,9 @@ bool isElementwiseProducer(linalg::GenericOp op) {
   if (!op || !op.hasPureTensorSemantics() || op.getNumReductionLoops() != 0 ||
       op.getNumDpsInits() == 0)
     return false;
-  return llvm::all_of(op.getBody()->getOperations(),
-                      [](Operation &inner) {
-                        return inner.getNumRegions() == 0;
-                      });
+  return llvm::all_of(op.getBody()->getOperations(), [](Operation &inner) {
+    return inner.getNumRegions() == 0;
+  });
 }
 
 /// A generic with a reduction loop.
@@ -47,10 +46,12 @@ bool isReduction(linalg::GenericOp op) {
 
 // Fuses an elementwise producer into the reduction that reads it:
 //
-//   %e = linalg.generic {["parallel", "parallel"]} ins(%x : tensor<8x50257xbf16>)
-//        { %f = arith.extf %in : bf16 to f32 ... }      -> tensor<8x50257xf32>
-//   %m = linalg.generic {["parallel", "reduction"]} ins(%e : tensor<8x50257xf32>)
-//        { arith.maximumf %in, %out }                    -> tensor<8xf32>
+//   %e = linalg.generic {["parallel", "parallel"]}
+//        ins(%x : tensor<8x50257xbf16>)
+//        { %f = arith.extf %in : bf16 to f32 ... } -> tensor<8x50257xf32>
+//   %m = linalg.generic {["parallel", "reduction"]}
+//        ins(%e : tensor<8x50257xf32>)
+//        { arith.maximumf %in, %out } -> tensor<8xf32>
 //
 // becomes one reduction reading %x. A producer with other users is cloned
 // for the reduction (recomputed: elementwise work is cheaper than the
@@ -100,8 +101,9 @@ LogicalResult computeExtractedElement(RewriterBase &rewriter,
   auto producer =
       result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
   if (!isElementwiseProducer(producer) ||
-      !producer.getMatchingIndexingMap(producer.getDpsInitOperand(
-                                           result.getResultNumber()))
+      !producer
+           .getMatchingIndexingMap(
+               producer.getDpsInitOperand(result.getResultNumber()))
            .isIdentity())
     return failure();
   Block *body = producer.getBody();
@@ -123,8 +125,8 @@ LogicalResult computeExtractedElement(RewriterBase &rewriter,
     SmallVector<Value> at;
     for (AffineExpr e : m.getResults())
       at.push_back(indices[cast<AffineDimExpr>(e).getPosition()]);
-    Value element = tensor::ExtractOp::create(rewriter, extract.getLoc(),
-                                              input->get(), at);
+    Value element =
+        tensor::ExtractOp::create(rewriter, extract.getLoc(), input->get(), at);
     map.map(body->getArgument(input->getOperandNumber()), element);
   }
   for (Operation &op : body->without_terminator())

@@ -95,8 +95,7 @@ FailureOr<Operation *> buildCustomCallOp(OpBuilder &b, func::CallOp call,
   const CustomCallOp *op = name ? lookupCustomCallOp(name) : nullptr;
   if (!op) {
     os << "custom call @" << call.getCallee() << " names no op Sinter raises "
-       << "from calls (" << callee->getAttr(sinter::kCustomCallAttrName)
-       << ")";
+       << "from calls (" << callee->getAttr(sinter::kCustomCallAttrName) << ")";
     return failure();
   }
   FailureOr<SmallVector<int32_t>> segments = operandSegments(call, *op);
@@ -112,8 +111,8 @@ FailureOr<Operation *> buildCustomCallOp(OpBuilder &b, func::CallOp call,
   Attribute attrs = callee->getAttr(sinter::kCustomCallAttributesAttrName);
   if (attrs && !isa<DictionaryAttr>(attrs)) {
     os << "custom call @" << call.getCallee() << ": "
-       << sinter::kCustomCallAttributesAttrName
-       << " must be a dictionary, got " << attrs;
+       << sinter::kCustomCallAttributesAttrName << " must be a dictionary, got "
+       << attrs;
     return failure();
   }
   if (attrs)

@@ -511,8 +511,8 @@ static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
   SmallVector<utils::IteratorType> parallel(type.getRank(),
                                             utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{v},
-             ValueRange{init}, ArrayRef<AffineMap>{id, id}, parallel,
+             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, parallel,
              [&](OpBuilder &bb, Location l, ValueRange args) {
                Value e = arith::ExtFOp::create(bb, l, to, args[0]);
                linalg::YieldOp::create(bb, l, e);
@@ -622,8 +622,8 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     Type element = type.getElementType();
     Value dy = widenTo(builder, loc,
                        reshapeTo(builder, loc, m->dy->value, shape), element);
-    Value x = widenTo(builder, loc,
-                      reshapeTo(builder, loc, m->x->value, shape), element);
+    Value x = widenTo(builder, loc, reshapeTo(builder, loc, m->x->value, shape),
+                      element);
     Value rstd =
         reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
     Value mean = m->rms ? rstd
