@@ -27,6 +27,8 @@
 
 #include "sinter/Dialect/Sinter/Transforms/FusedBackward.h"
 
+#include "MatchUtils.h"
+
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -303,21 +305,11 @@ FailureOr<Value> reduceToInput(OpBuilder &b, Location loc, Value full,
                 bb, l, ValueRange{arith::AddFOp::create(bb, l, a[1], a[0])});
           })
           .getResult(0);
-  if (elt != acc) {
-    AffineMap id = AffineMap::getMultiDimIdentityMap(keptShape.size(), ctx);
-    Value out = tensor::EmptyOp::create(b, loc, keptShape, elt);
-    sum =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{out.getType()}, ValueRange{sum}, ValueRange{out},
-            ArrayRef<AffineMap>{id, id},
-            SmallVector<utils::IteratorType>(keptShape.size(),
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &bb, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  bb, l, ValueRange{arith::TruncFOp::create(bb, l, elt, a[0])});
-            })
-            .getResult(0);
-  }
+  if (elt != acc)
+    sum = match::mapElements(
+        b, loc, sum, elt, [&](OpBuilder &bb, Location l, Value x) {
+          return arith::TruncFOp::create(bb, l, elt, x).getResult();
+        });
   if (keptShape == inputType.getShape())
     return sum;
   std::optional<SmallVector<ReassociationIndices>> re =

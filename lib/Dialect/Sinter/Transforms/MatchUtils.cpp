@@ -214,8 +214,7 @@ void ViewBuilder::expand(Node *n) {
     // reduced loop of another extent cannot be it: skip such dims.
     SmallVector<int64_t> extents = linalgOp.getStaticLoopRanges();
     auto fits = [&](unsigned rootDim, unsigned loop) {
-      return rootShape.empty() || rootShape[rootDim] != 1 ||
-             extents[loop] == 1;
+      return rootShape.empty() || rootShape[rootDim] != 1 || extents[loop] == 1;
     };
     SmallVector<unsigned> reduced;
     unsigned nextFree = 0;
@@ -535,9 +534,10 @@ Operation *match::findEscapingOp(ArrayRef<Operation *> ops,
   return nullptr;
 }
 
-void match::eraseWithDeadProducers(
-    Operation *op, llvm::DenseSet<Operation *> *erased,
-    function_ref<void(Operation *)> beforeErase, RewriterBase *rewriter) {
+void match::eraseWithDeadProducers(Operation *op,
+                                   llvm::DenseSet<Operation *> *erased,
+                                   function_ref<void(Operation *)> beforeErase,
+                                   RewriterBase *rewriter) {
   SmallVector<Operation *> worklist{op};
   while (!worklist.empty()) {
     Operation *cur = worklist.pop_back_val();
@@ -612,4 +612,21 @@ bool match::isIdentityView(ViewBuilder &b, const Node *n) {
       return false;
   }
   return true;
+}
+
+Value sinter::match::mapElements(
+    OpBuilder &b, Location loc, Value input, Type elt,
+    function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elt);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{input},
+             ValueRange{init}, ArrayRef<AffineMap>{id, id}, parallel,
+             [&](OpBuilder &bb, Location l, ValueRange args) {
+               linalg::YieldOp::create(bb, l, fn(bb, l, args[0]));
+             })
+      .getResult(0);
 }

@@ -26,6 +26,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -34,6 +35,7 @@
 #include <vector>
 
 namespace mlir {
+class OpBuilder;
 class RewriterBase;
 } // namespace mlir
 
@@ -172,6 +174,16 @@ bool hasValidReassociation(mlir::Operation *op);
 
 /// `op`'s ancestor in `block` (or null).
 mlir::Operation *ancestorIn(mlir::Block *block, mlir::Operation *op);
+
+/// A new tensor of `input`'s shape and element type `elt`, each element
+/// `fn` of `input`'s: an all-parallel linalg.generic with identity maps
+/// (a cast, a select of a boolean mask, a copy).
+mlir::Value
+mapElements(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+            mlir::Type elt,
+            llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                           mlir::Value)>
+                fn);
 
 } // namespace match
 } // namespace sinter

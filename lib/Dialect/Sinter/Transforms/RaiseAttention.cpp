@@ -18,6 +18,7 @@
 #include "Attention/AttentionMatch.h"
 #include "Attention/MaskAnalysis.h"
 #include "Attention/Operands.h"
+#include "MatchUtils.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
@@ -69,24 +70,15 @@ struct RaiseDecomposedAttention : RewritePattern {
 
 /// `select(m, 0, -inf)` of an i1 mask, in `elem`.
 Value additiveFromBoolean(OpBuilder &b, Location loc, Value mask, Type elem) {
-  auto type = cast<RankedTensorType>(mask.getType());
-  auto outType = type.clone(elem);
-  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(), elem);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> iters(type.getRank(),
-                                         utils::IteratorType::parallel);
-  auto g = linalg::GenericOp::create(
-      b, loc, outType, mask, init, ArrayRef<AffineMap>{id, id}, iters,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
+  return match::mapElements(
+      b, loc, mask, elem, [&](OpBuilder &nb, Location l, Value m) {
         auto ft = cast<FloatType>(elem);
         Value zero = arith::ConstantOp::create(nb, l, nb.getFloatAttr(ft, 0.0));
         Value ninf = arith::ConstantOp::create(
             nb, l,
             nb.getFloatAttr(ft, -std::numeric_limits<double>::infinity()));
-        Value s = arith::SelectOp::create(nb, l, args[0], zero, ninf);
-        linalg::YieldOp::create(nb, l, s);
+        return arith::SelectOp::create(nb, l, m, zero, ninf).getResult();
       });
-  return g.getResult(0);
 }
 
 // torch-mlir's attention, kept whole:

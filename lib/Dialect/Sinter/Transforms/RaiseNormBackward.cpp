@@ -506,18 +506,9 @@ static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
   auto wide = dyn_cast<FloatType>(to);
   if (!from || !wide || from.getWidth() >= wide.getWidth())
     return Value();
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), to);
-  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
-  SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                            utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, ValueRange{v}, ValueRange{init},
-             ArrayRef<AffineMap>{id, id}, parallel,
-             [&](OpBuilder &bb, Location l, ValueRange args) {
-               Value e = arith::ExtFOp::create(bb, l, to, args[0]);
-               linalg::YieldOp::create(bb, l, e);
-             })
-      .getResult(0);
+  return mapElements(b, loc, v, to, [&](OpBuilder &bb, Location l, Value x) {
+    return arith::ExtFOp::create(bb, l, to, x).getResult();
+  });
 }
 
 /// The tensor a column sum adds up, when `op` is one: a linalg.generic
