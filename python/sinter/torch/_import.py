@@ -63,7 +63,7 @@ def custom_call_args(node):
     attrs = {}
     for key, value in values.items():
         if isinstance(value, torch.fx.Node):
-            if key in ("seed",):
+            if key == "seed":
                 return None  # a run-time seed: the op stays in torch
             continue
         attrs[key] = value

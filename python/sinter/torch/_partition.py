@@ -16,7 +16,7 @@ reads transposes in place: matmul operands, attention heads). A base saved
 twice (a view and its base, or `alias(x)` and `x`) is read through one
 placeholder of the backward, so the raising passes see one value. The
 forward may then return one value at two positions; the backend returns
-one buffer for both (backend._unique_outputs).
+one buffer for both (backend._plan_outputs).
 """
 
 import operator
