@@ -1,6 +1,7 @@
 # sinter.softmax, sinter.layer_norm and sinter.rms_norm on the CPU against
 # independent float64 references (f32/f16/bf16 storage, ragged sizes,
-# optional masks, weights, biases and statistics results).
+# optional masks, weights, biases and statistics results; norms of f32
+# inputs written in bf16 or f16, rounded once).
 #
 # REQUIRES: numpy
 # RUN: %python %s | FileCheck %s
@@ -64,11 +65,12 @@ run_softmax("softmax -inf row", (64, 33), 1, np.float32, neg_inf_rows=True)
 
 
 def run_layer_norm(name, shape, rank, dtype, weight=True, bias=True,
-                   stats=True, eps=1e-5, amplitude=None):
+                   stats=True, eps=1e-5, amplitude=None, out_dtype=None):
     if dtype is None:
         print("%s: skipped (no ml_dtypes)" % name)
         return
-    tx = T(shape, dtype)
+    out_dtype = out_dtype or dtype
+    tx, ty = T(shape, dtype), T(shape, out_dtype)
     norm_shape = shape[len(shape) - rank:]
     lead = shape[:len(shape) - rank]
     tw, ts = T(norm_shape, dtype), T(lead, np.float32)
@@ -79,7 +81,7 @@ def run_layer_norm(name, shape, rank, dtype, weight=True, bias=True,
     if bias:
         args.append("%b: " + tw)
         operands += " bias(%%b : %s)" % tw
-    results = [tx] + ([ts, ts] if stats else [])
+    results = [ty] + ([ts, ts] if stats else [])
     names = "%y, %mean, %rstd" if stats else "%y"
     tail = " mean(%s) rstd(%s)" % (ts, ts) if stats else ""
     prog = refs.compile_ops("""
@@ -88,7 +90,7 @@ func.func @ln(%s) -> (%s) {
   return %s : %s
 }
 """ % (", ".join(args), ", ".join(results), names, operands,
-       refs.flt(np.float32(eps)), rank, tx, tx, tail, names, ", ".join(results)))
+       refs.flt(np.float32(eps)), rank, tx, ty, tail, names, ", ".join(results)))
     # amplitude: rows of variance ~amplitude^2/3, where epsilon matters.
     x = (refs.random(gen, shape, dtype, -3, 5) if amplitude is None else
          refs.random(gen, shape, dtype, -amplitude, amplitude))
@@ -98,8 +100,9 @@ func.func @ln(%s) -> (%s) {
     y, mean, rstd = got if stats else (got, None, None)
     want_y, want_mean, want_rstd = refs.layer_norm(
         x, rank, w, b, float(np.float32(eps)))
+    assert y.dtype == out_dtype, (name, y.dtype)
     refs.assert_close(name + " y", y, want_y,
-                      atol=refs.lowp_tolerance(want_y, dtype, 2e-5))
+                      atol=refs.lowp_tolerance(want_y, out_dtype, 2e-5))
     if stats:
         refs.assert_close(name + " mean", mean, want_mean, atol=2e-6)
         refs.assert_close(name + " rstd", rstd, want_rstd, atol=0,
@@ -119,6 +122,12 @@ run_layer_norm("layer_norm f32 small variance", (16, 256), 1, np.float32,
                amplitude=1e-3)
 run_layer_norm("layer_norm bf16 small variance", (8, 512), 1, BF16,
                bias=False, amplitude=4e-3, eps=1e-4)
+# An f32 residual normalized straight into the bf16 a matmul reads (bf16
+# autocast's cast folded into the op), and into f16 without statistics.
+run_layer_norm("layer_norm f32 -> bf16", (33, 768), 1, np.float32,
+               out_dtype=BF16)
+run_layer_norm("layer_norm f32 -> f16", (5, 100), 1, np.float32,
+               stats=False, out_dtype=F16)
 # A large common offset: a one-pass E[x^2] - E[x]^2 variance fails here.
 print("layer_norm offset:", end=" ")
 prog = refs.compile_ops("""
@@ -133,18 +142,19 @@ refs.assert_close("layer_norm large offset", prog.run("ln", x),
 
 
 def run_rms_norm(name, shape, rank, dtype, weight=True, stats=True,
-                 eps=1e-6, amplitude=2.0):
+                 eps=1e-6, amplitude=2.0, out_dtype=None):
     if dtype is None:
         print("%s: skipped (no ml_dtypes)" % name)
         return
-    tx = T(shape, dtype)
+    out_dtype = out_dtype or dtype
+    tx, ty = T(shape, dtype), T(shape, out_dtype)
     norm_shape = shape[len(shape) - rank:]
     tw, ts = T(norm_shape, dtype), T(shape[:len(shape) - rank], np.float32)
     args, operands = ["%x: " + tx], "%x"
     if weight:
         args.append("%w: " + tw)
         operands += " weight(%%w : %s)" % tw
-    results = [tx] + ([ts] if stats else [])
+    results = [ty] + ([ts] if stats else [])
     names = "%y, %rstd" if stats else "%y"
     tail = " rstd(%s)" % ts if stats else ""
     prog = refs.compile_ops("""
@@ -153,14 +163,15 @@ func.func @rms(%s) -> (%s) {
   return %s : %s
 }
 """ % (", ".join(args), ", ".join(results), names, operands,
-       refs.flt(np.float32(eps)), rank, tx, tx, tail, names, ", ".join(results)))
+       refs.flt(np.float32(eps)), rank, tx, ty, tail, names, ", ".join(results)))
     x = refs.random(gen, shape, dtype, -amplitude, amplitude)
     w = refs.random(gen, norm_shape, dtype, 0.5, 1.5) if weight else None
     got = prog.run("rms", *[a for a in (x, w) if a is not None])
     y, rstd = got if stats else (got, None)
     want_y, want_rstd = refs.rms_norm(x, rank, w, float(np.float32(eps)))
+    assert y.dtype == out_dtype, (name, y.dtype)
     refs.assert_close(name + " y", y, want_y,
-                      atol=refs.lowp_tolerance(want_y, dtype, 2e-5))
+                      atol=refs.lowp_tolerance(want_y, out_dtype, 2e-5))
     if stats:
         refs.assert_close(name + " rstd", rstd, want_rstd, atol=0,
                           rtol=2e-5)
@@ -175,5 +186,7 @@ run_rms_norm("rms_norm no-stats", (1, 127), 1, np.float32, stats=False)
 run_rms_norm("rms_norm f32 small rows", (16, 256), 1, np.float32,
              amplitude=1e-3)
 run_rms_norm("rms_norm f16 small rows", (4, 1024), 1, F16, amplitude=1e-3)
+run_rms_norm("rms_norm f32 -> bf16", (9, 4096), 1, np.float32,
+             out_dtype=BF16)
 
 print("ALL PASSED")
