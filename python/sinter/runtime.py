@@ -111,7 +111,9 @@ def _poison(array):
     elif array.dtype.kind == "b":
         array.fill(True)
     else:
-        array.view(np.uint8).fill(0xA5)
+        # (reshape: a 0-d array's dtype cannot change in place; the 1-d view
+        # of a fresh, contiguous buffer shares its memory)
+        array.reshape(-1).view(np.uint8).fill(0xA5)
 
 
 class Argument:

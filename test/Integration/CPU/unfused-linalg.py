@@ -19,6 +19,7 @@
 # CHECK: scalars: ok
 # CHECK: inputs untouched: ok
 # CHECK: math coverage: ok
+# CHECK: 0-d integer result: ok
 # CHECK: ALL PASSED
 
 import os
@@ -449,4 +450,27 @@ test_slices()
 test_scalars()
 test_inputs_untouched()
 test_math_coverage()
+
+
+def test_zero_d_integer_result():
+    """A 0-d integer result (a count of valid rows: cross-entropy with
+    ignore_index); the runtime poisons output buffers before a call."""
+    prog = sinter.compile("""
+func.func @count(%x: tensor<9xi64>) -> tensor<i64> {
+  %z = arith.constant dense<0> : tensor<i64>
+  %r = linalg.reduce ins(%x : tensor<9xi64>) outs(%z : tensor<i64>)
+      dimensions = [0]
+    (%a: i64, %b: i64) {
+      %s = arith.addi %a, %b : i64
+      linalg.yield %s : i64
+    }
+  return %r : tensor<i64>
+}
+""", fusion=False)
+    got = prog.run("count", np.arange(9, dtype=np.int64))
+    assert got.shape == () and got.dtype == np.int64 and int(got) == 36, got
+    print("0-d integer result: ok")
+
+
+test_zero_d_integer_result()
 print("ALL PASSED")
