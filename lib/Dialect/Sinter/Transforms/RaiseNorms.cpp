@@ -433,7 +433,8 @@ std::optional<NormMatch> NormMatcher::match(Failure &why) {
   auto xType = cast<RankedTensorType>(xLeaf->value.getType());
   if (xType.getShape() != rootType.getShape() ||
       !isa<FloatType>(rootType.getElementType()))
-    return miss(why, "the output type differs from the input type " +
+    return miss(why, "the output is not a float tensor of the input's "
+                     "shape " +
                          typeStr(xType));
   // The arithmetic must be f32 (the ops' contract).
   Node *coreOp = b.skip(core);
