@@ -11,7 +11,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
+#include "sinter/Dialect/Sinter/Transforms/Patterns.h"
 #include "sinter/InitAll.h"
 
 #include <gtest/gtest.h>
@@ -74,6 +76,46 @@ TEST_F(SinterDialectTest, AdamWResultGroupsFollowOperandLists) {
   EXPECT_EQ(op.getNewExpAvgSqs()[0].getType(), op.getExpAvgSqs()[0].getType());
   // Builders go through the same inference: the verifier must accept it.
   EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+// populateRaiseCustomCallsPatterns, as an embedder runs it in its own
+// driver: a call of a marked declaration becomes the op; a call that
+// breaks the contract (here two operands) is left as it is.
+TEST_F(SinterDialectTest, RaiseCustomCallsPatternsForEmbedders) {
+  const char *ir = R"mlir(
+    func.func private @att(tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>,
+        tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+        attributes {sinter.call = "sinter.attention",
+                    sinter.attributes = {causal}}
+    func.func private @bad(tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>)
+        -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+        attributes {sinter.call = "sinter.attention"}
+    func.func @f(%q: tensor<1x2x8x16xf32>) -> (tensor<1x2x8x16xf32>,
+                                                tensor<1x2x8x16xf32>) {
+      %a:2 = call @att(%q, %q, %q) : (tensor<1x2x8x16xf32>,
+          tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>)
+          -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+      %b:2 = call @bad(%q, %q) : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>)
+          -> (tensor<1x2x8x16xf32>, tensor<1x2x8xf32>)
+      return %a#0, %b#0 : tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(ir, &ctx);
+  ASSERT_TRUE(module);
+  RewritePatternSet patterns(&ctx);
+  sinter::populateRaiseCustomCallsPatterns(patterns);
+  (void)applyPatternsGreedily(*module, std::move(patterns));
+  ASSERT_TRUE(succeeded(verify(*module)));
+  int attentions = 0, calls = 0;
+  module->walk([&](sinter::AttentionOp op) {
+    ++attentions;
+    EXPECT_TRUE(op.getCausal());
+  });
+  module->walk([&](func::CallOp call) {
+    ++calls;
+    EXPECT_EQ(call.getCallee(), "bad");
+  });
+  EXPECT_EQ(attentions, 1);
+  EXPECT_EQ(calls, 1);
 }
 
 } // namespace
