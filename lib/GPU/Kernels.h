@@ -309,6 +309,15 @@ std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
 /// the widening chain goes when nothing else reads it. Run before
 /// outlining: it gives matchMatmulEpilogue biases of cuBLASLt's type.
 void foldBiasWidenings(mlir::ModuleOp module);
+/// Bias chains of a matmul that round its product before adding a narrow
+/// bias in the narrow type (torch-mlir's lowering of a bf16 addmm:
+/// round(round(A x B) + bias)) add the bias in f32 and round once, as
+/// torch's CUDA addmm does (cuBLASLt's bias epilogue): round(A x B + bias).
+/// Not exact -- the second rounding goes, so an element may differ by one
+/// unit in the last place of the narrow type, towards the exact value. Run
+/// before splitMatmulRoundings, which would otherwise take the rounding
+/// alone.
+void roundBiasOnce(mlir::ModuleOp module);
 /// An f32 matmul whose every use is a chain or generic that only rounds it
 /// to one narrow type (its block argument read by arith.truncf alone:
 /// torch-mlir's bf16 matmuls accumulate in f32 and round before anything

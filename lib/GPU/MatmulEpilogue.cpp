@@ -191,13 +191,98 @@ static void readRounded(const RoundingUses &r, Value rounded) {
   }
 }
 
+/// Whether `t` is a float type narrower than f32 (bf16, f16, f8...).
+static bool isNarrowerThanF32(Type t) {
+  auto f = dyn_cast<FloatType>(t);
+  return f && f.getWidth() < 32;
+}
+
+/// Whether `mm` is a 2-D matmul the epilogues take: default maps, a zero
+/// fill as its init, an f32 product.
+static bool isPlainZeroFilledMatmul(linalg::MatmulOp mm) {
+  return !mm.hasUserDefinedMaps() && mm.hasPureTensorSemantics() &&
+         isZeroFill(mm.getDpsInits()[0]) &&
+         getElementTypeOrSelf(mm->getResult(0).getType()).isF32();
+}
+
+/// Whether `chain`'s two inputs are read as a 2-D identity and a vector
+/// over its columns (a bias).
+static bool readsRowsAndBias(FusedOp chain) {
+  if (chain.getInputs().size() != 2 || chain->getNumResults() != 1)
+    return false;
+  MLIRContext *ctx = chain.getContext();
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  auto map = [&](unsigned i) {
+    return cast<AffineMapAttr>(chain.getIndexingMaps()[i]).getValue();
+  };
+  return map(0) == AffineMap::get(2, 0, {d0, d1}, ctx) &&
+         map(1) == AffineMap::get(2, 0, {d1}, ctx);
+}
+
+// The chain of torch-mlir's bf16 addmm, its product rounded before the bias
+// is added in bf16 (two roundings):
+//
+//   %acc = linalg.matmul ins(%a, %b) outs(%zero_fill : tensor<MxNxf32>)
+//   %y = sinter.fused ins(%acc, %bias : tensor<MxNxf32>, tensor<Nxbf16>)
+//        maps [(d0, d1) -> (d0, d1), (d0, d1) -> (d1)] {
+//   ^bb0(%x: f32, %c: bf16):
+//     %r = arith.truncf %x : f32 to bf16
+//     %s = arith.addf %c, %r : bf16          (either order)
+//     sinter.yield %s : bf16
+//   } -> tensor<MxNxbf16>
+//
+// becomes the one-rounding form matchMatmulEpilogue takes:
+//
+//   ^bb0(%x: f32, %c: bf16):
+//     %c32 = arith.extf %c : bf16 to f32
+//     %s = arith.addf %x, %c32 : f32
+//     %r = arith.truncf %s : f32 to bf16
+//     sinter.yield %r : bf16
+void gpu_kernels::roundBiasOnce(ModuleOp module) {
+  SmallVector<FusedOp> chains;
+  module.walk([&](FusedOp chain) {
+    if (!readsRowsAndBias(chain))
+      return;
+    auto mm = chain.getInputs()[0].getDefiningOp<linalg::MatmulOp>();
+    if (!mm || !isPlainZeroFilledMatmul(mm) || !mm->hasOneUse())
+      return;
+    Block &body = chain.getBody().front();
+    BlockArgument x = body.getArgument(0), c = body.getArgument(1);
+    auto ops = body.without_terminator();
+    if (std::distance(ops.begin(), ops.end()) != 2 || !x.hasOneUse())
+      return;
+    auto trunc = dyn_cast<arith::TruncFOp>(*ops.begin());
+    auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
+    if (!trunc || !add || trunc.getIn() != x || !isNarrowerThanF32(c.getType()) ||
+        trunc.getType() != c.getType() ||
+        !llvm::is_contained(add->getOperands(), trunc.getResult()) ||
+        !llvm::is_contained(add->getOperands(), Value(c)) ||
+        body.getTerminator()->getOperand(0) != add.getResult())
+      return;
+    chains.push_back(chain);
+  });
+  for (FusedOp chain : chains) {
+    Block &body = chain.getBody().front();
+    Operation *yield = body.getTerminator();
+    auto add = cast<arith::AddFOp>(yield->getOperand(0).getDefiningOp());
+    auto trunc = cast<arith::TruncFOp>(body.front());
+    Location loc = add.getLoc();
+    OpBuilder b(yield);
+    Value c32 = arith::ExtFOp::create(b, loc, b.getF32Type(), body.getArgument(1));
+    Value sum = arith::AddFOp::create(b, loc, body.getArgument(0), c32,
+                                      add.getFastmathAttr());
+    Value rounded = arith::TruncFOp::create(b, loc, trunc.getType(), sum);
+    yield->setOperand(0, rounded);
+    add->erase();
+    trunc->erase();
+  }
+}
+
 void gpu_kernels::splitMatmulRoundings(ModuleOp module) {
   SmallVector<linalg::MatmulOp> matmuls;
   module.walk([&](linalg::MatmulOp mm) {
-    if (!mm.hasUserDefinedMaps() && mm.hasPureTensorSemantics() &&
-        isZeroFill(mm.getDpsInits()[0]) &&
-        getElementTypeOrSelf(mm->getResult(0).getType()).isF32() &&
-        !mm->use_empty())
+    if (isPlainZeroFilledMatmul(mm) && !mm->use_empty())
       matmuls.push_back(mm);
   });
   for (linalg::MatmulOp mm : matmuls) {

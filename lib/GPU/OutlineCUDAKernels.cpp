@@ -444,11 +444,12 @@ struct OutlineCUDAKernelsPass
       config.setStrictness(GreedyRewriteStrictness::ExistingOps);
       (void)applyPatternsGreedily(module, std::move(patterns), config);
     }
-    // Bias chains read their narrow bias, and matmuls rounded before
-    // anything else get the rounding as a chain of its own (matmul
-    // epilogues take both).
+    // Bias chains read their narrow bias and round once (as torch's addmm),
+    // and matmuls rounded before anything else get the rounding as a chain
+    // of its own (matmul epilogues take both).
     if (tuning.matmulLibraryCall) {
       foldBiasWidenings(module);
+      roundBiasOnce(module);
       splitMatmulRoundings(module);
     }
     // Unfused named ops become generics: elementwise ones (add, transpose,

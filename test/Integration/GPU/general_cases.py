@@ -216,15 +216,32 @@ def bool_mask_case(rows=2, cols=100):
     return ("bool_mask_%dx%d" % (rows, cols), ir, make, ref, torch_same_dtype)
 
 
-def linear_bias_case(M=300, K=256, N=768, t="bf16"):
+def linear_bias_case(M=300, K=256, N=768, t="bf16", rounded_first=False):
     """A bf16 nn.Linear with a bias as torch-mlir 20261001 lowers it (GPT-2's
     Conv1D, normalize-frontend's narrow operands): an f32-accumulating
     matmul, then + the bias (bf16, widened to f32 by its own generic) and the
     rounding to bf16. The matmul takes the
     chain as its epilogue: one cublas_gemm with cuBLASLt's bias epilogue
     (the fallback kernel adds the bias the same way), no f32 product in
-    memory."""
+    memory. `rounded_first`: the form of AOTAutograd's addmm under bf16
+    autocast -- the product rounded to bf16, then the bias added in bf16 --
+    which rounds once as torch's addmm does (roundBiasOnce): the same one
+    GEMM."""
     a, w, y = _tt([M, K], t), _tt([K, N], t), _tt([M, N], t)
+    if rounded_first:
+        chain = """  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%acc, %%b : tensor<%(M)dx%(N)dxf32>, tensor<%(N)dx%(t)s>) outs(%%ey : %(y)s) {
+  ^bb0(%%x: f32, %%c: %(t)s, %%o: %(t)s):
+    %%q = arith.truncf %%x : f32 to %(t)s
+    %%s = arith.addf %%c, %%q : %(t)s
+    linalg.yield %%s : %(t)s
+  } -> %(y)s"""
+    else:
+        chain = """  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%acc, %%bias : tensor<%(M)dx%(N)dxf32>, tensor<%(N)dxf32>) outs(%%ey : %(y)s) {
+  ^bb0(%%x: f32, %%c: f32, %%o: %(t)s):
+    %%s = arith.addf %%x, %%c : f32
+    %%q = arith.truncf %%s : f32 to %(t)s
+    linalg.yield %%q : %(t)s
+  } -> %(y)s"""
     ir = """func.func @main(%%a: %(a)s, %%w: %(w)s, %%b: tensor<%(N)dx%(t)s>) -> %(y)s {
   %%eb = tensor.empty() : tensor<%(N)dxf32>
   %%bias = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%%b : tensor<%(N)dx%(t)s>) outs(%%eb : tensor<%(N)dxf32>) {
@@ -237,15 +254,11 @@ def linear_bias_case(M=300, K=256, N=768, t="bf16"):
   %%z = linalg.fill ins(%%zero : f32) outs(%%e : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
   %%acc = linalg.matmul ins(%%a, %%w : %(a)s, %(w)s) outs(%%z : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
   %%ey = tensor.empty() : %(y)s
-  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%acc, %%bias : tensor<%(M)dx%(N)dxf32>, tensor<%(N)dxf32>) outs(%%ey : %(y)s) {
-  ^bb0(%%x: f32, %%c: f32, %%o: %(t)s):
-    %%s = arith.addf %%x, %%c : f32
-    %%q = arith.truncf %%s : f32 to %(t)s
-    linalg.yield %%q : %(t)s
-  } -> %(y)s
+""" + chain + """
   return %%r : %(y)s
 }
-""" % {"a": a, "w": w, "y": y, "t": t, "M": M, "N": N}
+"""
+    ir = ir % {"a": a, "w": w, "y": y, "t": t, "M": M, "N": N}
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
@@ -259,8 +272,11 @@ def linear_bias_case(M=300, K=256, N=768, t="bf16"):
     def torch_same_dtype(torch, aa, ww, bb):
         return [(aa.float() @ ww.float() + bb.float()).to(aa.dtype)]
 
-    name = "linear_bias_%dx%dx%d_%s" % (M, K, N, t)
+    name = "linear_bias_%dx%dx%d_%s%s" % (M, K, N, t,
+                                         "_rounded_first" if rounded_first
+                                         else "")
     LIBRARY_CALLS[name] = 1
+    LAUNCHES[name] = 1  # the GEMM alone: no bias or rounding kernel
     return (name, ir, make, ref, torch_same_dtype)
 
 

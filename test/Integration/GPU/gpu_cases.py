@@ -391,6 +391,7 @@ def correctness_cases():
     cases.append(odd_slice_case())
     cases.append(fpowi_case())
     cases.append(linear_bias_case())
+    cases.append(linear_bias_case(rounded_first=True))
     cases.append(qkv_heads_case())
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
