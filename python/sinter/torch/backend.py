@@ -19,6 +19,12 @@ custom op, so that the backward graph gets Sinter's attention backward and
 the forward saves O and the logsumexp, never the S x S matrix. Shapes are static per compile: with torch.compile(..., dynamic=False) a
 new shape is a new Dynamo graph, compiled again (and logged); a graph
 Dynamo made dynamic runs in torch, with a log line saying so.
+
+A machine without torch-mlir (a GPU node) finds artifacts compiled
+elsewhere in the cache by each partition's FX key; with
+$SINTER_TORCH_EXPORT=DIR it writes the partitions it could not find there,
+for `python -m sinter.torch.export DIR` to compile on a machine that has
+the compiler (export.py).
 """
 
 import copy
@@ -279,12 +285,21 @@ def _prepare_partition(name, gm, example_inputs):
     restored) when that fails."""
     part = _Partition(name, gm, example_inputs)
     try:
-        part.plan, part.single = _plan_outputs(gm)
         # A warm start finds the artifact by the FX key and skips the
         # import (~0.05 s a partition, ~1 s for the first).
         warm = (part.target and not _aot_targets() and
                 _cache.indexed_current(part.keys[part.target]))
-        if _have_importer() and not warm:
+        importer = _have_importer()
+        if not importer and not warm and part.target:
+            # The graph as its key was taken, for a machine with the
+            # compiler (export.py), where $SINTER_TORCH_EXPORT asks.
+            from . import export
+            if export.export_dir():
+                export.export_partition(export.export_dir(), name,
+                                        part.keys[part.target], part.target,
+                                        gm, example_inputs)
+        part.plan, part.single = _plan_outputs(gm)
+        if importer and not warm:
             t0 = time.time()
             part.ir = import_graph(gm)
             log.info("sinter: %s imported with torch-mlir in %.2f s", name,
@@ -333,7 +348,9 @@ def _partition_program(part):
             raise RuntimeError("torch-mlir is not installed here and the "
                                "cache has no artifact for this graph "
                                "(compile it ahead of time with "
-                               "SINTER_TORCH_AOT=%s)" % target)
+                               "SINTER_TORCH_AOT=%s, or export it with "
+                               "SINTER_TORCH_EXPORT=DIR for python -m "
+                               "sinter.torch.export)" % target)
         return _cache.load_key(ir_key, target)
     for extra in _aot_targets():
         _cache.precompile(part.ir, extra, fusion=True)

@@ -19,6 +19,19 @@
 # CACHED: from the cache
 # CACHED: losses: ok
 # CACHED-NOT: runs in torch (
+#
+# The other way round (export.py): the cache-only process traces on its own
+# device and, with SINTER_TORCH_EXPORT, writes the partitions it lacks;
+# `python -m sinter.torch.export` compiles them into the cache under the
+# keys that process looked up, and a third process finds them all.
+# RUN: rm -rf %t.cache2 %t.export
+# RUN: env SINTER_CACHE_DIR=%t.cache2 SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=%t.export %python %s run 2>&1 | FileCheck %s --check-prefix=EXPORT
+# RUN: env SINTER_CACHE_DIR=%t.cache2 %python -m sinter.torch.export %t.export 2>&1 | FileCheck %s --check-prefix=COMPILE
+# RUN: env SINTER_CACHE_DIR=%t.cache2 SINTER_TORCH_IMPORT=0 %python %s run 2>&1 | FileCheck %s --check-prefix=CACHED
+# EXPORT: forward graph {{[0-9]+}} fused_0 exported to {{.*}}.sinter-partition
+# EXPORT: backward graph {{[0-9]+}} fused_0 exported to
+# EXPORT: losses: ok
+# COMPILE: [[N:[0-9]+]] of [[N]] partitions compiled into
 
 import logging
 import sys
