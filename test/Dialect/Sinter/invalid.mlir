@@ -676,8 +676,16 @@ func.func @rms_norm_backward_dweight(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, 
 
 // -----
 
-func.func @rms_norm_backward_types(%dy: tensor<4x8xbf16>, %x: tensor<4x8xf32>, %r: tensor<4xf32>) {
-  // expected-error @+1 {{failed to verify that all of {grad_output, input, grad_input} have same type}}
-  %dx = "sinter.rms_norm_backward"(%dy, %x, %r) : (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+func.func @rms_norm_backward_types(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that all of {input, grad_input} have same type}}
+  %dx = "sinter.rms_norm_backward"(%dy, %x, %r) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @layer_norm_backward_dy_shape(%dy: tensor<4x4xbf16>, %x: tensor<4x8xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{grad_output type 'tensor<4x4xbf16>' must have the shape of the input type 'tensor<4x8xf32>'}}
+  %dx = sinter.layer_norm_backward %dy, %x, %m, %r : tensor<4x8xf32>, tensor<4xf32> -> tensor<4x8xf32> dy(tensor<4x4xbf16>)
   return
 }

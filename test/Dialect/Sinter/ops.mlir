@@ -179,3 +179,17 @@ func.func @norm_backward(%dy: tensor<8x16x768xbf16>, %x: tensor<8x16x768xbf16>,
       : tensor<8x16x768xbf16>, tensor<8x16xf32> -> tensor<8x16x768xbf16> dweight(tensor<768xbf16>)
   return
 }
+
+// A bf16 dy of an f32 input (autocast's gradient of an f32 residual's norm).
+// CHECK-LABEL: func.func @norm_backward_narrow_dy
+// CHECK: sinter.layer_norm_backward {{.*}} -> tensor<8x768xf32> dbias(tensor<768xf32>) dy(tensor<8x768xbf16>)
+// CHECK: sinter.rms_norm_backward {{.*}} -> tensor<8x768xf32> dy(tensor<8x768xbf16>)
+// GENERIC: "sinter.layer_norm_backward"{{.*}}(tensor<8x768xbf16>, tensor<8x768xf32>, tensor<8xf32>, tensor<8xf32>)
+func.func @norm_backward_narrow_dy(%dy: tensor<8x768xbf16>, %x: tensor<8x768xf32>,
+                                   %mean: tensor<8xf32>, %rstd: tensor<8xf32>) {
+  %a:2 = sinter.layer_norm_backward %dy, %x, %mean, %rstd
+      : tensor<8x768xf32>, tensor<8xf32> -> tensor<8x768xf32> dbias(tensor<768xf32>) dy(tensor<8x768xbf16>)
+  %b = sinter.rms_norm_backward %dy, %x, %rstd
+      : tensor<8x768xf32>, tensor<8xf32> -> tensor<8x768xf32> dy(tensor<8x768xbf16>)
+  return
+}

@@ -90,7 +90,7 @@ softmax_case("softmax_backward bf16", (5, 128), 1, BF16, scale=0.5)
 # --------------------------------------------------------------------------
 
 def norm_case(name, kind, shape, rank, dtype, weight=True, bias=True,
-              eps=1e-5, grad_dtype=None, fd=False):
+              eps=1e-5, grad_dtype=None, fd=False, dy_dtype=None):
     if dtype is None:
         print("%s: skipped (no ml_dtypes)" % name)
         return
@@ -98,6 +98,9 @@ def norm_case(name, kind, shape, rank, dtype, weight=True, bias=True,
     bias = bias and layer
     gd = grad_dtype or dtype
     tx = T(shape, dtype)
+    # dy of another float type (a bf16 gradient of an f32 input): `dy(T)`.
+    tdy = T(shape, dy_dtype or dtype)
+    dytail = " dy(%s)" % tdy if tdy != tx else ""
     nshape, lead = shape[len(shape) - rank:], shape[:len(shape) - rank]
     tw, ts, tg = T(nshape, dtype), T(lead, F32), T(nshape, gd)
     args = ["%x: " + tx] + (["%w: " + tw] if weight else []) + \
@@ -114,31 +117,31 @@ def norm_case(name, kind, shape, rank, dtype, weight=True, bias=True,
         fwd = ("%%y, %%mean, %%rstd = sinter.layer_norm %%x%s%s %s : %s -> %s "
                "mean(%s) rstd(%s)" % (wop, bop, attrs, tx, tx, ts, ts))
         bwd = ("%s = sinter.layer_norm_backward %%dy, %%x, %%mean, %%rstd%s "
-               "{normalized_rank = %d : i64} : %s, %s -> %s%s"
-               % (", ".join(gnames), wop, rank, tx, ts, tx, gtail))
+               "{normalized_rank = %d : i64} : %s, %s -> %s%s%s"
+               % (", ".join(gnames), wop, rank, tx, ts, tx, gtail, dytail))
     else:
         fwd = ("%%y, %%rstd = sinter.rms_norm %%x%s %s : %s -> %s rstd(%s)"
                % (wop, attrs, tx, tx, ts))
         bwd = ("%s = sinter.rms_norm_backward %%dy, %%x, %%rstd%s "
-               "{normalized_rank = %d : i64} : %s, %s -> %s%s"
-               % (", ".join(gnames), wop, rank, tx, ts, tx, gtail))
+               "{normalized_rank = %d : i64} : %s, %s -> %s%s%s"
+               % (", ".join(gnames), wop, rank, tx, ts, tx, gtail, dytail))
     prog = refs.compile_ops("""
 func.func @fwd(%(args)s) -> %(tx)s {
   %(fwd)s
   return %%y : %(tx)s
 }
-func.func @bwd(%(args)s, %%dy: %(tx)s) -> (%(grads)s) {
+func.func @bwd(%(args)s, %%dy: %(tdy)s) -> (%(grads)s) {
   %(fwd)s
   %(bwd)s
   return %(gnames)s : %(grads)s
 }
-""" % dict(args=", ".join(args), tx=tx, fwd=fwd, bwd=bwd,
+""" % dict(args=", ".join(args), tx=tx, tdy=tdy, fwd=fwd, bwd=bwd,
            grads=", ".join(grads), gnames=", ".join(gnames)))
     x = refs.random(gen, shape, dtype, -3, 5)
     w = refs.random(gen, nshape, dtype, 0.5, 1.5) if weight else None
     b = refs.random(gen, nshape, dtype) if bias else None
     params = [a for a in (w, b) if a is not None]
-    dy = refs.random(gen, shape, dtype)
+    dy = refs.random(gen, shape, dy_dtype or dtype)
     got = prog.run("bwd", x, *params, dy)
     got = got if isinstance(got, tuple) else (got,)
     feps = float(np.float32(eps))
@@ -183,6 +186,11 @@ for kind in ("layer", "rms"):
     norm_case(k + " one row", kind, (1, 1023), 1, F32, bias=False)
 norm_case("layer_norm_backward bias-only", "layer", (9, 33), 1, F32,
           weight=False, fd=True)
+# bf16 autocast's gradient of an f32 residual stream's norms: dy in bf16.
+norm_case("layer_norm_backward bf16 dy", "layer", (37, 768), 1, F32,
+          dy_dtype=BF16)
+norm_case("rms_norm_backward bf16 dy", "rms", (5, 129), 1, F32,
+          dy_dtype=BF16)
 
 
 # --------------------------------------------------------------------------

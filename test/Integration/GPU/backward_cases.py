@@ -8,25 +8,30 @@ from case_common import TYPES, _tt
 import refs  # the numpy Philox reference of the CPU tests
 
 
-def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32"):
+def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32", dy_t=None):
     """LayerNorm (weight and bias) or RMSNorm (weight) forward saving its
-    statistics, then the backward: dx, dweight (and dbias)."""
+    statistics, then the backward: dx, dweight (and dbias). `dy_t`: dy of
+    another float type (bf16 autocast's gradient of an f32 residual's norm),
+    read in its own type."""
     layer = kind == "layer"
+    dy_t = dy_t or t
     x, w, s, g = _tt([rows, cols], t), _tt([cols], t), _tt([rows], "f32"), \
         _tt([cols], grad_t)
+    d = _tt([rows, cols], dy_t)
+    dtail = " dy(%s)" % d if dy_t != t else ""
     if layer:
         body = """  %%y, %%mean, %%rstd = sinter.layer_norm %%x weight(%%w : %(w)s) bias(%%b : %(w)s) : %(x)s -> %(x)s mean(%(s)s) rstd(%(s)s)
-  %%dx, %%dw, %%db = sinter.layer_norm_backward %%dy, %%x, %%mean, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s) dbias(%(g)s)
+  %%dx, %%dw, %%db = sinter.layer_norm_backward %%dy, %%x, %%mean, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s) dbias(%(g)s)%(dtail)s
   return %%dx, %%dw, %%db : %(x)s, %(g)s, %(g)s"""
-        args, results = "%%x: %(x)s, %%w: %(w)s, %%b: %(w)s, %%dy: %(x)s", \
+        args, results = "%%x: %(x)s, %%w: %(w)s, %%b: %(w)s, %%dy: %(d)s", \
             "%(x)s, %(g)s, %(g)s"
     else:
         body = """  %%y, %%rstd = sinter.rms_norm %%x weight(%%w : %(w)s) : %(x)s -> %(x)s rstd(%(s)s)
-  %%dx, %%dw = sinter.rms_norm_backward %%dy, %%x, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s)
+  %%dx, %%dw = sinter.rms_norm_backward %%dy, %%x, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(g)s)%(dtail)s
   return %%dx, %%dw : %(x)s, %(g)s"""
-        args, results = "%%x: %(x)s, %%w: %(w)s, %%dy: %(x)s", "%(x)s, %(g)s"
+        args, results = "%%x: %(x)s, %%w: %(w)s, %%dy: %(d)s", "%(x)s, %(g)s"
     ir = ("func.func @main(" + args + ") -> (" + results + ") {\n" + body +
-          "\n}\n") % {"x": x, "w": w, "s": s, "g": g}
+          "\n}\n") % {"x": x, "w": w, "s": s, "g": g, "d": d, "dtail": dtail}
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
@@ -34,7 +39,8 @@ def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32"):
                (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
         if layer:
             ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
-        ins.append(torch.randn(rows, cols, generator=gen, device=dev).to(dt))
+        ins.append(torch.randn(rows, cols, generator=gen,
+                               device=dev).to(getattr(torch, TYPES[dy_t])))
         return ins
 
     def grads(torch, dtype, *ins):
@@ -53,8 +59,9 @@ def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32"):
     def torch_same_dtype(torch, *ins):
         return grads(torch, ins[0].dtype, *ins)
 
-    return ("%s_norm_backward_%dx%d_%s" % (kind, rows, cols, t), ir, make, ref,
-            torch_same_dtype)
+    return ("%s_norm_backward_%dx%d_%s%s" % (
+        kind, rows, cols, t, "_dy_" + dy_t if dy_t != t else ""), ir, make,
+        ref, torch_same_dtype)
 
 
 def softmax_backward_case(rows, cols, t="bf16"):
@@ -165,6 +172,8 @@ def backward_cases():
         norm_backward_case("layer", 113, 1000, "f32", "f32"),
         norm_backward_case("rms", 512, 4096),
         norm_backward_case("rms", 7, 129, "f16", "f16"),
+        norm_backward_case("layer", 1024, 768, "f32", "f32", dy_t="bf16"),
+        norm_backward_case("rms", 99, 1000, "f32", "f32", dy_t="bf16"),
         softmax_backward_case(256, 1024),
         softmax_backward_case(33, 100, "f32"),
         attention_backward_case(1, 4, 2, 256, 256, 64, causal=True),

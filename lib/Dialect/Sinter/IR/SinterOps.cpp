@@ -331,11 +331,17 @@ LogicalResult RMSNormOp::verify() {
 /// statistics of the leading shape, and parameters and their gradients of
 /// the normalized shape (a gradient of the weight requires the weight).
 static LogicalResult
-verifyNormBackward(Operation *op, Value input, int64_t normalizedRank,
+verifyNormBackward(Operation *op, Value gradOutput, Value input,
+                   int64_t normalizedRank,
                    ArrayRef<std::pair<StringRef, Value>> stats, Value weight,
                    Value gradWeight, Value gradBias) {
   ArrayRef<int64_t> shape = shapeOf(input);
   int64_t rank = shape.size();
+  // dy may be of another float type than x (read in its own, widened).
+  if (!shapesCompatible(shapeOf(gradOutput), shape))
+    return op->emitOpError("grad_output type ")
+           << gradOutput.getType() << " must have the shape of the input type "
+           << input.getType();
   if (normalizedRank < 1 || normalizedRank > rank)
     return op->emitOpError("normalized_rank ")
            << normalizedRank << " must be in [1, " << rank << "]";
@@ -360,15 +366,16 @@ verifyNormBackward(Operation *op, Value input, int64_t normalizedRank,
 }
 
 LogicalResult LayerNormBackwardOp::verify() {
-  return verifyNormBackward(*this, getInput(), getNormalizedRank(),
+  return verifyNormBackward(*this, getGradOutput(), getInput(),
+                            getNormalizedRank(),
                             {{"mean", getMean()}, {"rstd", getRstd()}},
                             getWeight(), getGradWeight(), getGradBias());
 }
 
 LogicalResult RMSNormBackwardOp::verify() {
-  return verifyNormBackward(*this, getInput(), getNormalizedRank(),
-                            {{"rstd", getRstd()}}, getWeight(), getGradWeight(),
-                            Value());
+  return verifyNormBackward(*this, getGradOutput(), getInput(),
+                            getNormalizedRank(), {{"rstd", getRstd()}},
+                            getWeight(), getGradWeight(), Value());
 }
 
 //===----------------------------------------------------------------------===//
@@ -536,6 +543,25 @@ LogicalResult DropoutOp::verify() {
   if (!(p >= 0.0 && p < 1.0))
     return emitOpError("p must be in [0, 1), got ") << num(p);
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The norm backward ops' dy type: `dy(type)` last, omitted when it is x's.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseGradOutputType(OpAsmParser &parser, Type &gradOutput,
+                                       Type input) {
+  gradOutput = input;
+  if (failed(parser.parseOptionalKeyword("dy")))
+    return success();
+  return failure(parser.parseLParen() || parser.parseType(gradOutput) ||
+                 parser.parseRParen());
+}
+
+static void printGradOutputType(OpAsmPrinter &printer, Operation *,
+                                Type gradOutput, Type input) {
+  if (gradOutput != input)
+    printer << "dy(" << gradOutput << ")";
 }
 
 #define GET_OP_CLASSES

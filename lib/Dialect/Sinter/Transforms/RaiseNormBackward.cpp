@@ -496,8 +496,8 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value v,
 }
 
 /// `v` in element type `to`: itself, or widened elementwise by arith.extf
-/// when it holds a narrower float (bf16 autocast leaves dy in bf16: the
-/// decomposition widens it where it reads it, exactly). Null otherwise.
+/// when it holds a narrower float (the decomposition widens it where it
+/// reads it, exactly). Null otherwise.
 static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
   auto type = dyn_cast_or_null<RankedTensorType>(v ? v.getType() : Type());
   if (!type || type.getElementType() == to)
@@ -509,6 +509,24 @@ static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
   return mapElements(b, loc, v, to, [&](OpBuilder &bb, Location l, Value x) {
     return arith::ExtFOp::create(bb, l, to, x).getResult();
   });
+}
+
+/// The tensor `v` widens exactly, when it is an elementwise linalg.generic
+/// that only extends its one input to a wider float (AOTAutograd's bf16 dy
+/// summed in f32 for a bias gradient); else `v`.
+static Value throughWidening(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumReductionLoops() != 0 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return v;
+  Block *body = g.getBody();
+  auto ext = dyn_cast<arith::ExtFOp>(body->front());
+  if (!ext || ext.getIn() != body->getArgument(0) ||
+      body->getTerminator()->getOperand(0) != ext.getResult())
+    return v;
+  return g.getDpsInputOperand(0)->get();
 }
 
 /// The tensor a column sum adds up, when `op` is one: a linalg.generic
@@ -578,7 +596,7 @@ findColumnSums(ArrayRef<Operation *> candidates,
     });
     if (!usersAfter)
       continue;
-    if (!dbias && in == m.dy->value)
+    if (!dbias && throughWidening(in) == throughWidening(m.dy->value))
       dbias = c;
     else if (!dweight && m.weight && isDyTimesXhat(in, m))
       dweight = c;
@@ -610,22 +628,26 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     // The leaves in the op's shapes (views read unit dims at 0, so a leaf
     // may have them or not): x and dy of dx's shape, the statistics of the
     // leading shape, the weight of the normalized shape.
+    // dy is read in its own float type (bf16 autocast leaves it in bf16;
+    // the decomposition widens it, exactly, as the op's kernels do).
     Type element = type.getElementType();
-    Value dy = widenTo(builder, loc,
-                       reshapeTo(builder, loc, m->dy->value, shape), element);
+    Value dy = reshapeTo(builder, loc, throughWidening(m->dy->value), shape);
     Value x = widenTo(builder, loc, reshapeTo(builder, loc, m->x->value, shape),
                       element);
+    auto dyType = dyn_cast_or_null<RankedTensorType>(dy ? dy.getType() : Type());
     Value rstd =
         reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
     Value mean = m->rms ? rstd
                         : reshapeTo(builder, loc, m->mean->value,
                                     shape.take_front(lead));
-    if (!dy || !x || !mean || !rstd || dy.getType() != type ||
+    if (!dy || !x || !mean || !rstd || !dyType ||
+        dyType.getShape() != type.getShape() ||
+        !isa<FloatType>(dyType.getElementType()) ||
         x.getType() != type || mean.getType() != rstd.getType() ||
         !cast<RankedTensorType>(rstd.getType()).getElementType().isF32()) {
       reportNearMiss(op, pattern,
-                     "dy, x and dx differ in type, or the statistics are "
-                     "not f32 rows");
+                     "dy, x and dx differ in shape, x and dx in type, or "
+                     "the statistics are not f32 rows");
       continue;
     }
     Value weight = m->weight ? reshapeTo(builder, loc, m->weight->value,

@@ -142,7 +142,7 @@ def Sinter_SoftmaxBackwardOp : Sinter_Op<"softmax_backward",
 
 def Sinter_LayerNormBackwardOp : Sinter_Op<"layer_norm_backward",
     [Pure, AttrSizedResultSegments,
-     AllTypesMatch<["grad_output", "input", "grad_input"]>,
+     AllTypesMatch<["input", "grad_input"]>,
      AllTypesMatch<["mean", "rstd"]>]> {
   let summary = "Gradients of sinter.layer_norm from its statistics";
   let description = [{
@@ -160,7 +160,17 @@ def Sinter_LayerNormBackwardOp : Sinter_Op<"layer_norm_backward",
     The optional `grad_weight` result requires the forward's `weight`
     operand; `grad_bias` needs nothing but `dy`. Row statistics and the
     column sums are accumulated in f32 and each gradient is rounded once to
-    its type (the weight gradients may be f32 for a bf16 weight).
+    its type (the weight gradients may be f32 for a bf16 weight). `dy` has
+    `x`'s shape and may be of another float type (bf16 autocast leaves the
+    gradient of an f32 residual's LayerNorm in bf16): it is read in its own
+    type and widened exactly, and written last as `dy(type)` (omitted when
+    it is `x`'s type):
+
+    ```mlir
+    %dx = sinter.layer_norm_backward %dy, %x, %mean, %rstd
+        : tensor<8x1024x768xf32>, tensor<8x1024xf32>
+        -> tensor<8x1024x768xf32> dy(tensor<8x1024x768xbf16>)
+    ```
 
     Example:
 
@@ -186,6 +196,7 @@ def Sinter_LayerNormBackwardOp : Sinter_Op<"layer_norm_backward",
     attr-dict `:` type($input) `,` type($mean) `->` type($grad_input)
     (`dweight` `(` type($grad_weight)^ `)`)?
     (`dbias` `(` type($grad_bias)^ `)`)?
+    custom<GradOutputType>(type($grad_output), ref(type($input)))
   }];
   let hasVerifier = 1;
 }
@@ -195,7 +206,7 @@ def Sinter_LayerNormBackwardOp : Sinter_Op<"layer_norm_backward",
 //===----------------------------------------------------------------------===//
 
 def Sinter_RMSNormBackwardOp : Sinter_Op<"rms_norm_backward",
-    [Pure, AllTypesMatch<["grad_output", "input", "grad_input"]>]> {
+    [Pure, AllTypesMatch<["input", "grad_input"]>]> {
   let summary = "Gradients of sinter.rms_norm from its statistic";
   let description = [{
     For `y = x * rstd * weight` over the `normalized_rank` trailing
@@ -208,7 +219,8 @@ def Sinter_RMSNormBackwardOp : Sinter_Op<"rms_norm_backward",
     ```
 
     The optional `grad_weight` result requires the `weight` operand. Sums
-    are accumulated in f32 and each gradient is rounded once.
+    are accumulated in f32 and each gradient is rounded once. `dy` has `x`'s
+    shape and may be of another float type, read in its own.
 
     Example:
 
@@ -230,6 +242,7 @@ def Sinter_RMSNormBackwardOp : Sinter_Op<"rms_norm_backward",
     (`weight` `(` $weight^ `:` type($weight) `)`)?
     attr-dict `:` type($input) `,` type($rstd) `->` type($grad_input)
     (`dweight` `(` type($grad_weight)^ `)`)?
+    custom<GradOutputType>(type($grad_output), ref(type($input)))
   }];
   let hasVerifier = 1;
 }
