@@ -370,10 +370,13 @@ buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
 /// output element runs the reduction loops serially and evaluates the
 /// region per point (f16/bf16 arithmetic in f32, one rounding per result).
 /// Operands must be read through projected permutations, and output maps
-/// must index exactly the parallel loops.
-mlir::FailureOr<KernelLaunch> buildSerialKernel(mlir::linalg::GenericOp op,
-                                                mlir::gpu::GPUModuleOp module,
-                                                llvm::StringRef name);
+/// must index exactly the parallel loops. A reduction whose operands are
+/// contiguous along the output's innermost dimension (a column sum) takes
+/// the column form instead: two launches when its rows are split into
+/// chunks (SerialKernel.h).
+mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
+buildSerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module,
+                  llvm::StringRef name);
 /// Checks that the serial kernel can run `op` (a generic, or a named op
 /// before it is generalized, so that errors name it); emits a located error
 /// otherwise.

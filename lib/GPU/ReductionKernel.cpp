@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "SerialKernel.h"
 #include "TargetInfo.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -230,11 +231,7 @@ static constexpr int64_t kWarpReductionMinTrips = 256;
 /// Lanes of the warp that reduces one output element.
 static constexpr int64_t kLanes = kWarpSize;
 
-/// The identity of `combiner` in the type `t` the kernel carries its
-/// accumulator in (f32, also for f16/bf16); null when the kernel does not
-/// split reductions of this combiner (integer and f64 reductions, and
-/// products, stay serial).
-static TypedAttr identityOf(Operation *combiner, Type t) {
+TypedAttr sinter::gpu_kernels::identityOf(Operation *combiner, Type t) {
   if (!t.isF32())
     return {};
   Builder b(combiner->getContext());
@@ -250,25 +247,11 @@ static TypedAttr identityOf(Operation *combiner, Type t) {
   return {};
 }
 
-namespace {
-/// A reduction a warp per output element can split: every result j is
-/// `combiners[j](acc_j, x_j)` where x_j reads no accumulator.
-///
-///   ^bb0(%in: f32, %acc: f32):
-///     %e = math.exp %in : f32
-///     %s = arith.addf %e, %acc : f32      <- the combiner, identity -0.0
-///     linalg.yield %s : f32
-struct WarpReduction {
-  SmallVector<Operation *> combiners;
-  SmallVector<TypedAttr> identities;
-  /// Which operand of each combiner is the accumulator.
-  SmallVector<unsigned> accOperand;
-};
-} // namespace
 
-static std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp op,
-                                                       int64_t trips) {
-  if (trips < kWarpReductionMinTrips)
+std::optional<WarpReduction>
+sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
+                                         int64_t minTrips) {
+  if (trips < minTrips)
     return std::nullopt;
   Block &body = op.getRegion().front();
   // Values that depend on an accumulator.
@@ -304,9 +287,10 @@ static std::optional<WarpReduction> matchWarpReduction(linalg::GenericOp op,
   return w;
 }
 
-/// `combiner` applied to the accumulator `acc` and `x`.
-static Value combineWith(ImplicitLocOpBuilder &b, Operation *combiner,
-                         unsigned accOperand, Value acc, Value x) {
+Value sinter::gpu_kernels::combineWith(ImplicitLocOpBuilder &b,
+                                       Operation *combiner,
+                                       unsigned accOperand, Value acc,
+                                       Value x) {
   OperationState state(b.getLoc(), combiner->getName());
   state.addOperands(accOperand == 0 ? ValueRange{acc, x} : ValueRange{x, acc});
   state.addTypes(acc.getType());
@@ -328,71 +312,6 @@ static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
   return partial;
 }
 
-namespace {
-/// The serial (or warp-per-element) kernel of one generic, built in steps:
-/// what the kernel takes (plan), then its body (emit).
-class SerialKernel {
-public:
-  SerialKernel(linalg::GenericOp op, gpu::GPUModuleOp module)
-      : op(op), module(module), body(op.getRegion().front()),
-        b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {}
-  /// Which inits and captured values the kernel reads, its operands and its
-  /// launch shape; fails (with a diagnostic) on what a kernel cannot take.
-  LogicalResult plan();
-  /// Creates the kernel `name` and emits its body.
-  KernelLaunch emit(StringRef name);
-
-private:
-  LogicalResult planInits();
-  LogicalResult planCaptures();
-  void planOperands();
-  // Emission, in order.
-  void emitViews();
-  void emitCaptures();
-  Value emitThreadIndex();
-  void emitCoordinates(Value element);
-  void emitInitialAccumulators(Value element);
-  SmallVector<Value> emitRegion(ValueRange current);
-  SmallVector<Value> emitSerialLoops(unsigned level, ValueRange current);
-  SmallVector<Value> emitWarpLoop();
-  void emitStores(ArrayRef<Value> results);
-  // f16/bf16 values live in f32 inside the kernel.
-  Value promoted(Value v);
-  Value promotedConstant(TypedAttr attr);
-  // 1-D views of the buffers (rank-0 buffers are read without an index).
-  Value view(Value memref);
-  Value load(Value mem, Value index);
-  void store(Value v, Value mem, Value index);
-
-  linalg::GenericOp op;
-  gpu::GPUModuleOp module;
-  Block &body;
-  ImplicitLocOpBuilder b;
-  KernelBuilder kb;
-  Type f32;
-  // The plan.
-  SmallVector<int64_t> ranges;
-  SmallVector<unsigned> reductionDims;
-  int64_t trips = 1; // iterations of the reduction loops
-  SmallVector<OpOperand *> inits;
-  SmallVector<TypedAttr> initConstants;
-  SmallVector<bool> readsInit;
-  llvm::SetVector<Value> captured;
-  SmallVector<Value> capturedArgs, inputs;
-  SmallVector<int64_t> inputArg;
-  SmallVector<unsigned> initArg;
-  unsigned firstCaptured = 0, firstResult = 0;
-  int64_t total = 0, lanes = 1;
-  std::optional<WarpReduction> warp;
-  KernelLaunch launch;
-  // The kernel under construction.
-  gpu::GPUFuncOp func;
-  SmallVector<Value> inputViews, initViews, resultViews;
-  IRMapping captures;
-  Value lane;
-  SmallVector<Value> iv, outIndex, accs;
-};
-} // namespace
 
 LogicalResult SerialKernel::plan() {
   ranges = op.getStaticLoopRanges();
@@ -407,7 +326,11 @@ LogicalResult SerialKernel::plan() {
   // One thread (or warp) per output element, in the row-major order of the
   // first result (consecutive threads store consecutive elements of it).
   total = cast<RankedTensorType>(op->getResult(0).getType()).getNumElements();
-  warp = matchWarpReduction(op, trips);
+  // Reductions contiguous along the output's columns take the column form;
+  // other long ones a warp per output element.
+  if (planColumns())
+    return success();
+  warp = matchSplitReduction(op, trips, kWarpReductionMinTrips);
   lanes = warp ? kLanes : 1;
   launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
   launch.grid =
@@ -520,7 +443,13 @@ void SerialKernel::store(Value v, Value mem, Value index) {
     memref::StoreOp::create(b, v, mem, ValueRange{index});
 }
 
-KernelLaunch SerialKernel::emit(StringRef name) {
+SmallVector<KernelLaunch, 1> SerialKernel::emit(StringRef name) {
+  if (column) {
+    SmallVector<KernelLaunch, 1> launches = {emitColumnChunks(name)};
+    if (column->chunks > 1)
+      launches.push_back(emitColumnFinish((name + "_1").str()));
+    return launches;
+  }
   func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
   b.setInsertionPointToStart(&func.getBody().front());
@@ -532,7 +461,7 @@ KernelLaunch SerialKernel::emit(StringRef name) {
   SmallVector<Value> results =
       warp ? emitWarpLoop() : emitSerialLoops(0, accs);
   emitStores(results);
-  return launch;
+  return {launch};
 }
 
 void SerialKernel::emitViews() {
@@ -549,7 +478,7 @@ void SerialKernel::emitViews() {
   for (auto [j, init] : llvm::enumerate(inits))
     if (readsInit[j])
       initViews[j] = view(func.getArgument(initArg[j]));
-  for (unsigned r = 0; r < op->getNumResults(); ++r)
+  for (unsigned r = 0; r < launch.results.size(); ++r)
     resultViews.push_back(view(func.getArgument(firstResult + r)));
 }
 
@@ -755,7 +684,8 @@ void SerialKernel::emitStores(ArrayRef<Value> results) {
   }
 }
 
-FailureOr<KernelLaunch> sinter::gpu_kernels::buildSerialKernel(
+FailureOr<SmallVector<KernelLaunch, 1>>
+sinter::gpu_kernels::buildSerialKernel(
     linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
   if (failed(checkSerialKernel(op)))
     return failure();

@@ -70,12 +70,13 @@ func.func @all_i1(%x: tensor<4x64xi1>) -> tensor<4xi1> {
 // -----
 
 // Softmax over a leading axis: the row kernel holds the trailing one, so
-// it becomes a max and a sum over the axis (the general path's serial
-// kernels, their fills folded into the accumulators) and a normalizing
-// elementwise kernel; each body applies the scale and reads the mask
-// through its broadcast map.
+// it becomes a max and a sum over the axis (the general path's column
+// reductions, ColumnReduction.cpp: 2 blocks of 32 columns, one chunk of
+// the 128 rows; their fills folded into the accumulators) and a
+// normalizing elementwise kernel; each body applies the scale and reads
+// the mask through its broadcast map.
 // CHECK-LABEL: func.func @softmax_dim0
-// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 {{.*}} args(%{{.*}} : memref<128x64xbf16>, %{{.*}} : memref<1x64xf32>, %{{.*}} : memref<64xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c2, {{.*}} args(%{{.*}} : memref<128x64xbf16>, %{{.*}} : memref<1x64xf32>, %{{.*}} : memref<64xf32>)
 // CHECK: gpu.launch_func @sinter_kernels::@reduce_1 {{.*}} args(%{{.*}} : memref<128x64xbf16>, %{{.*}} : memref<1x64xf32>, %{{.*}} : memref<64xf32>, %{{.*}} : memref<64xf32>)
 // CHECK: gpu.launch_func @sinter_kernels::@generic_2
 // CHECK-NOT: gpu.launch_func

@@ -35,35 +35,107 @@ func.func @row_sum(%x: tensor<8x100xf32>) -> tensor<8xf32> {
 
 // -----
 
-// A column (non-trailing) sum, as linalg.reduce over bf16: consecutive
-// threads read consecutive columns (stride 300 along the loop); the bf16
-// region adds in f32 and the result is rounded to bf16 once, after the
-// loop. 300 outputs -> 2 blocks of 256, the tail guarded.
+// A short column (non-trailing) sum, as linalg.reduce over bf16 (40 rows,
+// too few for the column form): consecutive threads read consecutive
+// columns (stride 300 along the loop); the bf16 region adds in f32 and the
+// result is rounded to bf16 once, after the loop. 300 outputs -> 2 blocks
+// of 256, the tail guarded.
 // CHECK-LABEL: func.func @column_sum
 // CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c2, %{{.*}}, %{{.*}}) threads in (%c256,
 // CHECK: gpu.func @reduce_0
 // CHECK: %[[TID:.*]] = arith.addi
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[TID]], %c300
 // CHECK: scf.if %[[IN]]
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c100 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %c40 step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c300
 // CHECK: %[[AT:.*]] = arith.addi %[[TID]], %[[OFF]]
-// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[AT]]] : memref<30000xbf16>
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[AT]]] : memref<12000xbf16>
 // CHECK: %[[W:.*]] = arith.extf %[[V]] : bf16 to f32
 // CHECK: arith.addf %[[W]], %[[ACC]] : f32
 // CHECK: scf.yield
 // CHECK: %[[R:.*]] = arith.truncf %[[SUM]] : f32 to bf16
 // CHECK: memref.store %[[R]], %{{.*}}[%[[TID]]] : memref<300xbf16>
-func.func @column_sum(%x: tensor<100x300xbf16>) -> tensor<300xbf16> {
+func.func @column_sum(%x: tensor<40x300xbf16>) -> tensor<300xbf16> {
   %zero = arith.constant 0.0 : bf16
   %e = tensor.empty() : tensor<300xbf16>
   %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<300xbf16>) -> tensor<300xbf16>
-  %r = linalg.reduce ins(%x : tensor<100x300xbf16>) outs(%z : tensor<300xbf16>) dimensions = [0]
+  %r = linalg.reduce ins(%x : tensor<40x300xbf16>) outs(%z : tensor<300xbf16>) dimensions = [0]
     (%in: bf16, %init: bf16) {
       %0 = arith.addf %in, %init : bf16
       linalg.yield %0 : bf16
     }
   return %r : tensor<300xbf16>
+}
+
+// -----
+
+// The column form (ColumnReduction.cpp) of a longer column sum: blocks of
+// 32 columns x 8 warps, 10 groups x 7 chunks of 144 rows; each warp reads
+// every 8th row of its chunk, 4 per loop trip (the rows past the chunk
+// keep the accumulator), the warps' partials meet in shared memory and
+// warp 0 stores an f32 partial per chunk; reduce_0_1 adds a column's
+// chunks in order and rounds to bf16 once.
+// CHECK-LABEL: func.func @column_sum_chunks
+// CHECK: %[[P:.*]] = memref.alloc() : memref<2100xf32>
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c70, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<1000x300xbf16>, %[[P]] : memref<2100xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c2, {{.*}} args(%{{.*}} : memref<2100xf32>, %{{.*}} : memref<300xbf16>)
+// CHECK: gpu.func @reduce_0(%{{.*}}: memref<1000x300xbf16>, %{{.*}}: memref<2100xf32>) workgroup(%[[SMEM:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args
+// CHECK-COUNT-4: arith.select
+// CHECK: memref.store %{{.*}}, %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[SMEM]]
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}} : memref<2100xf32>
+// CHECK: gpu.func @reduce_0_1
+// CHECK-COUNT-7: memref.load %{{.*}} : memref<2100xf32>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}} : memref<300xbf16>
+func.func @column_sum_chunks(%x: tensor<1000x300xbf16>) -> tensor<300xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<300xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<300xbf16>) -> tensor<300xbf16>
+  %r = linalg.reduce ins(%x : tensor<1000x300xbf16>) outs(%z : tensor<300xbf16>) dimensions = [0]
+    (%in: bf16, %init: bf16) {
+      %0 = arith.addf %in, %init : bf16
+      linalg.yield %0 : bf16
+    }
+  return %r : tensor<300xbf16>
+}
+
+// -----
+
+// Enough columns for the target's blocks in one chunk: one launch, warp 0
+// joins the init (read from the tensor) and stores the result.
+// CHECK-LABEL: func.func @column_sum_one_chunk
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c512, {{.*}} args(%{{.*}} : memref<64x16384xf32>, %{{.*}} : memref<16384xf32>, %{{.*}} : memref<16384xf32>)
+// CHECK-NOT: gpu.launch_func
+func.func @column_sum_one_chunk(%x: tensor<64x16384xf32>, %init: tensor<16384xf32>) -> tensor<16384xf32> {
+  %r = linalg.reduce ins(%x : tensor<64x16384xf32>) outs(%init : tensor<16384xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %0 = arith.addf %in, %acc : f32
+      linalg.yield %0 : f32
+    }
+  return %r : tensor<16384xf32>
+}
+
+// -----
+
+// Must not take the column form: a transposed read (the reduced operand is
+// not contiguous along the output's columns) stays one thread per element.
+// CHECK-LABEL: func.func @transposed_sum
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c2, {{.*}} args(%{{.*}} : memref<300x100xf32>, %{{.*}} : memref<300xf32>)
+// CHECK-NOT: reduce_0_1
+func.func @transposed_sum(%x: tensor<300x100xf32>) -> tensor<300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<300xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<300xf32>) -> tensor<300xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<300x100xf32>) outs(%z : tensor<300xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<300xf32>
+  return %r : tensor<300xf32>
 }
 
 // -----

@@ -387,6 +387,10 @@ def correctness_cases():
     cases.append(reduce_sum_case([64, 50257], 1, "f32"))
     cases.append(reduce_sum_case([9, 4099], 1, "bf16", form="extf"))
     cases.append(reduce_sum_case([1000, 300], 0, "f32"))
+    # GPT-2's bias gradients (B8 T1024): the column form's 16 chunks, and a
+    # ragged column count (its last block's lanes past the end).
+    cases.append(reduce_sum_case([8192, 768], 0, "bf16", form="extf"))
+    cases.append(reduce_sum_case([4099, 2309], 0, "bf16"))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     cases.append(fpowi_case())

@@ -1,0 +1,280 @@
+//===- ColumnReduction.cpp - Column sums on coalesced reads ---------------===//
+//
+// Part of the Sinter project.
+//
+// A bias gradient sums dY [rows, N] over its rows: a reduction whose
+// operands are contiguous along the output's innermost dimension. A warp
+// per output element (ReductionKernel.cpp) reads such a column with a
+// lane per row -- one useful element per 32-byte sector, one load in
+// flight per warp -- so a column sum of GPT-2's [8192, 768] gradient moves
+// its 12.6 MB sixteen times over. The column form reads them as they lie:
+//
+//   block (group g, chunk c): kColumnLanes adjacent output elements
+//     (lane l: element 32g + l) x kColumnWarps warps; warp w reduces the
+//     points c * chunkLen + w, + kColumnWarps, ... of the block's chunk,
+//     kColumnUnroll of them per trip (independent loads in flight), from
+//     the combiner's identity;
+//   the warps' partials meet in shared memory, warp 0 combines them in
+//   warp order; with one chunk it joins the init and stores the result,
+//   else it stores an f32 partial per (result, chunk, element) and
+//   <name>_1 combines the chunks in chunk order, then the init.
+//
+// Every load instruction of a warp reads 32 adjacent elements of a row.
+// The order of the sum differs from the serial one, as in every other
+// Sinter reduction; it is fixed (no atomics): the same inputs give the same
+// bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SerialKernel.h"
+#include "TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace sinter;
+using namespace sinter::gpu_kernels;
+
+/// Adjacent output elements per block: one per lane.
+static constexpr int64_t kColumnLanes = kWarpSize;
+/// Warps per block, each over every kColumnWarps-th point of its chunk.
+static constexpr int64_t kColumnWarps = 8;
+/// Points a warp reads per loop trip (loads in flight).
+static constexpr int64_t kColumnUnroll = 4;
+/// Reductions at least this long take the column form.
+static constexpr int64_t kColumnMinTrips = 64;
+/// Blocks the chunks are cut for: about four per SM of a 132-SM Hopper.
+static constexpr int64_t kColumnTargetBlocks = 512;
+/// Chunks at most (the finishing kernel reads them unrolled).
+static constexpr int64_t kColumnMaxChunks = 16;
+/// Loop trips a warp makes at least before the rows are cut into chunks
+/// (a short reduction is one launch).
+static constexpr int64_t kColumnMinWarpTrips = 4;
+/// Threads per block of the finishing kernel.
+static constexpr int64_t kFinishBlock = 256;
+
+bool SerialKernel::planColumns() {
+  std::optional<WarpReduction> split =
+      matchSplitReduction(op, trips, kColumnMinTrips);
+  if (!split || inits.empty())
+    return false;
+  // Every result is stored at the first's index; the output's innermost
+  // dimension is a loop that some input reads contiguously and no input
+  // reads otherwise.
+  AffineMap out0 = op.getMatchingIndexingMap(inits[0]);
+  if (out0.getNumResults() == 0)
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(out0.getResults().back());
+  if (!last || llvm::any_of(inits, [&](OpOperand *init) {
+        return op.getMatchingIndexingMap(init) != out0;
+      }))
+    return false;
+  bool contiguous = false;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!type || type.getRank() == 0)
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (map.getResults().back() == last)
+      contiguous = true;
+    else if (map.isFunctionOfDim(last.getPosition()))
+      return false;
+  }
+  if (!contiguous)
+    return false;
+  ColumnSplit c;
+  c.groups = llvm::divideCeil(total, kColumnLanes);
+  int64_t perChunk = kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
+  int64_t chunks = std::clamp<int64_t>(
+      llvm::divideCeil(kColumnTargetBlocks, c.groups), 1,
+      std::max<int64_t>(1, std::min<int64_t>(kColumnMaxChunks,
+                                             trips / perChunk)));
+  c.chunkLen = llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
+  c.chunks = llvm::divideCeil(trips, c.chunkLen);
+  if (c.chunks > 1) {
+    OpBuilder ob(op);
+    int64_t n = static_cast<int64_t>(op->getNumResults()) * c.chunks * total;
+    c.partials = tensor::EmptyOp::create(ob, op.getLoc(), ArrayRef<int64_t>{n},
+                                         ob.getF32Type());
+    launch.results.assign({c.partials});
+  }
+  warp = std::move(split);
+  launch.block = kColumnLanes * kColumnWarps;
+  launch.grid = c.groups * c.chunks;
+  column = c;
+  return true;
+}
+
+SmallVector<Value> SerialKernel::emitColumnLoop(Value start, Value end) {
+  // The warp's points start, start + W, ... < end, kColumnUnroll a trip; a
+  // point past the end re-reads the trip's first and keeps the accumulator.
+  SmallVector<Value> init;
+  for (TypedAttr identity : warp->identities)
+    init.push_back(arith::ConstantOp::create(b, identity));
+  auto loop = scf::ForOp::create(b, start, end,
+                                 kb.idx(kColumnWarps * kColumnUnroll), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> acc(loop.getRegionIterArgs());
+  for (int64_t u = 0; u < kColumnUnroll; ++u) {
+    Value t = arith::AddIOp::create(b, loop.getInductionVar(),
+                                    kb.idx(u * kColumnWarps));
+    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, end);
+    Value rest = arith::SelectOp::create(b, valid, t, loop.getInductionVar());
+    for (unsigned d : llvm::reverse(reductionDims)) {
+      iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
+      rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
+    }
+    SmallVector<Value> next = emitRegion(acc);
+    for (auto [j, a] : llvm::enumerate(acc))
+      a = arith::SelectOp::create(b, valid, next[j], a);
+  }
+  scf::YieldOp::create(b, acc);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> SerialKernel::emitAcrossWarps(ArrayRef<Value> partial,
+                                                 Value smem, Value warpId,
+                                                 Value laneId) {
+  // Warp w's partial of result j at smem[(j * W + w) * lanes + lane]; every
+  // thread then combines its lane's W partials in warp order (warp 0's
+  // totals are the ones stored).
+  auto slot = [&](int64_t j, Value w) {
+    Value row = arith::AddIOp::create(b, kb.idx(j * kColumnWarps), w);
+    return arith::AddIOp::create(
+        b, arith::MulIOp::create(b, row, kb.idx(kColumnLanes)), laneId);
+  };
+  for (auto [j, p] : llvm::enumerate(partial))
+    memref::StoreOp::create(b, p, smem,
+                            ValueRange{slot(static_cast<int64_t>(j), warpId)});
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> totals;
+  for (auto [j, p] : llvm::enumerate(partial)) {
+    Value t = arith::ConstantOp::create(b, warp->identities[j]);
+    for (int64_t w = 0; w < kColumnWarps; ++w) {
+      Value x = memref::LoadOp::create(
+          b, smem, ValueRange{slot(static_cast<int64_t>(j), kb.idx(w))});
+      t = combineWith(b, warp->combiners[j], warp->accOperand[j], t, x);
+    }
+    totals.push_back(t);
+  }
+  return totals;
+}
+
+KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
+  const ColumnSplit &c = *column;
+  func = createKernel(b, module, name, bufferTypes(launch), launch.block);
+  launch.kernel = func;
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  int64_t results = op->getNumResults();
+  Value smem = func.addWorkgroupAttribution(
+      MemRefType::get({results * kColumnWarps * kColumnLanes}, f32,
+                      MemRefLayoutAttrInterface(), ws),
+      op.getLoc());
+  b.setInsertionPointToStart(&func.getBody().front());
+  emitViews();
+  emitCaptures();
+  Value tid = kb.threadId();
+  Value laneId = arith::RemUIOp::create(b, tid, kb.idx(kColumnLanes));
+  Value warpId = arith::DivUIOp::create(b, tid, kb.idx(kColumnLanes));
+  Value group = arith::RemUIOp::create(b, kb.blockId(), kb.idx(c.groups));
+  Value chunk = arith::DivUIOp::create(b, kb.blockId(), kb.idx(c.groups));
+  Value element = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, group, kb.idx(kColumnLanes)), laneId);
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element, kb.idx(total));
+  // Lanes past the last element read the last one and store nothing: every
+  // thread reaches the barrier.
+  emitCoordinates(
+      arith::SelectOp::create(b, inRange, element, kb.idx(total - 1)));
+  Value chunkStart = arith::MulIOp::create(b, chunk, kb.idx(c.chunkLen));
+  Value end = arith::MinUIOp::create(
+      b, arith::AddIOp::create(b, chunkStart, kb.idx(c.chunkLen)),
+      kb.idx(trips));
+  SmallVector<Value> partial =
+      emitColumnLoop(arith::AddIOp::create(b, chunkStart, warpId), end);
+  SmallVector<Value> totals = emitAcrossWarps(partial, smem, warpId, laneId);
+  Value stores = arith::AndIOp::create(
+      b, inRange,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpId, kb.idx(0)));
+  auto guard = scf::IfOp::create(b, stores, /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  if (c.chunks > 1) {
+    for (auto [j, t] : llvm::enumerate(totals)) {
+      Value row = arith::AddIOp::create(
+          b, kb.idx(static_cast<int64_t>(j) * c.chunks), chunk);
+      store(t, resultViews[0],
+            arith::AddIOp::create(
+                b, arith::MulIOp::create(b, row, kb.idx(total)), element));
+    }
+    return launch;
+  }
+  emitInitialAccumulators(element);
+  SmallVector<Value> out;
+  for (auto [j, t] : llvm::enumerate(totals))
+    out.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
+                              accs[j], t));
+  emitStores(out);
+  return launch;
+}
+
+KernelLaunch SerialKernel::emitColumnFinish(StringRef name) {
+  // One thread per output element: its chunks' partials in chunk order,
+  // then the init; one rounding per result.
+  const ColumnSplit &c = *column;
+  KernelLaunch finish;
+  finish.operands = {c.partials};
+  for (auto [j, init] : llvm::enumerate(inits))
+    if (readsInit[j])
+      finish.operands.push_back(init->get());
+  finish.results.assign(op->result_begin(), op->result_end());
+  finish.block = kFinishBlock;
+  finish.grid = llvm::divideCeil(total, kFinishBlock);
+  func = createKernel(b, module, name, bufferTypes(finish), finish.block);
+  finish.kernel = func;
+  b.setInsertionPointToStart(&func.getBody().front());
+  Value partials = view(func.getArgument(0));
+  unsigned arg = 1;
+  initViews.assign(inits.size(), Value());
+  for (auto [j, init] : llvm::enumerate(inits))
+    if (readsInit[j])
+      initViews[j] = view(func.getArgument(arg++));
+  resultViews.clear();
+  for (unsigned r = 0; r < op->getNumResults(); ++r)
+    resultViews.push_back(view(func.getArgument(arg++)));
+  Value element = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kFinishBlock)),
+      kb.threadId());
+  auto guard = scf::IfOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element,
+                            kb.idx(total)),
+      /*withElseRegion=*/false);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  emitCoordinates(element);
+  outIndex.clear();
+  accs.clear();
+  emitInitialAccumulators(element);
+  SmallVector<Value> out;
+  for (auto [j, acc] : llvm::enumerate(accs)) {
+    Value t = arith::ConstantOp::create(b, warp->identities[j]);
+    for (int64_t k = 0; k < c.chunks; ++k) {
+      Value at = arith::AddIOp::create(
+          b, kb.idx((static_cast<int64_t>(j) * c.chunks + k) * total), element);
+      t = combineWith(b, warp->combiners[j], warp->accOperand[j], t,
+                      load(partials, at));
+    }
+    out.push_back(
+        combineWith(b, warp->combiners[j], warp->accOperand[j], acc, t));
+  }
+  emitStores(out);
+  return finish;
+}

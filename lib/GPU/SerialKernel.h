@@ -1,0 +1,145 @@
+//===- SerialKernel.h - The general path's reduction kernels ----*- C++ -*-===//
+//
+// Part of the Sinter project.
+//
+// The kernel builder of linalg generics that reduce or gather
+// (ReductionKernel.cpp: one thread or one warp per output element) and its
+// column form (ColumnReduction.cpp: a block per 32 adjacent output
+// elements, its warps over chunks of the reduction, when the reduced
+// operands are contiguous along the output's innermost dimension -- a
+// bias gradient's sum over the rows). Internal to lib/GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SINTER_LIB_GPU_SERIALKERNEL_H
+#define SINTER_LIB_GPU_SERIALKERNEL_H
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <optional>
+
+namespace sinter::gpu_kernels {
+
+/// A reduction whose points can be split among threads: every result j is
+/// `combiners[j](acc_j, x_j)` where x_j reads no accumulator.
+///
+///   ^bb0(%in: f32, %acc: f32):
+///     %e = math.exp %in : f32
+///     %s = arith.addf %e, %acc : f32      <- the combiner, identity -0.0
+///     linalg.yield %s : f32
+struct WarpReduction {
+  llvm::SmallVector<mlir::Operation *> combiners;
+  llvm::SmallVector<mlir::TypedAttr> identities;
+  /// Which operand of each combiner is the accumulator.
+  llvm::SmallVector<unsigned> accOperand;
+};
+
+/// How the column form splits a reduction (ColumnReduction.cpp): `groups`
+/// blocks of kColumnLanes adjacent output elements times `chunks` chunks of
+/// `chunkLen` reduction points; with more than one chunk the blocks write
+/// f32 partial results into `partials` ([results][chunks][elements]) and a
+/// second kernel combines them.
+struct ColumnSplit {
+  int64_t groups = 1, chunks = 1, chunkLen = 1;
+  mlir::Value partials;
+};
+
+/// The serial (or warp-per-element, or column) kernel of one generic, built
+/// in steps: what the kernel takes (plan), then its body (emit).
+class SerialKernel {
+public:
+  SerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module)
+      : op(op), module(module), body(op.getRegion().front()),
+        b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {}
+  /// Which inits and captured values the kernel reads, its operands and its
+  /// launch shape; fails (with a diagnostic) on what a kernel cannot take.
+  mlir::LogicalResult plan();
+  /// Creates the kernel `name` (and, for a column split into chunks, the
+  /// kernel `name`_1 that combines them) and emits its body.
+  llvm::SmallVector<KernelLaunch, 1> emit(llvm::StringRef name);
+
+private:
+  mlir::LogicalResult planInits();
+  mlir::LogicalResult planCaptures();
+  void planOperands();
+  // The column form (ColumnReduction.cpp).
+  bool planColumns();
+  KernelLaunch emitColumnChunks(llvm::StringRef name);
+  llvm::SmallVector<mlir::Value> emitColumnLoop(mlir::Value start,
+                                                mlir::Value end);
+  llvm::SmallVector<mlir::Value>
+  emitAcrossWarps(llvm::ArrayRef<mlir::Value> partial, mlir::Value smem,
+                  mlir::Value warpId, mlir::Value laneId);
+  KernelLaunch emitColumnFinish(llvm::StringRef name);
+  // Emission, in order.
+  void emitViews();
+  void emitCaptures();
+  mlir::Value emitThreadIndex();
+  void emitCoordinates(mlir::Value element);
+  void emitInitialAccumulators(mlir::Value element);
+  llvm::SmallVector<mlir::Value> emitRegion(mlir::ValueRange current);
+  llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
+                                                 mlir::ValueRange current);
+  llvm::SmallVector<mlir::Value> emitWarpLoop();
+  void emitStores(llvm::ArrayRef<mlir::Value> results);
+  // f16/bf16 values live in f32 inside the kernel.
+  mlir::Value promoted(mlir::Value v);
+  mlir::Value promotedConstant(mlir::TypedAttr attr);
+  // 1-D views of the buffers (rank-0 buffers are read without an index).
+  mlir::Value view(mlir::Value memref);
+  mlir::Value load(mlir::Value mem, mlir::Value index);
+  void store(mlir::Value v, mlir::Value mem, mlir::Value index);
+
+  mlir::linalg::GenericOp op;
+  mlir::gpu::GPUModuleOp module;
+  mlir::Block &body;
+  mlir::ImplicitLocOpBuilder b;
+  KernelBuilder kb;
+  mlir::Type f32;
+  // The plan.
+  llvm::SmallVector<int64_t> ranges;
+  llvm::SmallVector<unsigned> reductionDims;
+  int64_t trips = 1; // iterations of the reduction loops
+  llvm::SmallVector<mlir::OpOperand *> inits;
+  llvm::SmallVector<mlir::TypedAttr> initConstants;
+  llvm::SmallVector<bool> readsInit;
+  llvm::SetVector<mlir::Value> captured;
+  llvm::SmallVector<mlir::Value> capturedArgs, inputs;
+  llvm::SmallVector<int64_t> inputArg;
+  llvm::SmallVector<unsigned> initArg;
+  unsigned firstCaptured = 0, firstResult = 0;
+  int64_t total = 0, lanes = 1;
+  std::optional<WarpReduction> warp;
+  std::optional<ColumnSplit> column;
+  KernelLaunch launch;
+  // The kernel under construction.
+  mlir::gpu::GPUFuncOp func;
+  llvm::SmallVector<mlir::Value> inputViews, initViews, resultViews;
+  mlir::IRMapping captures;
+  mlir::Value lane;
+  llvm::SmallVector<mlir::Value> iv, outIndex, accs;
+};
+
+/// The identity of `combiner` in the type `t` the kernel carries its
+/// accumulator in (f32, also for f16/bf16); null when the kernel does not
+/// split reductions of this combiner (integer and f64 reductions, and
+/// products, stay serial).
+mlir::TypedAttr identityOf(mlir::Operation *combiner, mlir::Type t);
+/// The split of `op`'s reduction when its combiners allow one (at least
+/// `minTrips` points).
+std::optional<WarpReduction> matchSplitReduction(mlir::linalg::GenericOp op,
+                                                 int64_t trips,
+                                                 int64_t minTrips);
+/// `combiner` applied to the accumulator `acc` and `x`.
+mlir::Value combineWith(mlir::ImplicitLocOpBuilder &b,
+                        mlir::Operation *combiner, unsigned accOperand,
+                        mlir::Value acc, mlir::Value x);
+
+} // namespace sinter::gpu_kernels
+
+#endif // SINTER_LIB_GPU_SERIALKERNEL_H
