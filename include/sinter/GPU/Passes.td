@@ -243,8 +243,15 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     result is rounded to its storage type once (a bf16 sum or matmul
     accumulates in f32); an explicit `arith.truncf` in the region still
     rounds where it is written; f32, f64 and integer regions run exactly as
-    written. This path is for correctness, not speed: a thread reads its
-    whole reduction alone.
+    written. Long sums and maxes split their points: over the trailing axis
+    a warp per output element (lanes combined by shuffles); over a leading
+    axis, when every operand is contiguous along the output's innermost
+    dimension (a bias gradient summed over the rows), the column form -- a
+    block per 32 adjacent outputs whose 8 warps read chunks of the rows
+    with coalesced loads, their partials combined in shared memory and,
+    for long columns, across chunks by a second launch `reduce_N_1`, in a
+    fixed order. Other reductions are for correctness, not speed: a thread
+    reads its whole reduction alone.
 
     Model state across calls (`ml_program.global`, torch-mlir's RNG seed in
     train mode) lives in a mutable, 16-byte aligned `memref.global
