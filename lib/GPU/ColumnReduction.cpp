@@ -94,8 +94,8 @@ bool SerialKernel::planColumns() {
   int64_t perChunk = kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
   int64_t chunks = std::clamp<int64_t>(
       llvm::divideCeil(kColumnTargetBlocks, c.groups), 1,
-      std::max<int64_t>(1, std::min<int64_t>(kColumnMaxChunks,
-                                             trips / perChunk)));
+      std::max<int64_t>(1,
+                        std::min<int64_t>(kColumnMaxChunks, trips / perChunk)));
   c.chunkLen = llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
   c.chunks = llvm::divideCeil(trips, c.chunkLen);
   if (c.chunks > 1) {
@@ -189,8 +189,8 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   Value chunk = arith::DivUIOp::create(b, kb.blockId(), kb.idx(c.groups));
   Value element = arith::AddIOp::create(
       b, arith::MulIOp::create(b, group, kb.idx(kColumnLanes)), laneId);
-  Value inRange =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element, kb.idx(total));
+  Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element,
+                                        kb.idx(total));
   // Lanes past the last element read the last one and store nothing: every
   // thread reaches the barrier.
   emitCoordinates(
@@ -220,8 +220,8 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   emitInitialAccumulators(element);
   SmallVector<Value> out;
   for (auto [j, t] : llvm::enumerate(totals))
-    out.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
-                              accs[j], t));
+    out.push_back(
+        combineWith(b, warp->combiners[j], warp->accOperand[j], accs[j], t));
   emitStores(out);
   return launch;
 }
@@ -253,11 +253,11 @@ KernelLaunch SerialKernel::emitColumnFinish(StringRef name) {
   Value element = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kFinishBlock)),
       kb.threadId());
-  auto guard = scf::IfOp::create(
-      b,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element,
-                            kb.idx(total)),
-      /*withElseRegion=*/false);
+  auto guard =
+      scf::IfOp::create(b,
+                        arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                              element, kb.idx(total)),
+                        /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
   emitCoordinates(element);
   outIndex.clear();

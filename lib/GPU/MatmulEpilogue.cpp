@@ -254,8 +254,8 @@ void gpu_kernels::roundBiasOnce(ModuleOp module) {
       return;
     auto trunc = dyn_cast<arith::TruncFOp>(*ops.begin());
     auto add = dyn_cast<arith::AddFOp>(*std::next(ops.begin()));
-    if (!trunc || !add || trunc.getIn() != x || !isNarrowerThanF32(c.getType()) ||
-        trunc.getType() != c.getType() ||
+    if (!trunc || !add || trunc.getIn() != x ||
+        !isNarrowerThanF32(c.getType()) || trunc.getType() != c.getType() ||
         !llvm::is_contained(add->getOperands(), trunc.getResult()) ||
         !llvm::is_contained(add->getOperands(), Value(c)) ||
         body.getTerminator()->getOperand(0) != add.getResult())
@@ -269,7 +269,8 @@ void gpu_kernels::roundBiasOnce(ModuleOp module) {
     auto trunc = cast<arith::TruncFOp>(body.front());
     Location loc = add.getLoc();
     OpBuilder b(yield);
-    Value c32 = arith::ExtFOp::create(b, loc, b.getF32Type(), body.getArgument(1));
+    Value c32 =
+        arith::ExtFOp::create(b, loc, b.getF32Type(), body.getArgument(1));
     Value sum = arith::AddFOp::create(b, loc, body.getArgument(0), c32,
                                       add.getFastmathAttr());
     Value rounded = arith::TruncFOp::create(b, loc, trunc.getType(), sum);

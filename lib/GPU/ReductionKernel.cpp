@@ -247,7 +247,6 @@ TypedAttr sinter::gpu_kernels::identityOf(Operation *combiner, Type t) {
   return {};
 }
 
-
 std::optional<WarpReduction>
 sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
                                          int64_t minTrips) {
@@ -288,9 +287,8 @@ sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
 }
 
 Value sinter::gpu_kernels::combineWith(ImplicitLocOpBuilder &b,
-                                       Operation *combiner,
-                                       unsigned accOperand, Value acc,
-                                       Value x) {
+                                       Operation *combiner, unsigned accOperand,
+                                       Value acc, Value x) {
   OperationState state(b.getLoc(), combiner->getName());
   state.addOperands(accOperand == 0 ? ValueRange{acc, x} : ValueRange{x, acc});
   state.addTypes(acc.getType());
@@ -311,7 +309,6 @@ static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
   }
   return partial;
 }
-
 
 LogicalResult SerialKernel::plan() {
   ranges = op.getStaticLoopRanges();
@@ -427,7 +424,7 @@ Value SerialKernel::promotedConstant(TypedAttr attr) {
 
 Value SerialKernel::view(Value memref) {
   return cast<MemRefType>(memref.getType()).getRank() == 0 ? memref
-                                                            : kb.flatten(memref);
+                                                           : kb.flatten(memref);
 }
 
 Value SerialKernel::load(Value mem, Value index) {
@@ -458,8 +455,7 @@ SmallVector<KernelLaunch, 1> SerialKernel::emit(StringRef name) {
   Value element = emitThreadIndex();
   emitCoordinates(element);
   emitInitialAccumulators(element);
-  SmallVector<Value> results =
-      warp ? emitWarpLoop() : emitSerialLoops(0, accs);
+  SmallVector<Value> results = warp ? emitWarpLoop() : emitSerialLoops(0, accs);
   emitStores(results);
   return {launch};
 }
@@ -636,7 +632,8 @@ SmallVector<Value> SerialKernel::emitSerialLoops(unsigned level,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   iv[d] = loop.getInductionVar();
-  SmallVector<Value> next = emitSerialLoops(level + 1, loop.getRegionIterArgs());
+  SmallVector<Value> next =
+      emitSerialLoops(level + 1, loop.getRegionIterArgs());
   scf::YieldOp::create(b, next);
   return SmallVector<Value>(loop.getResults());
 }
@@ -663,8 +660,8 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   SmallVector<Value> results;
   for (auto [j, v] : llvm::enumerate(loop.getResults())) {
     Value sum = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
-    results.push_back(combineWith(b, warp->combiners[j], warp->accOperand[j],
-                                  accs[j], sum));
+    results.push_back(
+        combineWith(b, warp->combiners[j], warp->accOperand[j], accs[j], sum));
   }
   auto first = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
@@ -684,8 +681,7 @@ void SerialKernel::emitStores(ArrayRef<Value> results) {
   }
 }
 
-FailureOr<SmallVector<KernelLaunch, 1>>
-sinter::gpu_kernels::buildSerialKernel(
+FailureOr<SmallVector<KernelLaunch, 1>> sinter::gpu_kernels::buildSerialKernel(
     linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
   if (failed(checkSerialKernel(op)))
     return failure();

@@ -634,7 +634,8 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
     Value dy = reshapeTo(builder, loc, throughWidening(m->dy->value), shape);
     Value x = widenTo(builder, loc, reshapeTo(builder, loc, m->x->value, shape),
                       element);
-    auto dyType = dyn_cast_or_null<RankedTensorType>(dy ? dy.getType() : Type());
+    auto dyType =
+        dyn_cast_or_null<RankedTensorType>(dy ? dy.getType() : Type());
     Value rstd =
         reshapeTo(builder, loc, m->rstd->value, shape.take_front(lead));
     Value mean = m->rms ? rstd
@@ -642,8 +643,8 @@ int sinter::raiseNormBackwards(ArrayRef<Operation *> candidates,
                                     shape.take_front(lead));
     if (!dy || !x || !mean || !rstd || !dyType ||
         dyType.getShape() != type.getShape() ||
-        !isa<FloatType>(dyType.getElementType()) ||
-        x.getType() != type || mean.getType() != rstd.getType() ||
+        !isa<FloatType>(dyType.getElementType()) || x.getType() != type ||
+        mean.getType() != rstd.getType() ||
         !cast<RankedTensorType>(rstd.getType()).getElementType().isF32()) {
       reportNearMiss(op, pattern,
                      "dy, x and dx differ in shape, x and dx in type, or "
