@@ -630,3 +630,20 @@ Value sinter::match::mapElements(
              })
       .getResult(0);
 }
+
+Value sinter::match::widenedSource(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumReductionLoops() != 0 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  Block *body = g.getBody();
+  if (body->getOperations().size() != 2)
+    return {};
+  auto ext = dyn_cast<arith::ExtFOp>(body->front());
+  if (!ext || ext.getIn() != body->getArgument(0) ||
+      body->getTerminator()->getOperand(0) != ext.getResult())
+    return {};
+  return g.getDpsInputs()[0];
+}

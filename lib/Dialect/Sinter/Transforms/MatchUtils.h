@@ -175,6 +175,12 @@ bool hasValidReassociation(mlir::Operation *op);
 /// `op`'s ancestor in `block` (or null).
 mlir::Operation *ancestorIn(mlir::Block *block, mlir::Operation *op);
 
+/// The narrower float tensor that `v` is the exact widening of: `v` is an
+/// elementwise linalg.generic with identity maps whose body only extends
+/// its one input (arith.extf), as torch-mlir lowers a `_to_copy` to f32;
+/// null otherwise.
+mlir::Value widenedSource(mlir::Value v);
+
 /// A new tensor of `input`'s shape and element type `elt`, each element
 /// `fn` of `input`'s: an all-parallel linalg.generic with identity maps
 /// (a cast, a select of a boolean mask, a copy).

@@ -237,20 +237,9 @@ struct ContractNarrowOperands : OpInterfaceRewritePattern<linalg::LinalgOp> {
   /// The narrow source of `v` when `v` is an elementwise generic that only
   /// extends a float tensor to `wide` (identity maps).
   static Value narrowSourceOf(Value v, Type wide) {
-    auto g = v.getDefiningOp<linalg::GenericOp>();
-    if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-        g.getNumReductionLoops() != 0 ||
-        !llvm::all_of(g.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }))
-      return {};
-    Block *body = g.getBlock();
-    if (body->getOperations().size() != 2)
-      return {};
-    auto ext = dyn_cast<arith::ExtFOp>(body->front());
-    if (!ext || ext.getIn() != body->getArgument(0) || ext.getType() != wide ||
-        body->getTerminator()->getOperand(0) != ext.getResult())
-      return {};
-    return g.getDpsInputs()[0];
+    return getElementTypeOrSelf(v.getType()) == wide
+               ? sinter::match::widenedSource(v)
+               : Value();
   }
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,

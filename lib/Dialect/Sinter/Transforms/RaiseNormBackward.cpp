@@ -511,22 +511,11 @@ static Value widenTo(OpBuilder &b, Location loc, Value v, Type to) {
   });
 }
 
-/// The tensor `v` widens exactly, when it is an elementwise linalg.generic
-/// that only extends its one input to a wider float (AOTAutograd's bf16 dy
-/// summed in f32 for a bias gradient); else `v`.
+/// The narrow tensor `v` widens exactly (AOTAutograd's bf16 dy summed in
+/// f32 for a bias gradient), else `v`.
 static Value throughWidening(Value v) {
-  auto g = v.getDefiningOp<linalg::GenericOp>();
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-      g.getNumReductionLoops() != 0 ||
-      !llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return v;
-  Block *body = g.getBody();
-  auto ext = dyn_cast<arith::ExtFOp>(body->front());
-  if (!ext || ext.getIn() != body->getArgument(0) ||
-      body->getTerminator()->getOperand(0) != ext.getResult())
-    return v;
-  return g.getDpsInputOperand(0)->get();
+  Value narrow = widenedSource(v);
+  return narrow ? narrow : v;
 }
 
 /// The tensor a column sum adds up, when `op` is one: a linalg.generic
