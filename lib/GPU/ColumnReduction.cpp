@@ -50,8 +50,9 @@ static constexpr int64_t kColumnWarps = 8;
 static constexpr int64_t kColumnUnroll = 4;
 /// Reductions at least this long take the column form.
 static constexpr int64_t kColumnMinTrips = 64;
-/// Blocks the chunks are cut for: about four per SM of a 132-SM Hopper.
-static constexpr int64_t kColumnTargetBlocks = 512;
+/// Blocks per SM the chunks are cut for (the grid aims at this many blocks
+/// on each of the chip's SMs: loads in flight on all of them).
+static constexpr int64_t kColumnBlocksPerSM = 4;
 /// Chunks at most (the finishing kernel reads them unrolled).
 static constexpr int64_t kColumnMaxChunks = 16;
 /// Loop trips a warp makes at least before the rows are cut into chunks
@@ -61,9 +62,9 @@ static constexpr int64_t kColumnMinWarpTrips = 4;
 static constexpr int64_t kFinishBlock = 256;
 
 bool SerialKernel::planColumns() {
-  std::optional<WarpReduction> split =
+  std::optional<SplitReduction> points =
       matchSplitReduction(op, trips, kColumnMinTrips);
-  if (!split || inits.empty())
+  if (!points || inits.empty())
     return false;
   // Every result is stored at the first's index; the output's innermost
   // dimension is a loop that some input reads contiguously and no input
@@ -93,7 +94,7 @@ bool SerialKernel::planColumns() {
   c.groups = llvm::divideCeil(total, kColumnLanes);
   int64_t perChunk = kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
   int64_t chunks = std::clamp<int64_t>(
-      llvm::divideCeil(kColumnTargetBlocks, c.groups), 1,
+      llvm::divideCeil(kColumnBlocksPerSM * smCount, c.groups), 1,
       std::max<int64_t>(1,
                         std::min<int64_t>(kColumnMaxChunks, trips / perChunk)));
   c.chunkLen = llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
@@ -105,7 +106,7 @@ bool SerialKernel::planColumns() {
                                          ob.getF32Type());
     launch.results.assign({c.partials});
   }
-  warp = std::move(split);
+  split = std::move(points);
   launch.block = kColumnLanes * kColumnWarps;
   launch.grid = c.groups * c.chunks;
   column = c;
@@ -116,7 +117,7 @@ SmallVector<Value> SerialKernel::emitColumnLoop(Value start, Value end) {
   // The warp's points start, start + W, ... < end, kColumnUnroll a trip; a
   // point past the end re-reads the trip's first and keeps the accumulator.
   SmallVector<Value> init;
-  for (TypedAttr identity : warp->identities)
+  for (TypedAttr identity : split->identities)
     init.push_back(arith::ConstantOp::create(b, identity));
   auto loop = scf::ForOp::create(b, start, end,
                                  kb.idx(kColumnWarps * kColumnUnroll), init);
@@ -157,11 +158,11 @@ SmallVector<Value> SerialKernel::emitAcrossWarps(ArrayRef<Value> partial,
   gpu::BarrierOp::create(b);
   SmallVector<Value> totals;
   for (auto [j, p] : llvm::enumerate(partial)) {
-    Value t = arith::ConstantOp::create(b, warp->identities[j]);
+    Value t = arith::ConstantOp::create(b, split->identities[j]);
     for (int64_t w = 0; w < kColumnWarps; ++w) {
       Value x = memref::LoadOp::create(
           b, smem, ValueRange{slot(static_cast<int64_t>(j), kb.idx(w))});
-      t = combineWith(b, warp->combiners[j], warp->accOperand[j], t, x);
+      t = combineWith(b, split->combiners[j], split->accOperand[j], t, x);
     }
     totals.push_back(t);
   }
@@ -221,7 +222,7 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   SmallVector<Value> out;
   for (auto [j, t] : llvm::enumerate(totals))
     out.push_back(
-        combineWith(b, warp->combiners[j], warp->accOperand[j], accs[j], t));
+        combineWith(b, split->combiners[j], split->accOperand[j], accs[j], t));
   emitStores(out);
   return launch;
 }
@@ -265,15 +266,15 @@ KernelLaunch SerialKernel::emitColumnFinish(StringRef name) {
   emitInitialAccumulators(element);
   SmallVector<Value> out;
   for (auto [j, acc] : llvm::enumerate(accs)) {
-    Value t = arith::ConstantOp::create(b, warp->identities[j]);
+    Value t = arith::ConstantOp::create(b, split->identities[j]);
     for (int64_t k = 0; k < c.chunks; ++k) {
       Value at = arith::AddIOp::create(
           b, kb.idx((static_cast<int64_t>(j) * c.chunks + k) * total), element);
-      t = combineWith(b, warp->combiners[j], warp->accOperand[j], t,
+      t = combineWith(b, split->combiners[j], split->accOperand[j], t,
                       load(partials, at));
     }
     out.push_back(
-        combineWith(b, warp->combiners[j], warp->accOperand[j], acc, t));
+        combineWith(b, split->combiners[j], split->accOperand[j], acc, t));
   }
   emitStores(out);
   return finish;

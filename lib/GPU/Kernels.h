@@ -372,11 +372,11 @@ buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
 /// Operands must be read through projected permutations, and output maps
 /// must index exactly the parallel loops. A reduction whose operands are
 /// contiguous along the output's innermost dimension (a column sum) takes
-/// the column form instead: two launches when its rows are split into
-/// chunks (SerialKernel.h).
+/// the column form instead, its grid sized for `smCount` SMs: two
+/// launches when its rows are split into chunks (SerialKernel.h).
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildSerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module,
-                  llvm::StringRef name);
+                  llvm::StringRef name, int64_t smCount);
 /// Checks that the serial kernel can run `op` (a generic, or a named op
 /// before it is generalized, so that errors name it); emits a located error
 /// otherwise.

@@ -270,7 +270,7 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
-      return buildSerialKernel(generic, module, name);
+      return buildSerialKernel(generic, module, name, smCountOf(tuning));
     // Inputs, plus the inits whose values the body reads. A sliced input
     // is read in place: its source at the slice's offsets.
     SmallVector<Value> inputs(generic.getDpsInputs());

@@ -227,11 +227,15 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
 }
 
 /// Reductions at least this long take a warp per output element.
-static constexpr int64_t kWarpReductionMinTrips = 256;
+static constexpr int64_t kSplitReductionMinTrips = 256;
 /// Lanes of the warp that reduces one output element.
 static constexpr int64_t kLanes = kWarpSize;
 
-TypedAttr sinter::gpu_kernels::identityOf(Operation *combiner, Type t) {
+/// The identity of `combiner` in the type `t` the kernel carries its
+/// accumulator in (f32, also for f16/bf16); null when the kernel does not
+/// split reductions of this combiner (integer and f64 reductions, and
+/// products, stay serial).
+static TypedAttr identityOf(Operation *combiner, Type t) {
   if (!t.isF32())
     return {};
   Builder b(combiner->getContext());
@@ -247,7 +251,7 @@ TypedAttr sinter::gpu_kernels::identityOf(Operation *combiner, Type t) {
   return {};
 }
 
-std::optional<WarpReduction>
+std::optional<SplitReduction>
 sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
                                          int64_t minTrips) {
   if (trips < minTrips)
@@ -261,7 +265,7 @@ sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
     if (llvm::any_of(bodyOp.getOperands(),
                      [&](Value v) { return fromAcc.contains(v); }))
       fromAcc.insert(bodyOp.result_begin(), bodyOp.result_end());
-  WarpReduction w;
+  SplitReduction w;
   for (unsigned j = 0; j < op.getNumDpsInits(); ++j) {
     SmallVector<Operation *> combiners;
     if (!matchReduction(op.getRegionOutputArgs(), j, combiners) ||
@@ -327,8 +331,8 @@ LogicalResult SerialKernel::plan() {
   // other long ones a warp per output element.
   if (planColumns())
     return success();
-  warp = matchSplitReduction(op, trips, kWarpReductionMinTrips);
-  lanes = warp ? kLanes : 1;
+  split = matchSplitReduction(op, trips, kSplitReductionMinTrips);
+  lanes = split ? kLanes : 1;
   launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
   launch.grid =
       std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
@@ -455,7 +459,8 @@ SmallVector<KernelLaunch, 1> SerialKernel::emit(StringRef name) {
   Value element = emitThreadIndex();
   emitCoordinates(element);
   emitInitialAccumulators(element);
-  SmallVector<Value> results = warp ? emitWarpLoop() : emitSerialLoops(0, accs);
+  SmallVector<Value> results =
+      split ? emitWarpLoop() : emitSerialLoops(0, accs);
   emitStores(results);
   return {launch};
 }
@@ -502,7 +507,7 @@ Value SerialKernel::emitThreadIndex() {
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
-  if (warp) {
+  if (split) {
     lane = arith::RemUIOp::create(b, tid, kb.idx(kLanes));
     tid = arith::DivUIOp::create(b, tid, kb.idx(kLanes));
   }
@@ -643,7 +648,7 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   // innermost loop fastest) from the identities; then the warp's total,
   // then the init; lane 0 stores (the builder is left in its branch).
   SmallVector<Value> partial;
-  for (TypedAttr identity : warp->identities)
+  for (TypedAttr identity : split->identities)
     partial.push_back(arith::ConstantOp::create(b, identity));
   auto loop =
       scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes), partial);
@@ -659,9 +664,9 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   }
   SmallVector<Value> results;
   for (auto [j, v] : llvm::enumerate(loop.getResults())) {
-    Value sum = warpTotal(b, warp->combiners[j], warp->accOperand[j], v);
-    results.push_back(
-        combineWith(b, warp->combiners[j], warp->accOperand[j], accs[j], sum));
+    Value sum = warpTotal(b, split->combiners[j], split->accOperand[j], v);
+    results.push_back(combineWith(b, split->combiners[j], split->accOperand[j],
+                                  accs[j], sum));
   }
   auto first = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
@@ -681,11 +686,13 @@ void SerialKernel::emitStores(ArrayRef<Value> results) {
   }
 }
 
-FailureOr<SmallVector<KernelLaunch, 1>> sinter::gpu_kernels::buildSerialKernel(
-    linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name) {
+FailureOr<SmallVector<KernelLaunch, 1>>
+sinter::gpu_kernels::buildSerialKernel(linalg::GenericOp op,
+                                       gpu::GPUModuleOp module, StringRef name,
+                                       int64_t smCount) {
   if (failed(checkSerialKernel(op)))
     return failure();
-  SerialKernel kernel(op, module);
+  SerialKernel kernel(op, module, smCount);
   if (failed(kernel.plan()))
     return failure();
   return kernel.emit(name);

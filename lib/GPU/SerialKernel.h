@@ -25,14 +25,15 @@
 
 namespace sinter::gpu_kernels {
 
-/// A reduction whose points can be split among threads: every result j is
+/// A reduction whose points can be split among threads (a warp per output
+/// element, or the column form's warps and chunks): every result j is
 /// `combiners[j](acc_j, x_j)` where x_j reads no accumulator.
 ///
 ///   ^bb0(%in: f32, %acc: f32):
 ///     %e = math.exp %in : f32
 ///     %s = arith.addf %e, %acc : f32      <- the combiner, identity -0.0
 ///     linalg.yield %s : f32
-struct WarpReduction {
+struct SplitReduction {
   llvm::SmallVector<mlir::Operation *> combiners;
   llvm::SmallVector<mlir::TypedAttr> identities;
   /// Which operand of each combiner is the accumulator.
@@ -53,8 +54,11 @@ struct ColumnSplit {
 /// in steps: what the kernel takes (plan), then its body (emit).
 class SerialKernel {
 public:
-  SerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module)
-      : op(op), module(module), body(op.getRegion().front()),
+  /// `smCount`: the target chip's SMs (the column form sizes its grid by
+  /// them).
+  SerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module,
+               int64_t smCount)
+      : op(op), module(module), smCount(smCount), body(op.getRegion().front()),
         b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {}
   /// Which inits and captured values the kernel reads, its operands and its
   /// launch shape; fails (with a diagnostic) on what a kernel cannot take.
@@ -97,6 +101,7 @@ private:
 
   mlir::linalg::GenericOp op;
   mlir::gpu::GPUModuleOp module;
+  int64_t smCount;
   mlir::Block &body;
   mlir::ImplicitLocOpBuilder b;
   KernelBuilder kb;
@@ -114,7 +119,9 @@ private:
   llvm::SmallVector<unsigned> initArg;
   unsigned firstCaptured = 0, firstResult = 0;
   int64_t total = 0, lanes = 1;
-  std::optional<WarpReduction> warp;
+  /// How the reduction's points are split (warp-per-element or column
+  /// form), when they are.
+  std::optional<SplitReduction> split;
   std::optional<ColumnSplit> column;
   KernelLaunch launch;
   // The kernel under construction.
@@ -125,16 +132,12 @@ private:
   llvm::SmallVector<mlir::Value> iv, outIndex, accs;
 };
 
-/// The identity of `combiner` in the type `t` the kernel carries its
-/// accumulator in (f32, also for f16/bf16); null when the kernel does not
-/// split reductions of this combiner (integer and f64 reductions, and
-/// products, stay serial).
-mlir::TypedAttr identityOf(mlir::Operation *combiner, mlir::Type t);
 /// The split of `op`'s reduction when its combiners allow one (at least
-/// `minTrips` points).
-std::optional<WarpReduction> matchSplitReduction(mlir::linalg::GenericOp op,
-                                                 int64_t trips,
-                                                 int64_t minTrips);
+/// `minTrips` points): sums and maxes carried in f32 (integer and f64
+/// reductions, and products, stay serial).
+std::optional<SplitReduction> matchSplitReduction(mlir::linalg::GenericOp op,
+                                                  int64_t trips,
+                                                  int64_t minTrips);
 /// `combiner` applied to the accumulator `acc` and `x`.
 mlir::Value combineWith(mlir::ImplicitLocOpBuilder &b,
                         mlir::Operation *combiner, unsigned accOperand,
