@@ -21,11 +21,15 @@ machines without a compiler: every partition of the forward and backward
 graphs is imported with torch-mlir and compiled for the H200 into CACHE,
 indexed by its FX graph (devices elided), and the attention and AdamW
 programs are compiled too; `run` there loads them (a partition whose graph
-differs runs in torch, logged). `--autocast bf16` traces under the CPU's
-bf16 autocast, whose graphs for this model are CUDA's as long as attention
-and cross-entropy are Sinter's ops (the lists of ops the two autocasts
-cast differ elsewhere). (Tracing on meta tensors gives other graphs than a
-real device: some decompositions depend on the device.)
+differs runs in torch, logged). In f32 the CPU's graphs are CUDA's; under
+`--autocast bf16` they are not (CUDA's autocast runs GELU's pow in f32,
+the CPU's in bf16: measured 2026-12-06, every partition missed), so for
+bf16 `aot` compiles AdamW's programs and the graphs come from the GPU:
+`run` there with SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=DIR writes the
+partitions the cache lacks, `python -m sinter.torch.export DIR` here
+(SINTER_CACHE_DIR=CACHE) compiles them, and the next `run` finds them.
+(Tracing on meta tensors gives other graphs than a real device: some
+decompositions depend on the device.)
 """
 
 import argparse
@@ -121,9 +125,8 @@ def aot(cache, batch, seq, layers, autocast=None):
     idx = torch.zeros(batch, seq, dtype=torch.long)
     targets = torch.zeros(batch, seq, dtype=torch.long)
     compiled = torch.compile(model, backend="sinter", dynamic=False)
-    # bf16 autocast traced on the CPU: with attention and cross-entropy
-    # Sinter's own ops, this model's graphs are the ones CUDA's autocast
-    # gives (the GPU run finds them by FX key or says which it did not).
+    # bf16 autocast traced on the CPU: not CUDA's graphs (see above: the
+    # GPU exports its own); AdamW's programs are the same either way.
     with torch.autocast("cpu", dtype=torch.bfloat16,
                         enabled=autocast is not None):
         loss = compiled(idx, targets)
