@@ -58,8 +58,6 @@ static constexpr int64_t kColumnMaxChunks = 16;
 /// Loop trips a warp makes at least before the rows are cut into chunks
 /// (a short reduction is one launch).
 static constexpr int64_t kColumnMinWarpTrips = 4;
-/// Threads per block of the finishing kernel.
-static constexpr int64_t kFinishBlock = 256;
 
 bool SerialKernel::planColumns() {
   std::optional<SplitReduction> points =
@@ -237,8 +235,8 @@ KernelLaunch SerialKernel::emitColumnFinish(StringRef name) {
     if (readsInit[j])
       finish.operands.push_back(init->get());
   finish.results.assign(op->result_begin(), op->result_end());
-  finish.block = kFinishBlock;
-  finish.grid = llvm::divideCeil(total, kFinishBlock);
+  finish.block = kSerialBlock;
+  finish.grid = llvm::divideCeil(total, kSerialBlock);
   func = createKernel(b, module, name, bufferTypes(finish), finish.block);
   finish.kernel = func;
   b.setInsertionPointToStart(&func.getBody().front());
@@ -252,7 +250,7 @@ KernelLaunch SerialKernel::emitColumnFinish(StringRef name) {
   for (unsigned r = 0; r < op->getNumResults(); ++r)
     resultViews.push_back(view(func.getArgument(arg++)));
   Value element = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kFinishBlock)),
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kSerialBlock)),
       kb.threadId());
   auto guard =
       scf::IfOp::create(b,

@@ -60,8 +60,6 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-static constexpr int64_t kBlock = 256;
-
 static bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
 
 /// Element types the serial kernel loads and stores.
@@ -333,7 +331,7 @@ LogicalResult SerialKernel::plan() {
     return success();
   split = matchSplitReduction(op, trips, kSplitReductionMinTrips);
   lanes = split ? kLanes : 1;
-  launch.block = std::clamp<int64_t>(total * lanes, 1, kBlock);
+  launch.block = std::clamp<int64_t>(total * lanes, 1, kSerialBlock);
   launch.grid =
       std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
   return success();

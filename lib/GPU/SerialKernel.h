@@ -25,6 +25,10 @@
 
 namespace sinter::gpu_kernels {
 
+/// Threads per block of the serial kernel and of the column form's
+/// finishing kernel.
+inline constexpr int64_t kSerialBlock = 256;
+
 /// A reduction whose points can be split among threads (a warp per output
 /// element, or the column form's warps and chunks): every result j is
 /// `combiners[j](acc_j, x_j)` where x_j reads no accumulator.

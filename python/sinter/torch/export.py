@@ -57,8 +57,7 @@ def _target_name(target):
     "sinter.attention_forward.default") or a Python function
     ("operator.getitem")."""
     if isinstance(target, torch._ops.OpOverload):
-        return "%s.%s" % (target.namespace, target._opname) + (
-            ".%s" % target._overloadname)
+        return str(target)
     return "%s.%s" % (target.__module__, target.__qualname__)
 
 
