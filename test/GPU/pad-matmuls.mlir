@@ -11,16 +11,17 @@
 // RUN: %python -c "import json,sys; [print(l['m'], l['n'], l['k'], l.get('trans_a', False), l.get('trans_b', False), l['lda'], l['ldb'], l['ldc']) for f in json.load(open(sys.argv[1]))['functions'] for l in f['launches'] if l['kind'] == 'cublas_gemm']" %t/manifest.json | FileCheck %s --check-prefix=MANIFEST
 
 // Logits: x @ W^T. W's rows (768) are aligned; C's (50257 f32) are not:
-// N is padded to 50260 (16-byte rows: 4 f32 elements, 8 bf16 ones).
+// N is padded to 50264: 16-byte rows of 8 bf16 elements, since the f32
+// product rounded to bf16 first is written in bf16 by its epilogue.
 // CHECK-LABEL: func.func @logits
-// CHECK: %[[WP:.*]] = tensor.pad %{{.*}} low[0, 0] high[3, 0]
-// CHECK: tensor<50257x768xbf16> to tensor<50260x768xbf16>
-// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[WP]] : tensor<50260x768xbf16>)
-// CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<64x768xbf16>, tensor<768x50260xbf16>) outs(%{{.*}} : tensor<64x50260xf32>)
+// CHECK: %[[WP:.*]] = tensor.pad %{{.*}} low[0, 0] high[7, 0]
+// CHECK: tensor<50257x768xbf16> to tensor<50264x768xbf16>
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[WP]] : tensor<50264x768xbf16>)
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<64x768xbf16>, tensor<768x50264xbf16>) outs(%{{.*}} : tensor<64x50264xf32>)
 // CHECK: tensor.extract_slice %[[Y]][0, 0] [64, 50257] [1, 1]
 // SMALL-LABEL: func.func @logits
 // SMALL-NOT: tensor.pad
-// MANIFEST: 64 50260 768 False True 768 768 50260
+// MANIFEST: 64 50264 768 False True 768 768 50264
 func.func @logits(%x: tensor<64x768xbf16>, %w: tensor<50257x768xbf16>) -> tensor<64x50257xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<768x50257xbf16>
@@ -71,7 +72,7 @@ func.func @lm_head_backward(%dl: tensor<64x50257xbf16>, %wt: tensor<768x50257xbf
 // MANIFEST: 64 1024 768 False False 768 1024 1024
 // MANIFEST: 16 9 33 False False 33 9 9
 // MANIFEST: 64 50257 768 False False 768 50257 50257
-// MANIFEST: 64 50260 768 False True 768 768 50260
+// MANIFEST: 64 50264 768 False True 768 768 50264
 func.func @left_alone(%x: tensor<64x768xbf16>, %w: tensor<768x1024xbf16>, %a: tensor<16x33xf32>, %b: tensor<33x9xf32>, %v: tensor<768x50257xbf16>, %c0: tensor<64x50257xf32>) -> (tensor<64x1024xf32>, tensor<16x9xf32>, tensor<64x50257xf32>) {
   %zero = arith.constant 0.0 : f32
   %c = tensor.empty() : tensor<64x1024xf32>
@@ -89,8 +90,8 @@ func.func @left_alone(%x: tensor<64x768xbf16>, %w: tensor<768x1024xbf16>, %a: te
 // A transpose in its generic form (TOSA's, or generalized) is padded
 // before it too.
 // CHECK-LABEL: func.func @generic_transpose
-// CHECK: %[[WP:.*]] = tensor.pad %arg1 low[0, 0] high[3, 0]
-// CHECK: linalg.transpose ins(%[[WP]] : tensor<50260x768xbf16>)
+// CHECK: %[[WP:.*]] = tensor.pad %arg1 low[0, 0] high[7, 0]
+// CHECK: linalg.transpose ins(%[[WP]] : tensor<50264x768xbf16>)
 func.func @generic_transpose(%x: tensor<64x768xbf16>, %w: tensor<50257x768xbf16>) -> tensor<64x50257xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<768x50257xbf16>

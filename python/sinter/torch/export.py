@@ -153,7 +153,7 @@ def compile_export(path):
     the node computed (the rebuild changed the graph)."""
     from . import _cache
     from ._import import import_graph
-    from .backend import _fx_key, _plan_outputs
+    from .backend import _dump, _fx_key, _plan_outputs
     record = torch.load(path, weights_only=False)
     if record.get("format") != 1:
         raise ValueError("%s: unknown export format %r" % (
@@ -169,6 +169,7 @@ def compile_export(path):
                          "key %s" % (path, key, record["key"]))
     _plan_outputs(gm)
     ir = import_graph(gm)
+    _dump(key, ir)
     _cache.precompile(ir, record["target"], fusion=True)
     _cache.index_put(key, _cache.key_of(ir, record["target"], True))
     return key
