@@ -87,228 +87,168 @@ sinter::gpu_kernels::buildFusedKernel(FusedOp op, gpu::GPUModuleOp module,
                                 op.getResults(), module, name, tuning);
 }
 
-FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
-    Operation *op, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-    Block &body, ValueRange results, gpu::GPUModuleOp module, StringRef name,
-    const Tuning &tuning, ArrayRef<SmallVector<int64_t>> inputOffsets) {
-  ArrayRef<int64_t> iter =
-      cast<RankedTensorType>(results.front().getType()).getShape();
-  int64_t rank = iter.size();
-  int64_t total = 1;
-  for (int64_t d : iter)
-    total *= d;
-  int64_t inner = rank ? iter.back() : 1;
-  for (Operation &bodyOp : body.without_terminator()) {
-    if (isa<DropoutOp>(bodyOp))
-      continue;
-    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-            bodyOp.getDialect()))
-      return bodyOp.emitOpError(
-          "cannot run inside an elementwise CUDA kernel (only arith and "
-          "math ops can)");
-  }
+namespace {
 
-  // The vector width: one 16-byte access for the narrowest element type,
-  // dividing the innermost extent.
+/// The `width` consecutive elements one thread owns in one unrolled step:
+/// where they lie, and each input's `width` scalars.
+struct Slot {
+  Value valid; // null when always in bounds
+  Value first; // linear index of the slot's first element
+  /// Coordinates of the first element; under a fused pad, outer ones are
+  /// clamped into the source (the lanes past it store the pad value).
+  SmallVector<Value> coords;
+  /// Under a fused pad: whether the slot's outer coordinates lie in the
+  /// source (null: always), and, when the innermost dimension is padded,
+  /// each lane's clamped innermost coordinate and whether it lies inside.
+  Value outerInside;
+  SmallVector<Value> laneInner, laneInside;
+  SmallVector<SmallVector<Value>> lanes; // per input: `width` scalars
+};
+
+/// The vector width: one 16-byte access for the narrowest element type,
+/// dividing the innermost extent.
+int64_t vectorWidth(ValueRange inputs, ValueRange results, int64_t inner) {
   int64_t minBytes = kMaxVectorAccessBytes;
-  auto considerType = [&](Type t) {
-    if (auto rt = dyn_cast<RankedTensorType>(t))
+  for (Value v : llvm::concat<const Value>(inputs, results))
+    if (auto rt = dyn_cast<RankedTensorType>(v.getType()))
       minBytes = std::min<int64_t>(minBytes, storageBytes(rt.getElementType()));
-  };
-  for (Value v : inputs)
-    considerType(v.getType());
-  for (Value v : results)
-    considerType(v.getType());
   int64_t width = kMaxVectorAccessBytes / std::max<int64_t>(minBytes, 1);
   while (width > 1 && inner % width != 0)
     width /= 2;
+  return width;
+}
 
-  // Each thread owns `unroll` vectors, `threads` apart, and issues all their
-  // loads before any arithmetic so that enough bytes are in flight.
-  int64_t nvec = total / width;
-  int64_t unroll = nvec >= 2048 * tuning.fusedVectors
-                       ? std::max<int64_t>(1, tuning.fusedVectors)
-                       : 1;
-  int64_t threads = llvm::divideCeil(nvec, unroll);
-  KernelLaunch launch;
-  launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
-  launch.grid = llvm::divideCeil(threads, launch.block);
-  launch.operands.append(inputs.begin(), inputs.end());
-  launch.results.append(results.begin(), results.end());
+/// Emits one elementwise kernel's per-slot code: locating a slot, loading
+/// its inputs, evaluating the body and storing its results.
+struct ElementwiseEmitter {
+  ImplicitLocOpBuilder &b;
+  KernelBuilder &kb;
+  gpu::GPUFuncOp func;
+  ArrayRef<int64_t> iter;  // the results' shape
+  ArrayRef<int64_t> valid; // where the body runs (iter unless padded)
+  int64_t width;
+  const ElementwisePadding *padding;
 
-  // When every result is bf16 (8 significant bits), tanh may use the
-  // hardware approximation (relative error below 2^-10.9): the rounding to
-  // bf16 dominates. Other result types keep the accurate libdevice tanh.
-  bool fastTanh = llvm::all_of(results, [](Value r) {
-    return cast<RankedTensorType>(r.getType()).getElementType().isBF16();
-  });
+  int64_t rank() const { return iter.size(); }
+  bool innerPadded() const {
+    return padding && rank() > 0 && valid.back() < iter.back();
+  }
 
-  ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
-  gpu::GPUFuncOp func =
-      createKernel(b, module, name, bufferTypes(launch), launch.block);
-  launch.kernel = func;
-  b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(b);
-
-  Value tid = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
-      kb.threadId());
-  int64_t maxTid = launch.grid * launch.block - 1;
-
-  struct Slot {
-    Value valid; // null when always in bounds
-    Value first; // linear index of the slot's first element
-    SmallVector<SmallVector<Value>> lanes; // per input: `width` scalars
-  };
-  SmallVector<Slot> slots(unroll);
-  for (int64_t u = 0; u < unroll; ++u) {
-    Slot &slot = slots[u];
-    Value v = arith::AddIOp::create(b, tid, kb.idx(u * threads));
-    if (maxTid + u * threads >= nvec) {
-      slot.valid =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, kb.idx(nvec));
-      // Out-of-range slots load from element 0 (always in bounds) and
-      // store nothing: no branches around the loads.
-      v = arith::SelectOp::create(b, slot.valid, v, kb.idx(0));
-    }
-    slot.first = arith::MulIOp::create(b, v, kb.idx(width));
-    SmallVector<Value> coords(rank);
+  /// The coordinates of the slot starting at linear element `first`, and
+  /// under a fused pad the masks of the lanes inside its source.
+  void locate(Slot &slot) {
+    slot.coords.assign(rank(), Value());
     Value rem = slot.first;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
+    for (int64_t d = rank() - 1; d >= 0; --d) {
+      slot.coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
       rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
     }
-    for (auto [i, input] : llvm::enumerate(inputs)) {
-      Value arg = func.getArgument(i);
-      auto tensorType = dyn_cast<RankedTensorType>(input.getType());
-      SmallVector<Value> vals;
-      if (!tensorType) {
-        vals.assign(width, arg);
-        slot.lanes.push_back(vals);
+    if (!padding)
+      return;
+    for (int64_t d = 0; d + 1 < rank(); ++d) {
+      if (valid[d] == iter[d])
         continue;
-      }
-      AffineMap map = inputMaps[i];
-      SmallVector<int64_t> strides = stridesOf(tensorType.getShape());
-      Value flat = kb.flatten(arg);
-      // A constant start (a slice's offsets) shifts the whole access.
-      int64_t start = 0;
-      if (i < inputOffsets.size())
-        for (auto [k, off] : llvm::enumerate(inputOffsets[i]))
-          start += off * strides[k];
-      Value index = kb.idx(start);
-      int64_t innerStride = 0; // element stride along the innermost iter dim
-      // A vector access starts at a multiple of `width` elements (aligned)
-      // when the start and the strides of the outer dimensions are
-      // multiples of it; a slice at an odd offset, or of rows of odd
-      // length, is read element by element.
-      bool alignedVectors = start % width == 0;
-      for (auto [k, expr] : llvm::enumerate(map.getResults())) {
-        auto dim = dyn_cast<AffineDimExpr>(expr);
-        if (!dim)
-          continue; // constant 0 on a size-1 dimension
-        unsigned p = dim.getPosition();
-        if (static_cast<int64_t>(p) == rank - 1)
-          innerStride = strides[k];
-        else if (strides[k] % width != 0)
-          alignedVectors = false;
-        index = arith::AddIOp::create(
-            b, index, arith::MulIOp::create(b, coords[p], kb.idx(strides[k])));
-      }
-      Type elt = tensorType.getElementType();
-      if (innerStride == 1 && width > 1 && alignedVectors &&
-          !isBitPackedInVectors(elt)) {
-        auto load = vector::LoadOp::create(b, VectorType::get({width}, elt),
-                                           flat, index);
-        load.setAlignment(
-            std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
-        for (int64_t j = 0; j < width; ++j)
-          vals.push_back(
-              vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
-      } else if (innerStride == 0) {
-        Value val = memref::LoadOp::create(b, flat, ValueRange{index});
-        vals.assign(width, val);
-      } else {
-        for (int64_t j = 0; j < width; ++j) {
-          Value at = arith::AddIOp::create(b, index, kb.idx(j * innerStride));
-          vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
-        }
-      }
-      slot.lanes.push_back(vals);
+      Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                       slot.coords[d], kb.idx(valid[d]));
+      slot.outerInside = slot.outerInside
+                             ? arith::AndIOp::create(b, slot.outerInside, in)
+                             : in;
+      slot.coords[d] =
+          arith::MinUIOp::create(b, slot.coords[d], kb.idx(valid[d] - 1));
+    }
+    if (!innerPadded())
+      return;
+    for (int64_t j = 0; j < width; ++j) {
+      Value c = arith::AddIOp::create(b, slot.coords.back(), kb.idx(j));
+      slot.laneInside.push_back(arith::CmpIOp::create(
+          b, arith::CmpIPredicate::ult, c, kb.idx(valid.back())));
+      slot.laneInner.push_back(
+          arith::MinUIOp::create(b, c, kb.idx(valid.back() - 1)));
     }
   }
 
-  // The body, once per element, then one vector store per result.
-  Operation *yield = body.getTerminator();
-  unsigned firstResultArg = inputs.size();
-  // Constants the body uses from above its region are rematerialized in
-  // the kernel.
-  SmallVector<std::pair<Value, Value>> constantsAbove =
-      cloneConstantsAbove(b, body);
-  for (Slot &slot : slots) {
-    SmallVector<SmallVector<Value>> outs(results.size());
-    // Dropout words of this slot's elements, per seed: one Philox call
-    // draws four consecutive elements (the slot's first element is a
-    // multiple of `width`, so groups of four align with Philox counters).
-    llvm::DenseMap<Value, SmallVector<Value>> wordsBySeed;
-    Value firstI64 = arith::IndexCastOp::create(b, b.getI64Type(), slot.first);
-    auto wordOf = [&](Value seed, int64_t j) -> Value {
-      SmallVector<Value> &words = wordsBySeed[seed];
-      if (words.empty()) {
-        if (width % kPhiloxWords == 0) {
-          Value c0 = arith::ShRUIOp::create(
-              b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), 2));
-          for (int64_t c = 0; c < width / kPhiloxWords; ++c) {
-            Value ctr = arith::AddIOp::create(
-                b, c0, arith::ConstantIntOp::create(b, b.getI64Type(), c));
-            std::array<Value, kPhiloxWords> w =
-                buildPhilox4x32(b, b.getLoc(), ctr, seed);
-            words.append(w.begin(), w.end());
-          }
-        } else {
-          for (int64_t e = 0; e < width; ++e)
-            words.push_back(buildPhiloxWord(
-                b, b.getLoc(),
-                arith::AddIOp::create(
-                    b, firstI64,
-                    arith::ConstantIntOp::create(b, b.getI64Type(), e)),
-                seed));
-        }
+  /// Input `arg`'s `width` scalars for `slot`: a vector when it runs along
+  /// the innermost dimension with aligned rows, one scalar when broadcast
+  /// along it, `width` scalars otherwise (transposed, odd rows, a slice at
+  /// an odd offset, or a padded innermost dimension).
+  SmallVector<Value> loadInput(Slot &slot, Value arg, RankedTensorType type,
+                               AffineMap map, ArrayRef<int64_t> offsets) {
+    SmallVector<int64_t> strides = stridesOf(type.getShape());
+    Value flat = kb.flatten(arg);
+    // A constant start (a slice's offsets) shifts the whole access.
+    int64_t start = 0;
+    for (auto [k, off] : llvm::enumerate(offsets))
+      start += off * strides[k];
+    Value index = kb.idx(start);
+    int64_t innerStride = 0; // element stride along the innermost iter dim
+    // A vector access starts at a multiple of `width` elements (aligned)
+    // when the start and the strides of the outer dimensions are
+    // multiples of it.
+    bool alignedVectors = start % width == 0 && !innerPadded();
+    for (auto [k, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      if (!dim)
+        continue; // constant 0 on a size-1 dimension
+      unsigned p = dim.getPosition();
+      if (static_cast<int64_t>(p) == rank() - 1) {
+        innerStride = strides[k];
+        if (innerPadded())
+          continue; // added lane by lane
+      } else if (strides[k] % width != 0) {
+        alignedVectors = false;
       }
-      return words[j];
-    };
-    for (int64_t j = 0; j < width; ++j) {
-      IRMapping mapping;
-      for (auto [above, inKernel] : constantsAbove)
-        mapping.map(above, inKernel);
-      for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
-        mapping.map(arg, vals[j]);
-      for (Operation &bodyOp : body.without_terminator()) {
-        if (auto drop = dyn_cast<DropoutOp>(bodyOp)) {
-          // Kept elements are scaled by 1/(1-p), dropped ones are zero.
-          double p = drop.getP().convertToDouble();
-          Value x = mapping.lookup(drop.getInput());
-          Value keep = buildPhiloxKeepWord(
-              b, b.getLoc(), wordOf(mapping.lookup(drop.getSeed()), j), p);
-          Type t = x.getType();
-          Value scaled = arith::MulFOp::create(
-              b, x,
-              arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
-          Value zero = arith::ConstantOp::create(b, b.getFloatAttr(t, 0.0));
-          mapping.map(drop.getResult(),
-                      arith::SelectOp::create(b, keep, scaled, zero));
-          continue;
-        }
-        cloneElementOp(b, bodyOp, mapping, fastTanh);
-      }
-      for (auto [r, v] : llvm::enumerate(yield->getOperands())) {
-        // A yielded constant from above the region (a batch-1 iota folded
-        // to 0) is rematerialized in the kernel.
-        if (!mapping.contains(v) && matchPattern(v, m_Constant()) &&
-            v.getDefiningOp())
-          mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
-        outs[r].push_back(mapping.lookupOrDefault(v));
-      }
+      index = arith::AddIOp::create(
+          b, index,
+          arith::MulIOp::create(b, slot.coords[p], kb.idx(strides[k])));
     }
+    Type elt = type.getElementType();
+    SmallVector<Value> vals;
+    if (innerStride == 1 && width > 1 && alignedVectors &&
+        !isBitPackedInVectors(elt)) {
+      auto load =
+          vector::LoadOp::create(b, VectorType::get({width}, elt), flat, index);
+      load.setAlignment(
+          std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
+      for (int64_t j = 0; j < width; ++j)
+        vals.push_back(
+            vector::ExtractOp::create(b, load, ArrayRef<int64_t>{j}));
+      return vals;
+    }
+    if (innerStride == 0) {
+      vals.assign(width, memref::LoadOp::create(b, flat, ValueRange{index}));
+      return vals;
+    }
+    for (int64_t j = 0; j < width; ++j) {
+      Value at = innerPadded()
+                     ? arith::AddIOp::create(
+                           b, index,
+                           arith::MulIOp::create(b, slot.laneInner[j],
+                                                 kb.idx(innerStride)))
+                     : arith::AddIOp::create(b, index, kb.idx(j * innerStride));
+      vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
+    }
+    return vals;
+  }
+
+  /// Under a fused pad, lane `j`'s `value` where it lies in the source and
+  /// result `r`'s pad value elsewhere.
+  Value padded(const Slot &slot, int64_t j, unsigned r, Value value) {
+    if (!padding)
+      return value;
+    Value inside = slot.outerInside;
+    if (innerPadded())
+      inside = inside ? arith::AndIOp::create(b, inside, slot.laneInside[j])
+                      : slot.laneInside[j];
+    if (!inside)
+      return value;
+    Value pad = arith::ConstantOp::create(b, padding->padValues[r]);
+    return arith::SelectOp::create(b, inside, value, pad);
+  }
+
+  /// The `width` elements of each result in `slot`, stored with one vector
+  /// store per result (i1 element by element), guarded by the slot's bound.
+  void store(const Slot &slot, ArrayRef<SmallVector<Value>> outs,
+             unsigned firstResultArg) {
     auto storeAll = [&](OpBuilder &ob, Location loc) {
       for (auto [r, vals] : llvm::enumerate(outs)) {
         Value flat = func.getArgument(firstResultArg + r);
@@ -342,12 +282,197 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     };
     if (!slot.valid) {
       storeAll(b, b.getLoc());
-      continue;
+      return;
     }
     scf::IfOp::create(b, slot.valid, [&](OpBuilder &ob, Location loc) {
       storeAll(ob, loc);
       scf::YieldOp::create(ob, loc);
     });
+  }
+};
+
+/// Dropout words of a slot's elements, per seed: one Philox call draws
+/// four consecutive elements (the slot's first element is a multiple of
+/// `width`, so groups of four align with Philox counters).
+struct DropoutWords {
+  ImplicitLocOpBuilder &b;
+  Value firstI64;
+  int64_t width;
+  llvm::DenseMap<Value, SmallVector<Value>> bySeed;
+
+  Value word(Value seed, int64_t j) {
+    SmallVector<Value> &words = bySeed[seed];
+    if (words.empty()) {
+      if (width % kPhiloxWords == 0) {
+        Value c0 = arith::ShRUIOp::create(
+            b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), 2));
+        for (int64_t c = 0; c < width / kPhiloxWords; ++c) {
+          Value ctr = arith::AddIOp::create(
+              b, c0, arith::ConstantIntOp::create(b, b.getI64Type(), c));
+          std::array<Value, kPhiloxWords> w =
+              buildPhilox4x32(b, b.getLoc(), ctr, seed);
+          words.append(w.begin(), w.end());
+        }
+      } else {
+        for (int64_t e = 0; e < width; ++e)
+          words.push_back(buildPhiloxWord(
+              b, b.getLoc(),
+              arith::AddIOp::create(
+                  b, firstI64,
+                  arith::ConstantIntOp::create(b, b.getI64Type(), e)),
+              seed));
+      }
+    }
+    return words[j];
+  }
+};
+
+/// Evaluates `body` on lane `j` of `slot` into `mapping`: arith and math ops
+/// cloned, sinter.dropout as a Philox keep-mask select.
+void evaluateLane(ImplicitLocOpBuilder &b, Block &body, const Slot &slot,
+                  int64_t j, ArrayRef<std::pair<Value, Value>> constantsAbove,
+                  DropoutWords &dropout, bool fastTanh, IRMapping &mapping) {
+  for (auto [above, inKernel] : constantsAbove)
+    mapping.map(above, inKernel);
+  for (auto [arg, vals] : llvm::zip(body.getArguments(), slot.lanes))
+    mapping.map(arg, vals[j]);
+  for (Operation &bodyOp : body.without_terminator()) {
+    if (auto drop = dyn_cast<DropoutOp>(bodyOp)) {
+      // Kept elements are scaled by 1/(1-p), dropped ones are zero.
+      double p = drop.getP().convertToDouble();
+      Value x = mapping.lookup(drop.getInput());
+      Value keep = buildPhiloxKeepWord(
+          b, b.getLoc(), dropout.word(mapping.lookup(drop.getSeed()), j), p);
+      Type t = x.getType();
+      Value scaled = arith::MulFOp::create(
+          b, x,
+          arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
+      Value zero = arith::ConstantOp::create(b, b.getFloatAttr(t, 0.0));
+      mapping.map(drop.getResult(),
+                  arith::SelectOp::create(b, keep, scaled, zero));
+      continue;
+    }
+    cloneElementOp(b, bodyOp, mapping, fastTanh);
+  }
+}
+
+} // namespace
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
+    Operation *op, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+    Block &body, ValueRange results, gpu::GPUModuleOp module, StringRef name,
+    const Tuning &tuning, ArrayRef<SmallVector<int64_t>> inputOffsets,
+    const ElementwisePadding *padding) {
+  ArrayRef<int64_t> iter =
+      cast<RankedTensorType>(results.front().getType()).getShape();
+  int64_t rank = iter.size();
+  int64_t total = 1;
+  for (int64_t d : iter)
+    total *= d;
+  for (Operation &bodyOp : body.without_terminator()) {
+    // Dropout's counters are the elements' linear indices, which a pad
+    // would shift.
+    if (isa<DropoutOp>(bodyOp) && !padding)
+      continue;
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            bodyOp.getDialect()))
+      return bodyOp.emitOpError(
+          "cannot run inside an elementwise CUDA kernel (only arith and "
+          "math ops can, and dropout where no pad is fused)");
+  }
+  int64_t width = vectorWidth(inputs, results, rank ? iter.back() : 1);
+
+  // Each thread owns `unroll` vectors, `threads` apart, and issues all their
+  // loads before any arithmetic so that enough bytes are in flight.
+  int64_t nvec = total / width;
+  int64_t unroll = nvec >= 2048 * tuning.fusedVectors
+                       ? std::max<int64_t>(1, tuning.fusedVectors)
+                       : 1;
+  int64_t threads = llvm::divideCeil(nvec, unroll);
+  KernelLaunch launch;
+  launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
+  launch.grid = llvm::divideCeil(threads, launch.block);
+  launch.operands.append(inputs.begin(), inputs.end());
+  launch.results.append(results.begin(), results.end());
+
+  // When every result is bf16 (8 significant bits), tanh may use the
+  // hardware approximation (relative error below 2^-10.9): the rounding to
+  // bf16 dominates. Other result types keep the accurate libdevice tanh.
+  bool fastTanh = llvm::all_of(results, [](Value r) {
+    return cast<RankedTensorType>(r.getType()).getElementType().isBF16();
+  });
+
+  ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
+  gpu::GPUFuncOp func =
+      createKernel(b, module, name, bufferTypes(launch), launch.block);
+  launch.kernel = func;
+  b.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(b);
+  ElementwiseEmitter emit{b,
+                          kb,
+                          func,
+                          iter,
+                          padding ? ArrayRef<int64_t>(padding->valid) : iter,
+                          width,
+                          padding};
+
+  Value tid = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
+      kb.threadId());
+  int64_t maxTid = launch.grid * launch.block - 1;
+  SmallVector<Slot, 0> slots(unroll);
+  for (int64_t u = 0; u < unroll; ++u) {
+    Slot &slot = slots[u];
+    Value v = arith::AddIOp::create(b, tid, kb.idx(u * threads));
+    if (maxTid + u * threads >= nvec) {
+      slot.valid =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, v, kb.idx(nvec));
+      // Out-of-range slots load from element 0 (always in bounds) and
+      // store nothing: no branches around the loads.
+      v = arith::SelectOp::create(b, slot.valid, v, kb.idx(0));
+    }
+    slot.first = arith::MulIOp::create(b, v, kb.idx(width));
+    emit.locate(slot);
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      auto type = dyn_cast<RankedTensorType>(input.getType());
+      if (!type) {
+        slot.lanes.push_back(SmallVector<Value>(width, func.getArgument(i)));
+        continue;
+      }
+      slot.lanes.push_back(emit.loadInput(
+          slot, func.getArgument(i), type, inputMaps[i],
+          i < inputOffsets.size() ? ArrayRef<int64_t>(inputOffsets[i])
+                                  : ArrayRef<int64_t>()));
+    }
+  }
+
+  // The body, once per element, then one vector store per result.
+  Operation *yield = body.getTerminator();
+  // Constants the body uses from above its region are rematerialized in
+  // the kernel.
+  SmallVector<std::pair<Value, Value>> constantsAbove =
+      cloneConstantsAbove(b, body);
+  for (Slot &slot : slots) {
+    SmallVector<SmallVector<Value>> outs(results.size());
+    DropoutWords dropout{
+        b,
+        arith::IndexCastOp::create(b, b.getI64Type(), slot.first),
+        width,
+        {}};
+    for (int64_t j = 0; j < width; ++j) {
+      IRMapping mapping;
+      evaluateLane(b, body, slot, j, constantsAbove, dropout, fastTanh,
+                   mapping);
+      for (auto [r, v] : llvm::enumerate(yield->getOperands())) {
+        // A yielded constant from above the region (a batch-1 iota folded
+        // to 0) is rematerialized in the kernel.
+        if (!mapping.contains(v) && matchPattern(v, m_Constant()) &&
+            v.getDefiningOp())
+          mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+        outs[r].push_back(emit.padded(slot, j, r, mapping.lookupOrDefault(v)));
+      }
+    }
+    emit.store(slot, outs, inputs.size());
   }
   return launch;
 }

@@ -22,6 +22,9 @@ namespace mlir::linalg {
 class FillOp;
 class GenericOp;
 } // namespace mlir::linalg
+namespace mlir::tensor {
+class PadOp;
+} // namespace mlir::tensor
 
 namespace sinter::gpu_kernels {
 
@@ -385,18 +388,50 @@ mlir::LogicalResult checkSerialKernel(mlir::linalg::LinalgOp op);
 /// that kernels fold into their initial accumulators; null otherwise.
 mlir::TypedAttr foldableFillValue(mlir::linalg::FillOp fill);
 
+/// A pad fused into an elementwise kernel (PadKernel.cpp): the body runs
+/// over `valid`, the leading part of the results' shape (zero low pads),
+/// and the elements past it hold `padValues[r]` in result r. Inputs are
+/// indexed by `valid`'s iteration space, at clamped (in-bounds)
+/// coordinates.
+struct ElementwisePadding {
+  llvm::SmallVector<int64_t> valid;
+  llvm::SmallVector<mlir::TypedAttr> padValues;
+};
+
 /// One pass over the iteration space of `results` (all of one shape): the
 /// body's arguments are the elements of `inputs` (by `inputMaps`, projected
 /// permutations), its terminator's operands the elements of `results`.
-/// Serves sinter.fused, unfused elementwise linalg.generic ops and slices:
-/// `inputOffsets[i]`, when given, is a constant start added to input i's
-/// indices (tensor.extract_slice).
+/// Serves sinter.fused, unfused elementwise linalg.generic ops, slices and
+/// pads: `inputOffsets[i]`, when given, is a constant start added to input
+/// i's indices (tensor.extract_slice); `padding`, when given, a high pad
+/// of the results (tensor.pad of the body's results).
 mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
     mlir::Operation *op, mlir::ValueRange inputs,
     llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::Block &body,
     mlir::ValueRange results, mlir::gpu::GPUModuleOp module,
     llvm::StringRef name, const Tuning &tuning,
-    llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {});
+    llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {},
+    const ElementwisePadding *padding = nullptr);
+
+/// A body that yields its one argument of type `elt` (a copy: slices and
+/// pads of values no fusable op produced); owns the block.
+class CopyBody {
+public:
+  CopyBody(mlir::Type elt, mlir::Location loc);
+  ~CopyBody();
+  mlir::Block &block() { return body; }
+
+private:
+  mlir::Block body;
+};
+
+/// Whether the CUDA backend runs `pad` as an elementwise kernel (rather
+/// than a gather): static shapes, zero low pads, constant high pads and a
+/// constant pad value, of elements the elementwise kernel stores in
+/// vectors.
+bool isElementwisePad(mlir::tensor::PadOp pad);
+/// The pad value of such a pad.
+mlir::TypedAttr padValueOf(mlir::tensor::PadOp pad);
 /// `ml_program.global_load` / `global_store` (model state across calls, as
 /// torch-mlir's RNG seed): a copy between a buffer and the global's mutable
 /// device copy in `module` (StateKernels.cpp).

@@ -149,6 +149,75 @@ static bool readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
   });
 }
 
+/// What the elementwise kernel reads and runs for an elementwise op (a
+/// sinter.fused, or a generic isElementwiseGeneric accepts): its inputs,
+/// plus the inits its body reads (last), their maps, each input's slice
+/// offsets when it is a slice read in place, and its body.
+struct ElementwiseForm {
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  SmallVector<SmallVector<int64_t>> offsets;
+  Block *body = nullptr;
+};
+static ElementwiseForm elementwiseFormOf(Operation *op) {
+  ElementwiseForm form;
+  if (auto fused = dyn_cast<FusedOp>(op)) {
+    form.inputs.assign(fused.getInputs().begin(), fused.getInputs().end());
+    for (Attribute a : fused.getIndexingMaps())
+      form.maps.push_back(cast<AffineMapAttr>(a).getValue());
+    form.body = &fused.getBody().front();
+    return form;
+  }
+  auto generic = cast<linalg::GenericOp>(op);
+  form.body = &generic.getRegion().front();
+  form.offsets.resize(generic.getNumDpsInputs());
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    Value input = in->get();
+    if (tensor::ExtractSliceOp slice = sliceReadInPlace(input)) {
+      input = slice.getSource();
+      form.offsets[form.inputs.size()].assign(slice.getStaticOffsets().begin(),
+                                              slice.getStaticOffsets().end());
+    }
+    form.inputs.push_back(input);
+    form.maps.push_back(generic.getMatchingIndexingMap(in));
+  }
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    if (form.body->getArgument(init.getOperandNumber()).use_empty())
+      continue;
+    form.inputs.push_back(init.get());
+    form.maps.push_back(generic.getMatchingIndexingMap(&init));
+  }
+  return form;
+}
+
+/// The elementwise op whose body a pad's kernel runs (PadKernel.cpp): the
+/// pad's source when an elementwise op of one result and no other use
+/// produced it, whose body has no dropout (its counters would shift), and
+/// that no matmul takes as its epilogue. Null otherwise: the kernel copies
+/// the source.
+static Operation *padProducer(tensor::PadOp pad, const Tuning &tuning) {
+  Operation *producer = pad.getSource().getDefiningOp();
+  if (!producer || producer->getNumResults() != 1 || !producer->hasOneUse() ||
+      producer->getBlock() != pad->getBlock())
+    return nullptr;
+  auto fused = dyn_cast<FusedOp>(producer);
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!(fused && !fused->getParentOfType<FusedOp>()) &&
+      !(generic && isElementwiseGeneric(generic)))
+    return nullptr;
+  if (producer->getRegion(0)
+          .walk([](DropoutOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return nullptr;
+  for (Value in : producer->getOperands())
+    if (auto mm = dyn_cast_or_null<linalg::LinalgOp>(in.getDefiningOp());
+        mm && tuning.matmulLibraryCall && isPlainMatmul(mm))
+      if (std::optional<MatmulEpilogue> e = matchMatmulEpilogue(mm);
+          e && e->result.getDefiningOp() == producer)
+        return nullptr;
+  return producer;
+}
+
 /// The kernel an attention op gets: the tensor cores with `cfg`, unless
 /// they cannot take the op (f32, odd head dims, old chips: CUDA cores
 /// whatever the configuration says) or an explicit configuration cannot run
@@ -187,6 +256,8 @@ struct InPlacePlans {
   llvm::DenseMap<Operation *, MatmulOperands> matmuls;
   /// Norms that compute their input's elementwise chain (NormPrologue.cpp).
   llvm::DenseMap<Operation *, FusedOp> prologues;
+  /// Pads whose kernel runs the elementwise op that produced their source.
+  llvm::DenseMap<Operation *, Operation *> padProducers;
 
   const AttentionHeads *headsOf(Operation *op) const {
     auto it = heads.find(op);
@@ -271,29 +342,31 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
       return buildSerialKernel(generic, module, name, smCountOf(tuning));
-    // Inputs, plus the inits whose values the body reads. A sliced input
-    // is read in place: its source at the slice's offsets.
-    SmallVector<Value> inputs(generic.getDpsInputs());
-    SmallVector<AffineMap> maps;
-    SmallVector<SmallVector<int64_t>> offsets(inputs.size());
-    for (OpOperand *in : generic.getDpsInputOperands())
-      maps.push_back(generic.getMatchingIndexingMap(in));
-    for (auto [i, input] : llvm::enumerate(inputs))
-      if (tensor::ExtractSliceOp slice = sliceReadInPlace(input)) {
-        input = slice.getSource();
-        offsets[i].assign(slice.getStaticOffsets().begin(),
-                          slice.getStaticOffsets().end());
-      }
-    Block &body = generic.getRegion().front();
-    for (OpOperand &init : generic.getDpsInitsMutable()) {
-      if (body.getArgument(init.getOperandNumber()).use_empty())
-        continue;
-      inputs.push_back(init.get());
-      maps.push_back(generic.getMatchingIndexingMap(&init));
+    // A sliced input is read in place: its source at the slice's offsets.
+    ElementwiseForm form = elementwiseFormOf(generic);
+    return one(buildElementwiseKernel(generic, form.inputs, form.maps,
+                                      *form.body, generic->getResults(), module,
+                                      name, tuning, form.offsets));
+  }
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    // The body of the op that produced the source, or a copy of it, over
+    // the padded shape.
+    ElementwisePadding padding;
+    padding.valid.assign(pad.getSourceType().getShape().begin(),
+                         pad.getSourceType().getShape().end());
+    padding.padValues.push_back(padValueOf(pad));
+    if (Operation *producer = plans.padProducers.lookup(op)) {
+      ElementwiseForm form = elementwiseFormOf(producer);
+      return one(buildElementwiseKernel(op, form.inputs, form.maps, *form.body,
+                                        op->getResults(), module, name, tuning,
+                                        form.offsets, &padding));
     }
-    return one(buildElementwiseKernel(generic, inputs, maps, body,
-                                      generic->getResults(), module, name,
-                                      tuning, offsets));
+    CopyBody copy(pad.getSourceType().getElementType(), op->getLoc());
+    return one(buildElementwiseKernel(
+        op, ValueRange{pad.getSource()},
+        {AffineMap::getMultiDimIdentityMap(pad.getSourceType().getRank(),
+                                           op->getContext())},
+        copy.block(), op->getResults(), module, name, tuning, {}, &padding));
   }
   if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
     return one(buildStateKernel(op, module, name));
@@ -307,19 +380,14 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return op->emitOpError("the CUDA backend copies slices with static "
                              "offsets, unit strides and no rank reduction "
                              "only");
-    OpBuilder b(op->getContext());
-    Block body;
-    Value arg = body.addArgument(srcType.getElementType(), op->getLoc());
-    b.setInsertionPointToEnd(&body);
-    YieldOp::create(b, op->getLoc(), ValueRange{arg});
+    CopyBody copy(srcType.getElementType(), op->getLoc());
     SmallVector<SmallVector<int64_t>> offsets = {
         SmallVector<int64_t>(slice.getStaticOffsets())};
     auto launch = buildElementwiseKernel(
         op, ValueRange{slice.getSource()},
         {AffineMap::getMultiDimIdentityMap(srcType.getRank(),
                                            op->getContext())},
-        body, op->getResults(), module, name, tuning, offsets);
-    body.clear();
+        copy.block(), op->getResults(), module, name, tuning, offsets);
     return one(std::move(launch));
   }
   return op->emitOpError("is not supported by the CUDA backend yet");
@@ -501,6 +569,9 @@ struct OutlineCUDAKernelsPass
         ops.push_back(op);
       else if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
         ops.push_back(op);
+      else if (auto pad = dyn_cast<tensor::PadOp>(op);
+               pad && isElementwisePad(pad))
+        ops.push_back(op);
     });
     if (ops.empty())
       return;
@@ -572,6 +643,11 @@ struct OutlineCUDAKernelsPass
         chain->erase();
         continue;
       }
+      if (Operation *producer = plans.padProducers.lookup(op)) {
+        op->erase();
+        producer->erase();
+        continue;
+      }
       op->erase();
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
@@ -595,6 +671,13 @@ struct OutlineCUDAKernelsPass
     InPlacePlans plans;
     SmallVector<Operation *> readTransposes;
     for (Operation *op : ops) {
+      if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+        if (Operation *producer = padProducer(pad, tuning)) {
+          plans.padProducers[op] = producer;
+          taken.insert(producer);
+        }
+        continue;
+      }
       if (FusedOp chain = matchNormPrologue(op, tuning)) {
         plans.prologues[op] = chain;
         taken.insert(chain);

@@ -5,7 +5,8 @@
 // A CUDA artifact runs kernels; the host only sequences launches and views
 // buffers. Tensor ops that real models leave between the fused kernels --
 // `tensor.concat` (rotary embeddings' halves, HF's position checks),
-// `tensor.insert_slice` (TOSA's rotate_half), `tensor.pad`, and scalars
+// `tensor.insert_slice` (TOSA's rotate_half), `tensor.pad` with low pads
+// (high pads alone run as elementwise kernels: PadKernel.cpp), and scalars
 // `tensor.extract`ed on the host and captured by a generic (torch-mlir's 0-d
 // AdamW step math) -- become `linalg.generic`s that gather from their
 // sources, which the general (serial) kernel runs:
@@ -184,6 +185,9 @@ struct PadToGather : OpRewritePattern<tensor::PadOp> {
     }
     if (!type.hasStaticShape() || !srcType.hasStaticShape() || !pad)
       return rewriter.notifyMatchFailure(op, "static constant pads only");
+    if (sinter::gpu_kernels::isElementwisePad(op))
+      return rewriter.notifyMatchFailure(
+          op, "a high pad: the elementwise kernel runs it (PadKernel.cpp)");
     Value out = gatherGeneric(
         rewriter, op.getLoc(), type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> idx) -> Value {

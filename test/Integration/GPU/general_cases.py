@@ -376,6 +376,96 @@ def odd_slice_case(rows=3, cols=101, start=1, width=64, t="bf16"):
             torch_same_dtype)
 
 
+def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
+                      producer="fused", value=0.0):
+    """A high pad of an elementwise result, run as one kernel over the
+    padded shape (lib/GPU/PadKernel.cpp). producer="fused": a cross-entropy
+    gradient softmax(x) - onehot(label) as GPT-2's real backward computes
+    it (row-broadcast lse, a column iota, a per-row label), padded for the
+    dX/dW GEMMs, its body in the pad's kernel; "generic": an unfused
+    elementwise generic, fused the same way; "copy": the pad of an
+    argument. Lanes past the source store `value`."""
+    x = _tt([rows, cols], t)
+    y = _tt([rows + pad_rows, cols + pad_cols], t)
+    ext = ("%%e = arith.extf %%a : %s to f32" % t) if t != "f32" else \
+        "%e = arith.addf %a, %zero : f32"
+    trunc = ("%%r = arith.truncf %%d : f32 to %s" % t) if t != "f32" else \
+        "%r = arith.addf %d, %zero : f32"
+    body = """    %%zero = arith.constant 0.0 : f32
+    %(ext)s
+    %%eq = arith.cmpi eq, %%c, %%l : i64
+    %%s = arith.subf %%e, %%m : f32
+    %%oh = arith.uitofp %%eq : i1 to f32
+    %%p = math.exp %%s : f32
+    %%d = arith.subf %%p, %%oh : f32
+    %(trunc)s""" % {"ext": ext, "trunc": trunc}
+    row = "affine_map<(d0, d1) -> (d0, 0)>"
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    col = "affine_map<(d0, d1) -> (0, d1)>"
+    ins = "ins(%%x, %%cols, %%lab, %%lse : %s, tensor<1x%dxi64>, " \
+        "tensor<%dx1xi64>, tensor<%dx1xf32>)" % (x, cols, rows, rows)
+    if producer == "fused":
+        chain = """  %%g = sinter.fused %s maps [%s, %s, %s, %s] {
+  ^bb0(%%a: %s, %%c: i64, %%l: i64, %%m: f32):
+%s
+    sinter.yield %%r : %s
+  } -> %s""" % (ins, ident, col, row, row, t, body, t, x)
+    elif producer == "generic":
+        chain = """  %%init = tensor.empty() : %s
+  %%g = linalg.generic {indexing_maps = [%s, %s, %s, %s, %s], iterator_types = ["parallel", "parallel"]} %s outs(%%init : %s) {
+  ^bb0(%%a: %s, %%c: i64, %%l: i64, %%m: f32, %%o: %s):
+%s
+    linalg.yield %%r : %s
+  } -> %s""" % (x, ident, col, row, row, ident, ins, x, t, t, body, t, x)
+    else:
+        chain = ""
+    src = "%g" if producer != "copy" else "%x"
+    ir = """func.func @main(%%x: %(x)s, %%cols: tensor<1x%(cols)dxi64>, %%lab: tensor<%(rows)dx1xi64>, %%lse: tensor<%(rows)dx1xf32>) -> %(y)s {
+%(chain)s
+  %%v = arith.constant %(value)e : %(t)s
+  %%p = tensor.pad %(src)s low[0, 0] high[%(pr)d, %(pc)d] {
+  ^bb0(%%i: index, %%j: index):
+    tensor.yield %%v : %(t)s
+  } : %(x)s to %(y)s
+  return %%p : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "rows": rows, "cols": cols, "chain": chain,
+       "value": value, "src": src, "pr": pad_rows, "pc": pad_cols}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.arange(cols, device=dev, dtype=torch.int64)[None, :],
+                torch.randint(0, cols, (rows, 1), generator=gen, device=dev),
+                torch.randn(rows, 1, generator=gen, device=dev) + 3.0]
+
+    def chain_of(torch, xx, cc, ll, mm, to):
+        if producer == "copy":
+            return to(xx)
+        e = to(xx) if to is not None else xx.float()
+        m = mm.double() if e.dtype == torch.float64 else mm
+        g = torch.exp(e - m) - (cc == ll).to(e.dtype)
+        return g
+
+    def pad(torch, g):
+        return torch.nn.functional.pad(g, (0, pad_cols, 0, pad_rows),
+                                       value=value)
+
+    def ref(torch, xx, cc, ll, mm):
+        return [pad(torch, chain_of(torch, xx, cc, ll, mm,
+                                    lambda v: v.double()))]
+
+    def torch_same_dtype(torch, xx, cc, ll, mm):
+        if producer == "copy":
+            return [pad(torch, xx)]
+        g = chain_of(torch, xx, cc, ll, mm, lambda v: v.float())
+        return [pad(torch, g.to(xx.dtype))]
+
+    return ("padded_%s_%dx%d_pad%dx%d_%s" % (producer, rows, cols, pad_rows,
+                                             pad_cols, t), ir, make, ref,
+            torch_same_dtype)
+
+
 def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
     """x @ w^T with w stored [N, K]: linalg.matmul (or batch_matmul) with
     user indexing maps into a zero fill, as torch-mlir emits a linear layer.

@@ -21,6 +21,7 @@ from general_cases import (  # noqa: F401
     qkv_heads_case,
     fpowi_case,
     odd_slice_case,
+    padded_chain_case,
     matmul_transposed_b_case,
     matmul_case,
     matmul_cases,
@@ -393,6 +394,14 @@ def correctness_cases():
     cases.append(reduce_sum_case([4099, 2309], 0, "bf16"))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
+    # High pads as elementwise kernels (PadKernel.cpp): GPT-2's
+    # cross-entropy gradient padded to 16-byte rows for the lm_head's
+    # GEMMs (its body in the pad's kernel), rows padded with a nonzero
+    # value, both dimensions, and the copy of an argument.
+    cases.append(padded_chain_case(300, 1001, 0, 7))
+    cases.append(padded_chain_case(257, 64, 7, 0, "f32", "generic", -1.5))
+    cases.append(padded_chain_case(33, 100, 3, 4, "bf16", "fused", 2.0))
+    cases.append(padded_chain_case(129, 77, 2, 3, "f32", "copy"))
     cases.append(fpowi_case())
     cases.append(linear_bias_case())
     cases.append(linear_bias_case(rounded_first=True))

@@ -1,0 +1,119 @@
+// RUN: sinter-opt %s --sinter-tensor-ops-to-linalg --sinter-outline-cuda-kernels -split-input-file | FileCheck %s
+
+// High pads with a constant value run as elementwise kernels over the
+// padded shape (lib/GPU/PadKernel.cpp); the elementwise op that produced
+// the source, when nothing else reads it, runs in the same kernel.
+
+// GPT-2's cross-entropy gradient padded to 16-byte rows for the lm_head's
+// GEMMs (sinter-pad-matmuls), reduced from its real backward: one kernel
+// over [4, 16] reads the chain's inputs at clamped columns and stores
+// zero past column 13.
+// CHECK-LABEL: func.func @cross_entropy_grad
+// CHECK-NOT: sinter.fused
+// CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<4x13xbf16>, %{{.*}} : memref<1x13xi64>, %{{.*}} : memref<4x1xi64>, %{{.*}} : memref<4x1xf32>, %{{.*}} : memref<4x16xbf16>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// CHECK-LABEL: gpu.func @pad_0
+// CHECK: %[[LAST:.*]] = arith.constant 12 : index
+// CHECK: arith.minui %{{.*}}, %[[LAST]]
+// CHECK: math.exp
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : bf16
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[ZERO]] : bf16
+// CHECK: vector.store {{.*}} vector<8xbf16>
+func.func @cross_entropy_grad(%x: tensor<4x13xbf16>, %cols: tensor<1x13xi64>, %lab: tensor<4x1xi64>, %lse: tensor<4x1xf32>) -> tensor<4x16xbf16> {
+  %g = sinter.fused ins(%x, %cols, %lab, %lse : tensor<4x13xbf16>, tensor<1x13xi64>, tensor<4x1xi64>, tensor<4x1xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>] {
+  ^bb0(%a: bf16, %c: i64, %l: i64, %m: f32):
+    %e = arith.extf %a : bf16 to f32
+    %eq = arith.cmpi eq, %c, %l : i64
+    %s = arith.subf %e, %m : f32
+    %oh = arith.uitofp %eq : i1 to f32
+    %p = math.exp %s : f32
+    %d = arith.subf %p, %oh : f32
+    %r = arith.truncf %d : f32 to bf16
+    sinter.yield %r : bf16
+  } -> tensor<4x13xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %padded = tensor.pad %g low[0, 0] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : bf16
+  } : tensor<4x13xbf16> to tensor<4x16xbf16>
+  return %padded : tensor<4x16xbf16>
+}
+
+// -----
+
+// Rows padded (a tied weight, cast then padded, as GPT-2's backward
+// does): the outer coordinate is clamped; the rows past the source store
+// the pad value; the innermost dimension keeps vector loads.
+// CHECK-LABEL: func.func @rows
+// CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<13x64xf32>, %{{.*}} : memref<16x64xbf16>)
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @pad_0
+// CHECK: arith.minui %{{.*}}, %c12
+// CHECK: vector.load {{.*}} vector<8xf32>
+// CHECK: arith.truncf
+// CHECK: arith.select
+func.func @rows(%w: tensor<13x64xf32>) -> tensor<16x64xbf16> {
+  %e = tensor.empty() : tensor<13x64xbf16>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<13x64xf32>) outs(%e : tensor<13x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<13x64xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %padded = tensor.pad %c low[0, 0] high[3, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : bf16
+  } : tensor<13x64xbf16> to tensor<16x64xbf16>
+  return %padded : tensor<16x64xbf16>
+}
+
+// -----
+
+// Must not fuse: the chain's result is read elsewhere too (it is stored
+// by its own kernel, and the pad copies it); a chain with dropout (its
+// Philox counters are the unpadded linear indices). Both pads copy, in
+// one deduplicated kernel.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: gpu.launch_func @sinter_kernels::@fused_0
+// CHECK: gpu.launch_func @sinter_kernels::@pad_1 {{.*}} args(%{{.*}} : memref<4x13xf32>, %{{.*}} : memref<4x16xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@fused_2
+// CHECK: gpu.launch_func @sinter_kernels::@pad_1 {{.*}} args(%{{.*}} : memref<4x13xf32>, %{{.*}} : memref<4x16xf32>)
+func.func @not_fused(%x: tensor<4x13xf32>, %seed: i64) -> (tensor<4x16xf32>, tensor<4x13xf32>, tensor<4x16xf32>) {
+  %g = sinter.fused ins(%x : tensor<4x13xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%a: f32):
+    %n = arith.negf %a : f32
+    sinter.yield %n : f32
+  } -> tensor<4x13xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %g low[0, 0] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x13xf32> to tensor<4x16xf32>
+  %d = sinter.fused ins(%x, %seed : tensor<4x13xf32>, i64) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>] {
+  ^bb0(%a: f32, %s: i64):
+    %r = sinter.dropout %a, %s p = 1.000000e-01 : f32
+    sinter.yield %r : f32
+  } -> tensor<4x13xf32>
+  %pd = tensor.pad %d low[0, 0] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x13xf32> to tensor<4x16xf32>
+  return %p, %g, %pd : tensor<4x16xf32>, tensor<4x13xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A low pad (TOSA's cumsum shifts so) stays a gather on the serial
+// kernel.
+// CHECK-LABEL: func.func @low_pad
+// CHECK: gpu.launch_func @sinter_kernels::@generic_0
+// CHECK-NOT: @pad_
+func.func @low_pad(%x: tensor<4x13xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 3] high[0, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x13xf32> to tensor<4x16xf32>
+  return %p : tensor<4x16xf32>
+}
