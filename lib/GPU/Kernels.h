@@ -23,6 +23,7 @@ class FillOp;
 class GenericOp;
 } // namespace mlir::linalg
 namespace mlir::tensor {
+class ExtractSliceOp;
 class PadOp;
 } // namespace mlir::tensor
 
@@ -412,6 +413,46 @@ mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
     llvm::StringRef name, const Tuning &tuning,
     llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {},
     const ElementwisePadding *padding = nullptr);
+
+/// An elementwise linalg op the elementwise kernel runs: at least one loop,
+/// all loops parallel, inputs read through projected permutations, results
+/// written through identity maps, all results of one shape, and the inits
+/// the body reads leading the inits (they become the kernel's last
+/// inputs); a body of arith and math ops, no i1/index tensors, no
+/// non-splat constant inputs, nothing captured but constants.
+bool isElementwiseGeneric(mlir::linalg::GenericOp op);
+/// A linalg.matmul / linalg.batch_matmul the tiled matmul kernel runs: the
+/// default (untransposed) indexing maps and f16/bf16/f32 elements. Other
+/// matmuls are generalized and run on the serial kernel.
+bool isPlainMatmul(mlir::Operation *op);
+/// `v` as a slice an elementwise kernel can read in place: a static,
+/// unit-stride, rank-preserving tensor.extract_slice (its source is read at
+/// the slice's offsets).
+mlir::tensor::ExtractSliceOp sliceReadInPlace(mlir::Value v);
+/// Whether every use of `slice` is an input of an elementwise generic, which
+/// reads it in place: then no kernel copies it out.
+bool readInPlaceByAllUsers(mlir::tensor::ExtractSliceOp slice);
+
+/// What the elementwise kernel reads and runs for an elementwise op (a
+/// sinter.fused, or a generic isElementwiseGeneric accepts): its inputs,
+/// plus the inits its body reads (last), their maps, each input's slice
+/// offsets when it is a slice read in place, and its body.
+struct ElementwiseForm {
+  llvm::SmallVector<mlir::Value> inputs;
+  llvm::SmallVector<mlir::AffineMap> maps;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> offsets;
+  mlir::Block *body = nullptr;
+};
+ElementwiseForm elementwiseFormOf(mlir::Operation *op);
+
+/// The elementwise op whose body the kernel of `consumer` (a pad, a
+/// concatenation) runs in its own kernel: `v`'s producer when it is an
+/// elementwise op of one result that nothing else reads, in `consumer`'s
+/// block, whose body has no dropout (its Philox counters are its own
+/// linear indices) and that no matmul takes as its epilogue. Null
+/// otherwise: the kernel copies `v`.
+mlir::Operation *chainProducer(mlir::Value v, mlir::Operation *consumer,
+                               const Tuning &tuning);
 
 /// A body that yields its one argument of type `elt` (a copy: slices and
 /// pads of values no fusable op produced); owns the block.

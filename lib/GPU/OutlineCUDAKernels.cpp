@@ -46,72 +46,6 @@ using namespace sinter::gpu_kernels;
 
 static constexpr StringLiteral kKernelModuleName = "sinter_kernels";
 
-/// An elementwise linalg op the elementwise kernel runs: at least one loop,
-/// all loops parallel, inputs read through projected permutations, results
-/// written through identity maps, all results of one shape, and the inits the
-/// body reads leading the inits (they become the kernel's last inputs).
-static bool isElementwiseGeneric(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
-      op.getNumParallelLoops() != op.getNumLoops() || op->getNumResults() == 0)
-    return false;
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (!op.getMatchingIndexingMap(in).isProjectedPermutation(
-            /*allowZeroInResults=*/true))
-      return false;
-  bool skippedInit = false;
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    if (!op.getMatchingIndexingMap(&init).isIdentity())
-      return false;
-    bool read = !op.getMatchingBlockArgument(&init).use_empty();
-    if (read && skippedInit)
-      return false;
-    skippedInit |= !read;
-  }
-  // Its vectors are of floats and 8/16/32/64-bit integers (booleans and
-  // indices go element by element through the serial kernel), and its
-  // region computes with arith and math only; gathers, asserts and
-  // linalg.index go to the serial kernel (the general path).
-  for (Type t : op->getOperandTypes()) {
-    Type elt = getElementTypeOrSelf(t);
-    if (elt.isInteger(1) || elt.isIndex())
-      return false;
-  }
-  // Constant tensors live in the kernel module (the serial kernel's globals).
-  for (Value in : op.getDpsInputs()) {
-    DenseElementsAttr dense;
-    if (matchPattern(in, m_Constant(&dense)) && !dense.isSplat())
-      return false;
-  }
-  for (Operation &bodyOp : op.getBlock()->without_terminator())
-    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-            bodyOp.getDialect()))
-      return false;
-  // Constants from above are rematerialized in the kernel; other captured
-  // values (host scalars) are the serial kernel's arguments.
-  llvm::SetVector<Value> above;
-  getUsedValuesDefinedAbove(op.getRegion(), above);
-  return llvm::all_of(above, [](Value v) {
-    return v.getDefiningOp() && matchPattern(v, m_Constant());
-  });
-}
-
-/// A linalg.matmul / linalg.batch_matmul the tiled matmul kernel runs: the
-/// default (untransposed) indexing maps and f16/bf16/f32 elements. Other
-/// matmuls are generalized and run on the serial kernel.
-static bool isPlainMatmul(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
-    return false;
-  if (auto mm = dyn_cast<linalg::MatmulOp>(op); !mm || mm.hasUserDefinedMaps())
-    if (auto bmm = dyn_cast<linalg::BatchMatmulOp>(op);
-        !bmm || bmm.hasUserDefinedMaps())
-      return false;
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    Type elt = getElementTypeOrSelf(t);
-    return elt.isF16() || elt.isBF16() || elt.isF32();
-  });
-}
-
 /// A constant fill whose every use is the init of a linalg op with
 /// reduction loops (a matmul, a reduction): it folds into their kernels'
 /// initial accumulators instead of being written to memory.
@@ -123,99 +57,6 @@ static bool foldsIntoReductions(linalg::FillOp fill) {
     return user && user.hasPureTensorSemantics() && user.isDpsInit(&use) &&
            user.getNumReductionLoops() > 0;
   });
-}
-
-/// `v` as a slice an elementwise kernel can read in place: a static,
-/// unit-stride, rank-preserving tensor.extract_slice (its source is read at
-/// the slice's offsets).
-static tensor::ExtractSliceOp sliceReadInPlace(Value v) {
-  auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || !slice.hasUnitStride() ||
-      slice.getSourceType().getRank() != slice.getType().getRank() ||
-      !slice.getSourceType().hasStaticShape() ||
-      ShapedType::isDynamicShape(slice.getStaticOffsets()))
-    return {};
-  return slice;
-}
-
-/// Whether every use of `slice` is an input of an elementwise generic, which
-/// reads it in place: then no kernel copies it out.
-static bool readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
-  if (!sliceReadInPlace(slice.getResult()) || slice->use_empty())
-    return false;
-  return llvm::all_of(slice->getUses(), [](OpOperand &use) {
-    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-    return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
-  });
-}
-
-/// What the elementwise kernel reads and runs for an elementwise op (a
-/// sinter.fused, or a generic isElementwiseGeneric accepts): its inputs,
-/// plus the inits its body reads (last), their maps, each input's slice
-/// offsets when it is a slice read in place, and its body.
-struct ElementwiseForm {
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  SmallVector<SmallVector<int64_t>> offsets;
-  Block *body = nullptr;
-};
-static ElementwiseForm elementwiseFormOf(Operation *op) {
-  ElementwiseForm form;
-  if (auto fused = dyn_cast<FusedOp>(op)) {
-    form.inputs.assign(fused.getInputs().begin(), fused.getInputs().end());
-    for (Attribute a : fused.getIndexingMaps())
-      form.maps.push_back(cast<AffineMapAttr>(a).getValue());
-    form.body = &fused.getBody().front();
-    return form;
-  }
-  auto generic = cast<linalg::GenericOp>(op);
-  form.body = &generic.getRegion().front();
-  form.offsets.resize(generic.getNumDpsInputs());
-  for (OpOperand *in : generic.getDpsInputOperands()) {
-    Value input = in->get();
-    if (tensor::ExtractSliceOp slice = sliceReadInPlace(input)) {
-      input = slice.getSource();
-      form.offsets[form.inputs.size()].assign(slice.getStaticOffsets().begin(),
-                                              slice.getStaticOffsets().end());
-    }
-    form.inputs.push_back(input);
-    form.maps.push_back(generic.getMatchingIndexingMap(in));
-  }
-  for (OpOperand &init : generic.getDpsInitsMutable()) {
-    if (form.body->getArgument(init.getOperandNumber()).use_empty())
-      continue;
-    form.inputs.push_back(init.get());
-    form.maps.push_back(generic.getMatchingIndexingMap(&init));
-  }
-  return form;
-}
-
-/// The elementwise op whose body a pad's kernel runs (PadKernel.cpp): the
-/// pad's source when an elementwise op of one result and no other use
-/// produced it, whose body has no dropout (its counters would shift), and
-/// that no matmul takes as its epilogue. Null otherwise: the kernel copies
-/// the source.
-static Operation *padProducer(tensor::PadOp pad, const Tuning &tuning) {
-  Operation *producer = pad.getSource().getDefiningOp();
-  if (!producer || producer->getNumResults() != 1 || !producer->hasOneUse() ||
-      producer->getBlock() != pad->getBlock())
-    return nullptr;
-  auto fused = dyn_cast<FusedOp>(producer);
-  auto generic = dyn_cast<linalg::GenericOp>(producer);
-  if (!(fused && !fused->getParentOfType<FusedOp>()) &&
-      !(generic && isElementwiseGeneric(generic)))
-    return nullptr;
-  if (producer->getRegion(0)
-          .walk([](DropoutOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    return nullptr;
-  for (Value in : producer->getOperands())
-    if (auto mm = dyn_cast_or_null<linalg::LinalgOp>(in.getDefiningOp());
-        mm && tuning.matmulLibraryCall && isPlainMatmul(mm))
-      if (std::optional<MatmulEpilogue> e = matchMatmulEpilogue(mm);
-          e && e->result.getDefiningOp() == producer)
-        return nullptr;
-  return producer;
 }
 
 /// The kernel an attention op gets: the tensor cores with `cfg`, unless
@@ -672,7 +513,7 @@ struct OutlineCUDAKernelsPass
     SmallVector<Operation *> readTransposes;
     for (Operation *op : ops) {
       if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-        if (Operation *producer = padProducer(pad, tuning)) {
+        if (Operation *producer = chainProducer(pad.getSource(), pad, tuning)) {
           plans.padProducers[op] = producer;
           taken.insert(producer);
         }
