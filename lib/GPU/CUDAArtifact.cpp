@@ -335,14 +335,22 @@ planFunction(func::FuncOp func, const sinter::ArgumentNames *argNames) {
         v.getDefiningOp()))
       v = v.getDefiningOp()->getOperand(0);
     auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
-    auto alloc = toTensor
-                     ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
-                     : memref::AllocOp();
-    // Updated in place (AdamW): the result is an input's buffer.
+    // Updated in place (AdamW): the result is an input's buffer; or (a
+    // concatenation's later parts) a buffer a kernel made, written again.
     auto toBuffer =
         toTensor
             ? toTensor.getBuffer().getDefiningOp<bufferization::ToBufferOp>()
             : bufferization::ToBufferOp();
+    while (toBuffer &&
+           toBuffer.getTensor().getDefiningOp<bufferization::ToTensorOp>()) {
+      toTensor =
+          toBuffer.getTensor().getDefiningOp<bufferization::ToTensorOp>();
+      toBuffer =
+          toTensor.getBuffer().getDefiningOp<bufferization::ToBufferOp>();
+    }
+    auto alloc = toTensor
+                     ? toTensor.getBuffer().getDefiningOp<memref::AllocOp>()
+                     : memref::AllocOp();
     auto arg = toBuffer ? dyn_cast<BlockArgument>(toBuffer.getTensor())
                         : BlockArgument();
     if (arg && arg.getOwner() == &func.getBody().front()) {

@@ -96,6 +96,8 @@ bool gpu_kernels::readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
   if (!sliceReadInPlace(slice.getResult()) || slice->use_empty())
     return false;
   return llvm::all_of(slice->getUses(), [](OpOperand &use) {
+    if (auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner()))
+      return isElementwiseConcat(concat);
     auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
     return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
   });

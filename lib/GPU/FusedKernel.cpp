@@ -128,6 +128,7 @@ struct ElementwiseEmitter {
   ArrayRef<int64_t> valid; // where the body runs (iter unless padded)
   int64_t width;
   const ElementwisePadding *padding;
+  const ElementwisePlacement *placement;
 
   int64_t rank() const { return iter.size(); }
   bool innerPadded() const {
@@ -245,12 +246,51 @@ struct ElementwiseEmitter {
     return arith::SelectOp::create(b, inside, value, pad);
   }
 
+  /// Under a placement, the slot's `width` elements stored into the
+  /// destination at their placed indices: one vector store when they are
+  /// contiguous and aligned there, element by element otherwise.
+  void storePlaced(OpBuilder &ob, Location loc, const Slot &slot, Value dest,
+                   ArrayRef<Value> vals) {
+    Value flat = kb.flatten(dest);
+    Type elt = cast<MemRefType>(flat.getType()).getElementType();
+    auto idx = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(ob, loc, v);
+    };
+    Value index = idx(placement->offset);
+    bool aligned = placement->offset % width == 0;
+    for (int64_t d = 0; d < rank(); ++d) {
+      index = arith::AddIOp::create(
+          ob, loc, index,
+          arith::MulIOp::create(ob, loc, slot.coords[d],
+                                idx(placement->strides[d])));
+      if (d + 1 < rank() && placement->strides[d] % width != 0)
+        aligned = false;
+    }
+    int64_t inner = rank() ? placement->strides.back() : 1;
+    if (inner == 1 && width > 1 && aligned && !isBitPackedInVectors(elt)) {
+      Value vec = vector::FromElementsOp::create(
+          ob, loc, VectorType::get({width}, elt), vals);
+      auto store = vector::StoreOp::create(ob, loc, vec, flat, index);
+      store.setAlignment(
+          std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
+      return;
+    }
+    for (auto [j, val] : llvm::enumerate(vals)) {
+      Value at = arith::AddIOp::create(ob, loc, index, idx(j * inner));
+      memref::StoreOp::create(ob, loc, val, flat, ValueRange{at});
+    }
+  }
+
   /// The `width` elements of each result in `slot`, stored with one vector
   /// store per result (i1 element by element), guarded by the slot's bound.
   void store(const Slot &slot, ArrayRef<SmallVector<Value>> outs,
              unsigned firstResultArg) {
     auto storeAll = [&](OpBuilder &ob, Location loc) {
       for (auto [r, vals] : llvm::enumerate(outs)) {
+        if (placement) {
+          storePlaced(ob, loc, slot, func.getArgument(firstResultArg), vals);
+          continue;
+        }
         Value flat = func.getArgument(firstResultArg + r);
         auto memType = cast<MemRefType>(flat.getType());
         if (memType.getRank() == 0) {
@@ -362,7 +402,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     Operation *op, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
     Block &body, ValueRange results, gpu::GPUModuleOp module, StringRef name,
     const Tuning &tuning, ArrayRef<SmallVector<int64_t>> inputOffsets,
-    const ElementwisePadding *padding) {
+    const ElementwisePadding *padding, const ElementwisePlacement *placement) {
   ArrayRef<int64_t> iter =
       cast<RankedTensorType>(results.front().getType()).getShape();
   int64_t rank = iter.size();
@@ -393,7 +433,19 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
   launch.grid = llvm::divideCeil(threads, launch.block);
   launch.operands.append(inputs.begin(), inputs.end());
-  launch.results.append(results.begin(), results.end());
+  if (placement && (padding || results.size() != 1))
+    return op->emitOpError("an elementwise kernel places one unpadded result "
+                           "only");
+  if (!placement) {
+    launch.results.append(results.begin(), results.end());
+  } else if (placement->fresh) {
+    launch.results.push_back(placement->dest);
+  } else {
+    // An earlier launch of the op allocated the destination: this one
+    // writes it in place.
+    launch.operands.push_back(placement->dest);
+    launch.inPlace.push_back({placement->dest, inputs.size()});
+  }
 
   // When every result is bf16 (8 significant bits), tanh may use the
   // hardware approximation (relative error below 2^-10.9): the rounding to
@@ -414,7 +466,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
                           iter,
                           padding ? ArrayRef<int64_t>(padding->valid) : iter,
                           width,
-                          padding};
+                          padding,
+                          placement};
 
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Support/LLVM.h"
 #include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/GPU/Defaults.h"
@@ -22,10 +23,6 @@ namespace mlir::linalg {
 class FillOp;
 class GenericOp;
 } // namespace mlir::linalg
-namespace mlir::tensor {
-class ExtractSliceOp;
-class PadOp;
-} // namespace mlir::tensor
 
 namespace sinter::gpu_kernels {
 
@@ -399,20 +396,35 @@ struct ElementwisePadding {
   llvm::SmallVector<mlir::TypedAttr> padValues;
 };
 
+/// Where an elementwise kernel stores its one result instead of a buffer
+/// of its own (a part of a concatenation, ConcatKernel.cpp): element
+/// (i0, ..., in) of the iteration space goes to `dest`'s buffer at
+/// `offset` + sum(i_d * strides[d]). The launch allocates `dest` when
+/// `fresh` (the first part), else writes the buffer an earlier launch of
+/// the same op made, in place.
+struct ElementwisePlacement {
+  mlir::Value dest;
+  llvm::SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  bool fresh = true;
+};
+
 /// One pass over the iteration space of `results` (all of one shape): the
 /// body's arguments are the elements of `inputs` (by `inputMaps`, projected
 /// permutations), its terminator's operands the elements of `results`.
 /// Serves sinter.fused, unfused elementwise linalg.generic ops, slices and
 /// pads: `inputOffsets[i]`, when given, is a constant start added to input
 /// i's indices (tensor.extract_slice); `padding`, when given, a high pad
-/// of the results (tensor.pad of the body's results).
+/// of the results (tensor.pad of the body's results); `placement`, when
+/// given, where the one result is stored instead (a concatenation's part).
 mlir::FailureOr<KernelLaunch> buildElementwiseKernel(
     mlir::Operation *op, mlir::ValueRange inputs,
     llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::Block &body,
     mlir::ValueRange results, mlir::gpu::GPUModuleOp module,
     llvm::StringRef name, const Tuning &tuning,
     llvm::ArrayRef<llvm::SmallVector<int64_t>> inputOffsets = {},
-    const ElementwisePadding *padding = nullptr);
+    const ElementwisePadding *padding = nullptr,
+    const ElementwisePlacement *placement = nullptr);
 
 /// An elementwise linalg op the elementwise kernel runs: at least one loop,
 /// all loops parallel, inputs read through projected permutations, results
@@ -429,8 +441,9 @@ bool isPlainMatmul(mlir::Operation *op);
 /// unit-stride, rank-preserving tensor.extract_slice (its source is read at
 /// the slice's offsets).
 mlir::tensor::ExtractSliceOp sliceReadInPlace(mlir::Value v);
-/// Whether every use of `slice` is an input of an elementwise generic, which
-/// reads it in place: then no kernel copies it out.
+/// Whether every use of `slice` is an input of an elementwise generic or a
+/// part of a concatenation (ConcatKernel.cpp), which read it in place: then
+/// no kernel copies it out.
 bool readInPlaceByAllUsers(mlir::tensor::ExtractSliceOp slice);
 
 /// What the elementwise kernel reads and runs for an elementwise op (a
@@ -473,6 +486,22 @@ private:
 bool isElementwisePad(mlir::tensor::PadOp pad);
 /// The pad value of such a pad.
 mlir::TypedAttr padValueOf(mlir::tensor::PadOp pad);
+
+/// Whether the CUDA backend runs `concat` as one elementwise kernel per
+/// part storing into its buffer (rather than a gather): static, non-empty
+/// shapes of elements the elementwise kernel stores in vectors.
+bool isElementwiseConcat(mlir::tensor::ConcatOp concat);
+/// A part of a concatenation: the elementwise op whose body its kernel
+/// runs (chainProducer; null: a copy of the operand), which produced the
+/// operand directly or through `reshape`.
+struct ConcatPart {
+  mlir::Operation *producer = nullptr;
+  mlir::tensor::CollapseShapeOp reshape;
+};
+/// The launches of such a concatenation, one per part, in order.
+mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>> buildConcatKernels(
+    mlir::tensor::ConcatOp concat, llvm::ArrayRef<ConcatPart> parts,
+    mlir::gpu::GPUModuleOp module, llvm::StringRef name, const Tuning &tuning);
 /// `ml_program.global_load` / `global_store` (model state across calls, as
 /// torch-mlir's RNG seed): a copy between a buffer and the global's mutable
 /// device copy in `module` (StateKernels.cpp).

@@ -88,6 +88,30 @@ static AttentionChoice chooseAttentionKernel(AttentionOp attention,
   return choice;
 }
 
+/// A concatenation's part `in`: its producer runs in the part's kernel
+/// (and joins `taken`) when chainProducer accepts it, directly or through a
+/// collapse_shape only the concatenation reads.
+static ConcatPart concatPart(Value in, tensor::ConcatOp concat,
+                             const Tuning &tuning,
+                             llvm::SmallPtrSetImpl<Operation *> &taken) {
+  ConcatPart part;
+  Value produced = in;
+  if (auto reshape = in.getDefiningOp<tensor::CollapseShapeOp>();
+      reshape && reshape->hasOneUse() &&
+      reshape.getSrcType().hasStaticShape()) {
+    part.reshape = reshape;
+    produced = reshape.getSrc();
+  }
+  part.producer = chainProducer(produced, concat, tuning);
+  if (!part.producer || taken.contains(part.producer)) {
+    part.producer = nullptr;
+    part.reshape = {};
+    return part;
+  }
+  taken.insert(part.producer);
+  return part;
+}
+
 /// What kernels read and write in place of the tensors transposes make
 /// (InPlaceHeads.cpp, InPlaceOperands.cpp), by op: where tensor-core
 /// attention kernels find their heads, which matmul operands are read
@@ -99,6 +123,8 @@ struct InPlacePlans {
   llvm::DenseMap<Operation *, FusedOp> prologues;
   /// Pads whose kernel runs the elementwise op that produced their source.
   llvm::DenseMap<Operation *, Operation *> padProducers;
+  /// The parts of concatenations (ConcatKernel.cpp).
+  llvm::DenseMap<Operation *, SmallVector<ConcatPart>> concatParts;
 
   const AttentionHeads *headsOf(Operation *op) const {
     auto it = heads.find(op);
@@ -189,6 +215,9 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
                                       *form.body, generic->getResults(), module,
                                       name, tuning, form.offsets));
   }
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op))
+    return buildConcatKernels(concat, plans.concatParts.lookup(op), module,
+                              name, tuning);
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     // The body of the op that produced the source, or a copy of it, over
     // the padded shape.
@@ -413,6 +442,9 @@ struct OutlineCUDAKernelsPass
       else if (auto pad = dyn_cast<tensor::PadOp>(op);
                pad && isElementwisePad(pad))
         ops.push_back(op);
+      else if (auto concat = dyn_cast<tensor::ConcatOp>(op);
+               concat && isElementwiseConcat(concat))
+        ops.push_back(op);
     });
     if (ops.empty())
       return;
@@ -489,6 +521,16 @@ struct OutlineCUDAKernelsPass
         producer->erase();
         continue;
       }
+      if (auto it = plans.concatParts.find(op); it != plans.concatParts.end()) {
+        op->erase();
+        for (const ConcatPart &part : it->second) {
+          if (part.reshape)
+            part.reshape->erase();
+          if (part.producer)
+            part.producer->erase();
+        }
+        continue;
+      }
       op->erase();
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
@@ -517,6 +559,12 @@ struct OutlineCUDAKernelsPass
           plans.padProducers[op] = producer;
           taken.insert(producer);
         }
+        continue;
+      }
+      if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+        SmallVector<ConcatPart> &parts = plans.concatParts[op];
+        for (Value in : concat.getInputs())
+          parts.push_back(concatPart(in, concat, tuning, taken));
         continue;
       }
       if (FusedOp chain = matchNormPrologue(op, tuning)) {
@@ -642,8 +690,16 @@ struct OutlineCUDAKernelsPass
       Value t = bufferization::ToTensorOp::create(
           b, loc, r.getType(), buf, /*restrict=*/true, /*writable=*/true);
       r.replaceAllUsesWith(t);
-      if (earlier)
-        (*earlier)[r] = t;
+      if (!earlier)
+        return;
+      // A result an earlier launch of the op wrote and this one writes
+      // again in place (a concatenation's parts): its readers read it
+      // after this launch.
+      if (Value prev = earlier->lookup(r))
+        prev.replaceUsesWithIf(t, [&](OpOperand &use) {
+          return use.getOwner() != buf.getDefiningOp();
+        });
+      (*earlier)[r] = t;
     };
     for (auto [r, buf] : llvm::zip(launch.results, resultBuffers))
       replace(r, buf);

@@ -4,7 +4,8 @@
 //
 // A CUDA artifact runs kernels; the host only sequences launches and views
 // buffers. Tensor ops that real models leave between the fused kernels --
-// `tensor.concat` (rotary embeddings' halves, HF's position checks),
+// `tensor.concat` of i1 (HF's position checks; others run as elementwise
+// kernels: ConcatKernel.cpp),
 // `tensor.insert_slice` (TOSA's rotate_half), `tensor.pad` with low pads
 // (high pads alone run as elementwise kernels: PadKernel.cpp), and scalars
 // `tensor.extract`ed on the host and captured by a generic (torch-mlir's 0-d
@@ -101,6 +102,9 @@ struct ConcatToGather : OpRewritePattern<tensor::ConcatOp> {
     auto type = cast<RankedTensorType>(op.getType());
     if (!type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
+    if (sinter::gpu_kernels::isElementwiseConcat(op))
+      return rewriter.notifyMatchFailure(
+          op, "the elementwise kernel stores its parts (ConcatKernel.cpp)");
     int64_t dim = op.getDim();
     Value out = gatherGeneric(
         rewriter, op.getLoc(), type,

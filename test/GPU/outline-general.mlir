@@ -41,17 +41,18 @@ func.func @embedding(%ids: tensor<2x8xi64>, %table: tensor<512x16xf32>) -> tenso
 
 // -----
 
-// A concat (rotary embeddings' halves) becomes a gathering generic: each
-// half read at a clamped index, the right one selected.
+// A concat of booleans (HF's position checks) becomes a gathering
+// generic: each half read at a clamped index, the right one selected.
+// (Other concats run one elementwise kernel per part: outline-concat.mlir.)
 // CHECK-LABEL: func.func @concat
 // CHECK: gpu.launch_func @sinter_kernels::@generic_0
 // CHECK-LABEL: gpu.func @generic_0
 // CHECK-DAG: arith.minsi
 // CHECK-DAG: arith.maxsi
 // CHECK: arith.select
-func.func @concat(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
-  %c = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
-  return %c : tensor<4x16xf32>
+func.func @concat(%a: tensor<4x8xi1>, %b: tensor<4x8xi1>) -> tensor<4x16xi1> {
+  %c = tensor.concat dim(1) %a, %b : (tensor<4x8xi1>, tensor<4x8xi1>) -> tensor<4x16xi1>
+  return %c : tensor<4x16xi1>
 }
 
 // -----

@@ -466,6 +466,91 @@ def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
             torch_same_dtype)
 
 
+def concat_heads_case(B=2, S=33, H=3, D=64, t="bf16"):
+    """GPT-2's backward joins dQ, dK and dV: each transposed from heads
+    [B, H, S, D] to [B, S, H*D] and concatenated along the last dimension
+    (lib/GPU/ConcatKernel.cpp: one kernel per part, the transpose in it,
+    storing into the concatenation's buffer); a fourth part is an argument
+    (a copy) and a fifth an elementwise op."""
+    g = _tt([B, H, S, D], t)
+    h = _tt([B, S, H, D], t)
+    c = _tt([B, S, H * D], t)
+    a = _tt([B, S, 8], t)
+    y = _tt([B, S, 3 * H * D + 16], t)
+    parts = []
+    for i in range(3):
+        parts.append("""  %%t%(i)d = linalg.transpose ins(%%g%(i)d : %(g)s) outs(%%e : %(h)s) permutation = [0, 2, 1, 3]
+  %%c%(i)d = tensor.collapse_shape %%t%(i)d [[0], [1], [2, 3]] : %(h)s into %(c)s""" % {
+            "i": i, "g": g, "h": h, "c": c})
+    ir = """func.func @main(%%g0: %(g)s, %%g1: %(g)s, %%g2: %(g)s, %%a: %(a)s) -> %(y)s {
+  %%e = tensor.empty() : %(h)s
+%(parts)s
+  %%n = sinter.fused ins(%%a : %(a)s) maps [affine_map<(d0, d1, d2) -> (d0, d1, d2)>] {
+  ^bb0(%%v: %(t)s):
+    %%r = arith.negf %%v : %(t)s
+    sinter.yield %%r : %(t)s
+  } -> %(a)s
+  %%y = tensor.concat dim(2) %%c0, %%c1, %%c2, %%a, %%n : (%(c)s, %(c)s, %(c)s, %(a)s, %(a)s) -> %(y)s
+  return %%y : %(y)s
+}
+""" % {"g": g, "h": h, "c": c, "a": a, "y": y, "t": t,
+       "parts": "\n".join(parts)}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(B, H, S, D, generator=gen, device=dev).to(dt)
+                for _ in range(3)] + [
+            torch.randn(B, S, 8, generator=gen, device=dev).to(dt)]
+
+    def joined(torch, gs, aa):
+        heads = [x.transpose(1, 2).reshape(B, S, H * D) for x in gs]
+        return torch.cat(heads + [aa, -aa], dim=2)
+
+    def ref(torch, g0, g1, g2, aa):
+        return [joined(torch, [g0.double(), g1.double(), g2.double()],
+                       aa.double())]
+
+    def torch_same_dtype(torch, g0, g1, g2, aa):
+        return [joined(torch, [g0, g1, g2], aa)]
+
+    return ("concat_heads_b%d_s%d_h%d_d%d_%s" % (B, S, H, D, t), ir, make,
+            ref, torch_same_dtype)
+
+
+def concat_rows_case(t="f32"):
+    """A concatenation along an outer dimension of parts of odd sizes (their
+    rows of 37 elements: stores element by element), one of them an
+    elementwise generic, one an argument."""
+    x = _tt([5, 37], t)
+    z = _tt([3, 37], t)
+    y = _tt([13, 37], t)
+    ir = """func.func @main(%%x: %(x)s, %%z: %(z)s) -> %(y)s {
+  %%e = tensor.empty() : %(x)s
+  %%s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%x : %(x)s) outs(%%e : %(x)s) {
+  ^bb0(%%v: %(t)s, %%o: %(t)s):
+    %%r = arith.mulf %%v, %%v : %(t)s
+    linalg.yield %%r : %(t)s
+  } -> %(x)s
+  %%y = tensor.concat dim(0) %%z, %%s, %%x : (%(z)s, %(x)s, %(x)s) -> %(y)s
+  return %%y : %(y)s
+}
+""" % {"x": x, "z": z, "y": y, "t": t}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(5, 37, generator=gen, device=dev).to(dt),
+                torch.randn(3, 37, generator=gen, device=dev).to(dt)]
+
+    def ref(torch, xx, zz):
+        xd = xx.double()
+        return [torch.cat([zz.double(), xd * xd, xd], dim=0)]
+
+    def torch_same_dtype(torch, xx, zz):
+        return [torch.cat([zz, xx * xx, xx], dim=0)]
+
+    return ("concat_rows_%s" % t, ir, make, ref, torch_same_dtype)
+
+
 def matmul_transposed_b_case(M, K, N, t="f32", batch=None):
     """x @ w^T with w stored [N, K]: linalg.matmul (or batch_matmul) with
     user indexing maps into a zero fill, as torch-mlir emits a linear layer.

@@ -22,6 +22,8 @@ from general_cases import (  # noqa: F401
     fpowi_case,
     odd_slice_case,
     padded_chain_case,
+    concat_heads_case,
+    concat_rows_case,
     matmul_transposed_b_case,
     matmul_case,
     matmul_cases,
@@ -402,6 +404,10 @@ def correctness_cases():
     cases.append(padded_chain_case(257, 64, 7, 0, "f32", "generic", -1.5))
     cases.append(padded_chain_case(33, 100, 3, 4, "bf16", "fused", 2.0))
     cases.append(padded_chain_case(129, 77, 2, 3, "f32", "copy"))
+    # Concatenations as one kernel per part (ConcatKernel.cpp): GPT-2's
+    # dQ/dK/dV joined through their transposes, and odd rows.
+    cases.append(concat_heads_case())
+    cases.append(concat_rows_case())
     cases.append(fpowi_case())
     cases.append(linear_bias_case())
     cases.append(linear_bias_case(rounded_first=True))
