@@ -62,7 +62,10 @@ static constexpr int64_t kColumnMinWarpTrips = 4;
 bool SerialKernel::planColumns() {
   std::optional<SplitReduction> points =
       matchSplitReduction(op, trips, kColumnMinTrips);
-  if (!points || inits.empty())
+  // (Its shared memory carries f32 partials.)
+  if (!points || inits.empty() ||
+      llvm::any_of(points->identities,
+                   [](TypedAttr a) { return !a.getType().isF32(); }))
     return false;
   // Every result is stored at the first's index; the output's innermost
   // dimension is a loop that some input reads contiguously and no input

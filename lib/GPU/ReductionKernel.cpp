@@ -228,12 +228,37 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
 static constexpr int64_t kSplitReductionMinTrips = 256;
 /// Lanes of the warp that reduces one output element.
 static constexpr int64_t kLanes = kWarpSize;
+/// A split reduction with at most this many output elements per SM (a
+/// loss's sum over the batch: one) takes a block per element, its warps'
+/// totals meeting in shared memory: one warp alone is latency-bound.
+static constexpr int64_t kBlockPerElementMaxPerSM = 1;
+
+/// The identity of an integer `combiner` of 32 or 64 bits (what warp
+/// shuffles carry); null for others.
+static TypedAttr integerIdentityOf(Operation *combiner, IntegerType t) {
+  unsigned w = t.getWidth();
+  if (w != 32 && w != 64)
+    return {};
+  Builder b(combiner->getContext());
+  auto of = [&](const APInt &v) { return b.getIntegerAttr(t, v); };
+  if (isa<arith::AddIOp, arith::OrIOp, arith::XOrIOp, arith::MaxUIOp>(combiner))
+    return of(APInt::getZero(w));
+  if (isa<arith::AndIOp, arith::MinUIOp>(combiner))
+    return of(APInt::getAllOnes(w));
+  if (isa<arith::MaxSIOp>(combiner))
+    return of(APInt::getSignedMinValue(w));
+  if (isa<arith::MinSIOp>(combiner))
+    return of(APInt::getSignedMaxValue(w));
+  return {};
+}
 
 /// The identity of `combiner` in the type `t` the kernel carries its
-/// accumulator in (f32, also for f16/bf16); null when the kernel does not
-/// split reductions of this combiner (integer and f64 reductions, and
-/// products, stay serial).
+/// accumulator in (f32, also for f16/bf16; i32, i64); null when the kernel
+/// does not split reductions of this combiner (f64 reductions and products
+/// stay serial).
 static TypedAttr identityOf(Operation *combiner, Type t) {
+  if (auto it = dyn_cast<IntegerType>(t))
+    return integerIdentityOf(combiner, it);
   if (!t.isF32())
     return {};
   Builder b(combiner->getContext());
@@ -331,6 +356,9 @@ LogicalResult SerialKernel::plan() {
     return success();
   split = matchSplitReduction(op, trips, kSplitReductionMinTrips);
   lanes = split ? kLanes : 1;
+  if (split && total <= kBlockPerElementMaxPerSM * smCount &&
+      trips >= kSerialBlock * kSplitReductionMinTrips / kLanes)
+    lanes = kSerialBlock;
   launch.block = std::clamp<int64_t>(total * lanes, 1, kSerialBlock);
   launch.grid =
       std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
@@ -451,6 +479,15 @@ SmallVector<KernelLaunch, 1> SerialKernel::emit(StringRef name) {
   }
   func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
+  // A block per element: its warps' totals, one slot per warp and result.
+  if (lanes > kLanes)
+    for (TypedAttr identity : split->identities)
+      warpTotals.push_back(func.addWorkgroupAttribution(
+          MemRefType::get({lanes / kLanes}, identity.getType(),
+                          MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              b.getContext(), gpu::AddressSpace::Workgroup)),
+          op.getLoc()));
   b.setInsertionPointToStart(&func.getBody().front());
   emitViews();
   emitCaptures();
@@ -506,8 +543,8 @@ Value SerialKernel::emitThreadIndex() {
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),
       kb.threadId());
   if (split) {
-    lane = arith::RemUIOp::create(b, tid, kb.idx(kLanes));
-    tid = arith::DivUIOp::create(b, tid, kb.idx(kLanes));
+    lane = arith::RemUIOp::create(b, tid, kb.idx(lanes));
+    tid = arith::DivUIOp::create(b, tid, kb.idx(lanes));
   }
   if (launch.grid * launch.block != total * lanes) {
     // (A warp's lanes share their element: the branch is warp-uniform.)
@@ -641,15 +678,41 @@ SmallVector<Value> SerialKernel::emitSerialLoops(unsigned level,
   return SmallVector<Value>(loop.getResults());
 }
 
+SmallVector<Value> SerialKernel::acrossWarps(ArrayRef<Value> totals) {
+  // Lane 0 of warp w stores its total in slot w; after the barrier every
+  // thread combines the slots in warp order.
+  Value warp = arith::DivUIOp::create(b, lane, kb.idx(kLanes));
+  Value first = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, lane, kb.idx(kLanes)), kb.idx(0));
+  scf::IfOp::create(b, first, [&](OpBuilder &ob, Location loc) {
+    for (auto [j, t] : llvm::enumerate(totals))
+      memref::StoreOp::create(ob, loc, t, warpTotals[j], ValueRange{warp});
+    scf::YieldOp::create(ob, loc);
+  });
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> block;
+  for (auto [j, t] : llvm::enumerate(totals)) {
+    Value sum = memref::LoadOp::create(b, warpTotals[j], ValueRange{kb.idx(0)});
+    for (int64_t w = 1; w < lanes / kLanes; ++w)
+      sum = combineWith(
+          b, split->combiners[j], split->accOperand[j], sum,
+          memref::LoadOp::create(b, warpTotals[j], ValueRange{kb.idx(w)}));
+    block.push_back(sum);
+  }
+  return block;
+}
+
 SmallVector<Value> SerialKernel::emitWarpLoop() {
-  // Lane l: points l, l + 32, ... of the reduction loops (row-major, the
+  // Lane l: points l, l + lanes, ... of the reduction loops (row-major, the
   // innermost loop fastest) from the identities; then the warp's total,
-  // then the init; lane 0 stores (the builder is left in its branch).
+  // (a block per element) the block's, then the init; lane 0 stores (the
+  // builder is left in its branch).
   SmallVector<Value> partial;
   for (TypedAttr identity : split->identities)
     partial.push_back(arith::ConstantOp::create(b, identity));
   auto loop =
-      scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(kLanes), partial);
+      scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(lanes), partial);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -660,12 +723,16 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
     }
     scf::YieldOp::create(b, emitRegion(loop.getRegionIterArgs()));
   }
+  SmallVector<Value> totals;
+  for (auto [j, v] : llvm::enumerate(loop.getResults()))
+    totals.push_back(
+        warpTotal(b, split->combiners[j], split->accOperand[j], v));
+  if (lanes > kLanes)
+    totals = acrossWarps(totals);
   SmallVector<Value> results;
-  for (auto [j, v] : llvm::enumerate(loop.getResults())) {
-    Value sum = warpTotal(b, split->combiners[j], split->accOperand[j], v);
+  for (auto [j, sum] : llvm::enumerate(totals))
     results.push_back(combineWith(b, split->combiners[j], split->accOperand[j],
                                   accs[j], sum));
-  }
   auto first = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
       /*withElseRegion=*/false);

@@ -94,6 +94,10 @@ private:
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitWarpLoop();
+  /// A block per element: the warps' `totals` combined (every thread of
+  /// the block calls it: it holds a barrier).
+  llvm::SmallVector<mlir::Value>
+  acrossWarps(llvm::ArrayRef<mlir::Value> totals);
   void emitStores(llvm::ArrayRef<mlir::Value> results);
   // f16/bf16 values live in f32 inside the kernel.
   mlir::Value promoted(mlir::Value v);
@@ -134,11 +138,14 @@ private:
   mlir::IRMapping captures;
   mlir::Value lane;
   llvm::SmallVector<mlir::Value> iv, outIndex, accs;
+  /// A block per element: the warps' totals in shared memory, per result.
+  llvm::SmallVector<mlir::Value> warpTotals;
 };
 
 /// The split of `op`'s reduction when its combiners allow one (at least
-/// `minTrips` points): sums and maxes carried in f32 (integer and f64
-/// reductions, and products, stay serial).
+/// `minTrips` points): sums and maxes carried in f32, integer sums, maxes,
+/// mins and bitwise reductions of 32 or 64 bits (f64 reductions and
+/// products stay serial).
 std::optional<SplitReduction> matchSplitReduction(mlir::linalg::GenericOp op,
                                                   int64_t trips,
                                                   int64_t minTrips);

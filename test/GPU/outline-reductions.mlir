@@ -302,3 +302,57 @@ func.func @materialized_init(%x: tensor<7x9xf16>, %s: f16) -> (tensor<f16>, tens
   } -> tensor<f16>
   return %r, %d : tensor<f16>, tensor<f16>
 }
+
+// -----
+
+// torch-mlir's cross-entropy counts its labels that are not ignore_index
+// into a scalar: one output element, a long reduction -> a block of 256
+// threads for it (each lane every 256th label), each warp's total by
+// shuffles (i64: an integer sum splits too), the 8 totals meeting in
+// shared memory after a barrier; thread 0 stores.
+// CHECK-LABEL: func.func @count_labels
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c1, {{.*}} threads in (%c256,
+// CHECK: gpu.func @reduce_0({{.*}}) workgroup(%[[TOTALS:.*]] : memref<8xi64, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} step %c256{{.*}} -> (i64)
+// CHECK: gpu.shuffle xor {{.*}} : i64
+// CHECK: memref.store {{.*}}, %[[TOTALS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[TOTALS]]
+// CHECK: arith.cmpi eq
+// CHECK: memref.store
+func.func @count_labels(%labels: tensor<8192xi64>) -> tensor<i64> {
+  %zero = arith.constant 0 : i64
+  %ignore = arith.constant -100 : i64
+  %e = tensor.empty() : tensor<i64>
+  %z = linalg.fill ins(%zero : i64) outs(%e : tensor<i64>) -> tensor<i64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%labels : tensor<8192xi64>) outs(%z : tensor<i64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %ne = arith.cmpi ne, %a, %ignore : i64
+    %one = arith.extui %ne : i1 to i64
+    %s = arith.addi %one, %acc : i64
+    linalg.yield %s : i64
+  } -> tensor<i64>
+  return %r : tensor<i64>
+}
+
+// -----
+
+// Many long rows keep a warp per row (no shared memory).
+// CHECK-LABEL: func.func @many_rows
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c63, {{.*}} threads in (%c256,
+// CHECK: gpu.func @reduce_0
+// CHECK-NOT: workgroup
+// CHECK: gpu.shuffle xor
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @many_rows(%x: tensor<500x300xf32>) -> tensor<500xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<500xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<500xf32>) -> tensor<500xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<500x300xf32>) outs(%z : tensor<500xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<500xf32>
+  return %r : tensor<500xf32>
+}

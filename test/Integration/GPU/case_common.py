@@ -28,4 +28,6 @@ WGP = "wgmma,pipe,mtiles=1,"
 
 
 def _tt(shape, t):
+    if not shape:
+        return "tensor<%s>" % t
     return "tensor<%sx%s>" % ("x".join(str(d) for d in shape), t)

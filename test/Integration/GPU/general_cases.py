@@ -123,6 +123,46 @@ def reduce_sum_case(shape, axis, t="f32", form="generic"):
     return name, ir, make, ref, torch_same_dtype
 
 
+def count_case(shape):
+    """torch-mlir's cross-entropy counts the labels that are not
+    ignore_index (-100): an i64 sum of a widened i1. Over a 1-D shape the
+    result is a scalar (a block of 256 threads for the one element, its
+    warps meeting in shared memory); over [rows, n] a warp per row."""
+    x = _tt(shape, "i64")
+    out = shape[:-1]
+    y = _tt(out, "i64")
+    dims = ["d%d" % i for i in range(len(shape))]
+    im = "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(dims))
+    om = "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(dims[:-1]))
+    iters = ", ".join(['"parallel"'] * (len(shape) - 1) + ['"reduction"'])
+    ir = """func.func @main(%%x: %(x)s) -> %(y)s {
+  %%zero = arith.constant 0 : i64
+  %%ignore = arith.constant -100 : i64
+  %%e = tensor.empty() : %(y)s
+  %%z = linalg.fill ins(%%zero : i64) outs(%%e : %(y)s) -> %(y)s
+  %%r = linalg.generic {indexing_maps = [%(im)s, %(om)s], iterator_types = [%(it)s]} ins(%%x : %(x)s) outs(%%z : %(y)s) {
+  ^bb0(%%a: i64, %%acc: i64):
+    %%ne = arith.cmpi ne, %%a, %%ignore : i64
+    %%one = arith.extui %%ne : i1 to i64
+    %%s = arith.addi %%one, %%acc : i64
+    linalg.yield %%s : i64
+  } -> %(y)s
+  return %%r : %(y)s
+}
+""" % {"x": x, "y": y, "im": im, "om": om, "it": iters}
+
+    def make(torch, dev, gen):
+        labels = torch.randint(0, 50257, tuple(shape), generator=gen,
+                               device=dev)
+        drop = torch.rand(tuple(shape), generator=gen, device=dev) < 0.1
+        return [torch.where(drop, torch.full_like(labels, -100), labels)]
+
+    def ref(torch, xx):
+        return [(xx != -100).sum(-1)]
+
+    return ("count_%s_i64" % "x".join(map(str, shape)), ir, make, ref, ref)
+
+
 def reduce_max_case(shape, axis, t="f32"):
     """A max-reduce over a non-trailing axis into a -inf fill (0xFF800000
     for f32): the fill folds into the serial kernel's initial value."""

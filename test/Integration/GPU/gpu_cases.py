@@ -16,6 +16,7 @@ from general_cases import (  # noqa: F401
     unfused_mlp_case,
     reduce_sum_case,
     reduce_max_case,
+    count_case,
     bool_mask_case,
     linear_bias_case,
     qkv_heads_case,
@@ -394,6 +395,14 @@ def correctness_cases():
     # ragged column count (its last block's lanes past the end).
     cases.append(reduce_sum_case([8192, 768], 0, "bf16", form="extf"))
     cases.append(reduce_sum_case([4099, 2309], 0, "bf16"))
+    # Few long reductions take a block per element (a loss's sum, its
+    # count of labels): the warps' totals meet in shared memory; integer
+    # sums split too (a warp per row).
+    cases.append(reduce_sum_case([8193], 0, "f32"))
+    cases.append(reduce_sum_case([3, 5000], 1, "bf16"))
+    cases.append(reduce_max_case([2, 40000], 1, "f32"))
+    cases.append(count_case([8192]))
+    cases.append(count_case([500, 300]))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     # High pads as elementwise kernels (PadKernel.cpp): GPT-2's
