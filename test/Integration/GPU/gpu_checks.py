@@ -32,6 +32,17 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
 import gpu_cases  # noqa: E402
 
 
+def _poison(torch, dtype):
+    """What outputs hold before a run, so that an element no kernel wrote
+    fails the comparison: NaN for floats, the most negative value for
+    integers, True for booleans."""
+    if dtype.is_floating_point:
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).min
+
+
 def selected(cases, only, skip=None):
     """The cases whose name matches the regular expression `only` and not
     `skip`."""
@@ -137,7 +148,8 @@ def check(out, seed, only=None, skip=None, kernels_only=False):
             outs = fn(*ins)
             outs = list(outs) if isinstance(outs, tuple) else [outs]
         else:
-            outs = [torch.full(tuple(o["shape"]), float("nan"),
+            outs = [torch.full(tuple(o["shape"]),
+                               _poison(torch, getattr(torch, o["dtype"])),
                                dtype=getattr(torch, o["dtype"]), device=dev)
                     for o in fn.outputs]
             fn(*ins, out=outs)
