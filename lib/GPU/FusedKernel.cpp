@@ -102,6 +102,10 @@ struct Slot {
   /// each lane's clamped innermost coordinate and whether it lies inside.
   Value outerInside;
   SmallVector<Value> laneInner, laneInside;
+  /// Slots across rows (rows of odd length): the outer coordinates of the
+  /// next row, and which lanes lie in it (their inner coordinates are in
+  /// `laneInner`).
+  SmallVector<Value> nextCoords, laneWraps;
   SmallVector<SmallVector<Value>> lanes; // per input: `width` scalars
 };
 
@@ -129,8 +133,13 @@ struct ElementwiseEmitter {
   int64_t width;
   const ElementwisePadding *padding;
   const ElementwisePlacement *placement;
+  /// Slots of `width` consecutive elements that may run into the next row
+  /// (rows whose length `width` does not divide).
+  bool acrossRows = false;
 
   int64_t rank() const { return iter.size(); }
+  /// Whether lanes have inner coordinates of their own.
+  bool perLaneInner() const { return innerPadded() || acrossRows; }
   bool innerPadded() const {
     return padding && rank() > 0 && valid.back() < iter.back();
   }
@@ -144,6 +153,8 @@ struct ElementwiseEmitter {
       slot.coords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
       rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
     }
+    if (acrossRows)
+      locateAcrossRows(slot);
     if (!padding)
       return;
     for (int64_t d = 0; d + 1 < rank(); ++d) {
@@ -168,6 +179,28 @@ struct ElementwiseEmitter {
     }
   }
 
+  /// A slot that may run into the next row: lane j's inner coordinate
+  /// c + j, less the row length where it wrapped (one row at most: the
+  /// rows are at least `width` long), and the next row's outer coordinates.
+  void locateAcrossRows(Slot &slot) {
+    int64_t inner = iter.back();
+    for (int64_t j = 0; j < width; ++j) {
+      Value c = arith::AddIOp::create(b, slot.coords.back(), kb.idx(j));
+      Value wraps =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::uge, c, kb.idx(inner));
+      slot.laneWraps.push_back(wraps);
+      slot.laneInner.push_back(arith::SelectOp::create(
+          b, wraps, arith::SubIOp::create(b, c, kb.idx(inner)), c));
+    }
+    slot.nextCoords.assign(rank(), Value());
+    Value rem = arith::AddIOp::create(
+        b, arith::DivUIOp::create(b, slot.first, kb.idx(inner)), kb.idx(1));
+    for (int64_t d = rank() - 2; d >= 0; --d) {
+      slot.nextCoords[d] = arith::RemUIOp::create(b, rem, kb.idx(iter[d]));
+      rem = arith::DivUIOp::create(b, rem, kb.idx(iter[d]));
+    }
+  }
+
   /// Input `arg`'s `width` scalars for `slot`: a vector when it runs along
   /// the innermost dimension with aligned rows, one scalar when broadcast
   /// along it, `width` scalars otherwise (transposed, odd rows, a slice at
@@ -180,12 +213,15 @@ struct ElementwiseEmitter {
     int64_t start = 0;
     for (auto [k, off] : llvm::enumerate(offsets))
       start += off * strides[k];
-    Value index = kb.idx(start);
+    Value index = kb.idx(start), nextIndex = index;
     int64_t innerStride = 0; // element stride along the innermost iter dim
     // A vector access starts at a multiple of `width` elements (aligned)
     // when the start and the strides of the outer dimensions are
-    // multiples of it.
-    bool alignedVectors = start % width == 0 && !innerPadded();
+    // multiples of it; across rows, when the input is the iteration space
+    // itself (row-major, no offsets).
+    bool alignedVectors = start % width == 0 && !perLaneInner();
+    bool contiguous =
+        acrossRows && start == 0 && map.isIdentity() && type.getShape() == iter;
     for (auto [k, expr] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(expr);
       if (!dim)
@@ -193,7 +229,7 @@ struct ElementwiseEmitter {
       unsigned p = dim.getPosition();
       if (static_cast<int64_t>(p) == rank() - 1) {
         innerStride = strides[k];
-        if (innerPadded())
+        if (perLaneInner())
           continue; // added lane by lane
       } else if (strides[k] % width != 0) {
         alignedVectors = false;
@@ -201,9 +237,17 @@ struct ElementwiseEmitter {
       index = arith::AddIOp::create(
           b, index,
           arith::MulIOp::create(b, slot.coords[p], kb.idx(strides[k])));
+      if (acrossRows)
+        nextIndex = arith::AddIOp::create(
+            b, nextIndex,
+            arith::MulIOp::create(b, slot.nextCoords[p], kb.idx(strides[k])));
     }
     Type elt = type.getElementType();
     SmallVector<Value> vals;
+    if (contiguous && !isBitPackedInVectors(elt)) {
+      alignedVectors = true;
+      index = slot.first;
+    }
     if (innerStride == 1 && width > 1 && alignedVectors &&
         !isBitPackedInVectors(elt)) {
       auto load =
@@ -216,16 +260,30 @@ struct ElementwiseEmitter {
       return vals;
     }
     if (innerStride == 0) {
-      vals.assign(width, memref::LoadOp::create(b, flat, ValueRange{index}));
+      // Broadcast along rows: one load per row the slot touches.
+      Value here = memref::LoadOp::create(b, flat, ValueRange{index});
+      if (!acrossRows) {
+        vals.assign(width, here);
+        return vals;
+      }
+      Value next = memref::LoadOp::create(b, flat, ValueRange{nextIndex});
+      for (int64_t j = 0; j < width; ++j)
+        vals.push_back(
+            arith::SelectOp::create(b, slot.laneWraps[j], next, here));
       return vals;
     }
     for (int64_t j = 0; j < width; ++j) {
-      Value at = innerPadded()
-                     ? arith::AddIOp::create(
-                           b, index,
-                           arith::MulIOp::create(b, slot.laneInner[j],
-                                                 kb.idx(innerStride)))
-                     : arith::AddIOp::create(b, index, kb.idx(j * innerStride));
+      Value at;
+      if (perLaneInner()) {
+        Value row = acrossRows ? arith::SelectOp::create(b, slot.laneWraps[j],
+                                                         nextIndex, index)
+                               : index;
+        at = arith::AddIOp::create(
+            b, row,
+            arith::MulIOp::create(b, slot.laneInner[j], kb.idx(innerStride)));
+      } else {
+        at = arith::AddIOp::create(b, index, kb.idx(j * innerStride));
+      }
       vals.push_back(memref::LoadOp::create(b, flat, ValueRange{at}));
     }
     return vals;
@@ -420,7 +478,15 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
           "cannot run inside an elementwise CUDA kernel (only arith and "
           "math ops can, and dropout where no pad is fused)");
   }
-  int64_t width = vectorWidth(inputs, results, rank ? iter.back() : 1);
+  int64_t inner = rank ? iter.back() : 1;
+  int64_t width = vectorWidth(inputs, results, inner);
+  // Rows of odd length (GPT-2's 50257-word logits): slots of the full
+  // width that may run into the next row, rather than element by element.
+  int64_t full = vectorWidth(inputs, results, kMaxVectorAccessBytes);
+  bool acrossRows = width < full && rank >= 2 && !padding && !placement &&
+                    inner >= full && total % full == 0;
+  if (acrossRows)
+    width = full;
 
   // Each thread owns `unroll` vectors, `threads` apart, and issues all their
   // loads before any arithmetic so that enough bytes are in flight.
@@ -467,7 +533,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
                           padding ? ArrayRef<int64_t>(padding->valid) : iter,
                           width,
                           padding,
-                          placement};
+                          placement,
+                          acrossRows};
 
   Value tid = arith::AddIOp::create(
       b, arith::MulIOp::create(b, kb.blockId(), kb.idx(launch.block)),

@@ -384,6 +384,46 @@ def fpowi_case(rows=7, cols=1024, exponent=3):
             torch_same_dtype)
 
 
+def odd_rows_case(rows=40, cols=1001, t="bf16"):
+    """A chain over rows of odd length (GPT-2's 50257-word logits): each
+    thread's 8 elements may run into the next row -- the input of the
+    iteration's shape is read as one vector, the row-broadcast one once
+    per row the slot touches, the column-broadcast one lane by lane."""
+    x, y, yf = _tt([rows, cols], t), _tt([rows, cols], t), \
+        _tt([rows, cols], "f32")
+    r, c = _tt([rows, 1], "f32"), _tt([1, cols], t)
+    ir = """func.func @main(%%x: %(x)s, %%r: %(r)s, %%c: %(c)s) -> (%(y)s, %(yf)s) {
+  %%y:2 = sinter.fused ins(%%x, %%r, %%c : %(x)s, %(r)s, %(c)s) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>] {
+  ^bb0(%%a: %(t)s, %%b: f32, %%e: %(t)s):
+    %%aw = arith.extf %%a : %(t)s to f32
+    %%ew = arith.extf %%e : %(t)s to f32
+    %%m = arith.mulf %%aw, %%b : f32
+    %%s = arith.addf %%m, %%ew : f32
+    %%n = arith.truncf %%s : f32 to %(t)s
+    sinter.yield %%n, %%s : %(t)s, f32
+  } -> %(y)s, %(yf)s
+  return %%y#0, %%y#1 : %(y)s, %(yf)s
+}
+""" % {"x": x, "y": y, "yf": yf, "r": r, "c": c, "t": t}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.randn(rows, 1, generator=gen, device=dev),
+                torch.randn(1, cols, generator=gen, device=dev).to(dt)]
+
+    def ref(torch, xx, rr, cc):
+        s = xx.double() * rr.double() + cc.double()
+        return [s, s]
+
+    def torch_same_dtype(torch, xx, rr, cc):
+        s = xx.float() * rr + cc.float()
+        return [s.to(xx.dtype), s]
+
+    return ("odd_rows_%dx%d_%s" % (rows, cols, t), ir, make, ref,
+            torch_same_dtype)
+
+
 def odd_slice_case(rows=3, cols=101, start=1, width=64, t="bf16"):
     """A slice of rows of odd length at an odd offset (gemma2's real IR
     slices position ids so): the copy kernel reads element by element where

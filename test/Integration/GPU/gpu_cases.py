@@ -22,6 +22,7 @@ from general_cases import (  # noqa: F401
     qkv_heads_case,
     fpowi_case,
     odd_slice_case,
+    odd_rows_case,
     padded_chain_case,
     concat_heads_case,
     concat_rows_case,
@@ -405,6 +406,10 @@ def correctness_cases():
     cases.append(count_case([500, 300]))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
+    # Rows of odd length: slots across rows (GPT-2's logits sliced from
+    # their padded product, and a chain over them).
+    cases.append(odd_slice_case(rows=64, cols=1010, start=0, width=1001))
+    cases.append(odd_rows_case())
     # High pads as elementwise kernels (PadKernel.cpp): GPT-2's
     # cross-entropy gradient padded to 16-byte rows for the lm_head's
     # GEMMs (its body in the pad's kernel), rows padded with a nonzero
