@@ -157,3 +157,40 @@ Operation *gpu_kernels::chainProducer(Value v, Operation *consumer,
         return nullptr;
   return producer;
 }
+
+linalg::GenericOp gpu_kernels::indexOnlyGeneric(Operation *op) {
+  auto g = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!g || !g.hasPureTensorSemantics() || g.getNumDpsInputs() != 0 ||
+      g.getNumDpsInits() != 1 || g->getNumResults() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.getIndexingMapsArray()[0].isIdentity() ||
+      !g.getRegionOutputArgs()[0].use_empty())
+    return {};
+  auto type = cast<RankedTensorType>(g->getResult(0).getType());
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return {};
+  for (Operation &bodyOp : g.getBlock()->without_terminator())
+    if (!isa<linalg::IndexOp>(bodyOp) &&
+        !isa_and_nonnull<arith::ArithDialect>(bodyOp.getDialect()))
+      return {};
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(g.getRegion(), above);
+  if (!llvm::all_of(above, [](Value v) {
+        return v.getDefiningOp() && matchPattern(v, m_Constant());
+      }))
+    return {};
+  return g;
+}
+
+std::optional<ComputedInput> gpu_kernels::computedInputOf(Value v) {
+  ComputedInput in;
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+    in.reshape = def;
+    def = def->getOperand(0).getDefiningOp();
+  }
+  in.producer = indexOnlyGeneric(def);
+  if (!in.producer)
+    return std::nullopt;
+  return in;
+}

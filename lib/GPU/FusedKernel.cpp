@@ -19,11 +19,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "sinter/Conversion/Philox.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -289,6 +291,86 @@ struct ElementwiseEmitter {
     return vals;
   }
 
+  /// Lane `j`'s coordinates in the iteration space.
+  SmallVector<Value> laneCoords(const Slot &slot, int64_t j) {
+    SmallVector<Value> c(slot.coords);
+    if (acrossRows)
+      for (int64_t d = 0; d + 1 < rank(); ++d)
+        c[d] = arith::SelectOp::create(b, slot.laneWraps[j], slot.nextCoords[d],
+                                       slot.coords[d]);
+    if (rank() > 0)
+      c.back() = perLaneInner()
+                     ? slot.laneInner[j]
+                     : arith::AddIOp::create(b, slot.coords.back(), kb.idx(j));
+    return c;
+  }
+
+  /// The coordinates in `in`'s producer of the input element at `at`
+  /// (shaped `shape`): through its reshape, linearized (expand_shape) or
+  /// delinearized (collapse_shape) group by group.
+  SmallVector<Value> producerCoords(const ComputedInput &in, ArrayRef<Value> at,
+                                    ArrayRef<int64_t> shape) {
+    if (!in.reshape)
+      return SmallVector<Value>(at);
+    ArrayRef<int64_t> src =
+        cast<RankedTensorType>(in.reshape->getOperand(0).getType()).getShape();
+    SmallVector<Value> pc(src.size());
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(in.reshape)) {
+      for (auto [g, group] :
+           llvm::enumerate(expand.getReassociationIndices())) {
+        Value acc = kb.idx(0);
+        for (int64_t d : group)
+          acc = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, acc, kb.idx(shape[d])), at[d]);
+        pc[g] = acc;
+      }
+      return pc;
+    }
+    auto collapse = cast<tensor::CollapseShapeOp>(in.reshape);
+    for (auto [g, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      Value rem = at[g];
+      for (int64_t d : llvm::reverse(group)) {
+        pc[d] = arith::RemUIOp::create(b, rem, kb.idx(src[d]));
+        rem = arith::DivUIOp::create(b, rem, kb.idx(src[d]));
+      }
+    }
+    return pc;
+  }
+
+  /// A computed input's `width` values for `slot` (computedInputOf): its
+  /// producer's body evaluated at each lane's coordinates.
+  SmallVector<Value> computeInput(const Slot &slot, const ComputedInput &in,
+                                  AffineMap map, RankedTensorType type) {
+    Block &body = in.producer->getRegion(0).front();
+    SmallVector<Value> vals;
+    for (int64_t j = 0; j < width; ++j) {
+      SmallVector<Value> it = laneCoords(slot, j), at;
+      for (AffineExpr e : map.getResults()) {
+        if (auto dim = dyn_cast<AffineDimExpr>(e))
+          at.push_back(it[dim.getPosition()]);
+        else
+          at.push_back(kb.idx(cast<AffineConstantExpr>(e).getValue()));
+      }
+      SmallVector<Value> pc = producerCoords(in, at, type.getShape());
+      IRMapping mapping;
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(in.producer->getRegion(0), above);
+      for (Value v : above)
+        mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+      for (Operation &bodyOp : body.without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+          mapping.map(index.getResult(), pc[index.getDim()]);
+          continue;
+        }
+        b.clone(bodyOp, mapping);
+      }
+      vals.push_back(
+          mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
+    }
+    return vals;
+  }
+
   /// Under a fused pad, lane `j`'s `value` where it lies in the source and
   /// result `r`'s pad value elsewhere.
   Value padded(const Slot &slot, int64_t j, unsigned r, Value value) {
@@ -498,7 +580,17 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
   KernelLaunch launch;
   launch.block = std::min<int64_t>(256, std::max<int64_t>(threads, 1));
   launch.grid = llvm::divideCeil(threads, launch.block);
-  launch.operands.append(inputs.begin(), inputs.end());
+  // Inputs computed from their indices (an iota) are not read: the
+  // kernel's arguments are the others.
+  SmallVector<std::optional<ComputedInput>> computed;
+  SmallVector<unsigned> argOf;
+  for (Value in : inputs) {
+    computed.push_back(computedInputOf(in));
+    argOf.push_back(launch.operands.size());
+    if (!computed.back())
+      launch.operands.push_back(in);
+  }
+  unsigned numInputArgs = launch.operands.size();
   if (placement && (padding || results.size() != 1))
     return op->emitOpError("an elementwise kernel places one unpadded result "
                            "only");
@@ -510,7 +602,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     // An earlier launch of the op allocated the destination: this one
     // writes it in place.
     launch.operands.push_back(placement->dest);
-    launch.inPlace.push_back({placement->dest, inputs.size()});
+    launch.inPlace.push_back({placement->dest, numInputArgs});
   }
 
   // When every result is bf16 (8 significant bits), tanh may use the
@@ -555,12 +647,18 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
     emit.locate(slot);
     for (auto [i, input] : llvm::enumerate(inputs)) {
       auto type = dyn_cast<RankedTensorType>(input.getType());
+      if (computed[i]) {
+        slot.lanes.push_back(
+            emit.computeInput(slot, *computed[i], inputMaps[i], type));
+        continue;
+      }
       if (!type) {
-        slot.lanes.push_back(SmallVector<Value>(width, func.getArgument(i)));
+        slot.lanes.push_back(
+            SmallVector<Value>(width, func.getArgument(argOf[i])));
         continue;
       }
       slot.lanes.push_back(emit.loadInput(
-          slot, func.getArgument(i), type, inputMaps[i],
+          slot, func.getArgument(argOf[i]), type, inputMaps[i],
           i < inputOffsets.size() ? ArrayRef<int64_t>(inputOffsets[i])
                                   : ArrayRef<int64_t>()));
     }
@@ -592,7 +690,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
         outs[r].push_back(emit.padded(slot, j, r, mapping.lookupOrDefault(v)));
       }
     }
-    emit.store(slot, outs, inputs.size());
+    emit.store(slot, outs, numInputArgs);
   }
   return launch;
 }

@@ -467,6 +467,22 @@ ElementwiseForm elementwiseFormOf(mlir::Operation *op);
 mlir::Operation *chainProducer(mlir::Value v, mlir::Operation *consumer,
                                const Tuning &tuning);
 
+/// A generic that computes its elements from their indices alone (an
+/// iota: torch-mlir's arange of a cross-entropy's one-hot columns): no
+/// inputs, an identity output it does not read, a body of linalg.index and
+/// arith ops over constants. Elementwise kernels compute such an input per
+/// element instead of loading it; the outliner runs the generic itself
+/// only where something still reads it.
+mlir::linalg::GenericOp indexOnlyGeneric(mlir::Operation *op);
+/// An input an elementwise kernel computes: `producer` (indexOnlyGeneric),
+/// read directly or through `reshape` (a tensor.expand_shape or
+/// collapse_shape).
+struct ComputedInput {
+  mlir::Operation *producer = nullptr; // an indexOnlyGeneric
+  mlir::Operation *reshape = nullptr;
+};
+std::optional<ComputedInput> computedInputOf(mlir::Value v);
+
 /// A body that yields its one argument of type `elt` (a copy: slices and
 /// pads of values no fusable op produced); owns the block.
 class CopyBody {

@@ -465,9 +465,25 @@ struct OutlineCUDAKernelsPass
     // outlined.
     llvm::SmallPtrSet<Operation *, 8> taken;
     InPlacePlans plans = planInPlace(ops, tuning, taken);
+    // Generics computed from their indices go last: the elementwise kernels
+    // that read them compute them instead (computedInputOf); they run
+    // only where something else still reads them. (Launches stay in
+    // program order: each is emitted at its op.)
+    std::stable_partition(ops.begin(), ops.end(),
+                          [](Operation *op) { return !indexOnlyGeneric(op); });
     for (Operation *op : ops) {
       if (taken.contains(op))
         continue;
+      if (indexOnlyGeneric(op) &&
+          llvm::all_of(op->getUsers(), [](Operation *u) {
+            return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(u) &&
+                   u->use_empty();
+          })) {
+        for (Operation *u : llvm::make_early_inc_range(op->getUsers()))
+          u->erase();
+        op->erase();
+        continue;
+      }
       if (failed(checkKernelTensors(op)))
         return signalPassFailure();
       plans.refresh(op);

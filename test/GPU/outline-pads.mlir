@@ -7,20 +7,32 @@
 // GPT-2's cross-entropy gradient padded to 16-byte rows for the lm_head's
 // GEMMs (sinter-pad-matmuls), reduced from its real backward: one kernel
 // over [4, 16] reads the chain's inputs at clamped columns and stores
-// zero past column 13.
+// zero past column 13. The one-hot's column iota (torch-mlir's arange, an
+// index-only generic) is computed in the kernel, not loaded: no launch
+// and no argument for it.
 // CHECK-LABEL: func.func @cross_entropy_grad
 // CHECK-NOT: sinter.fused
-// CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<4x13xbf16>, %{{.*}} : memref<1x13xi64>, %{{.*}} : memref<4x1xi64>, %{{.*}} : memref<4x1xf32>, %{{.*}} : memref<4x16xbf16>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<4x13xbf16>, %{{.*}} : memref<4x1xi64>, %{{.*}} : memref<4x1xf32>, %{{.*}} : memref<4x16xbf16>)
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 // CHECK-LABEL: gpu.func @pad_0
 // CHECK: %[[LAST:.*]] = arith.constant 12 : index
 // CHECK: arith.minui %{{.*}}, %[[LAST]]
+// CHECK: arith.index_cast %{{.*}} : index to i64
 // CHECK: math.exp
 // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : bf16
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[ZERO]] : bf16
 // CHECK: vector.store {{.*}} vector<8xbf16>
-func.func @cross_entropy_grad(%x: tensor<4x13xbf16>, %cols: tensor<1x13xi64>, %lab: tensor<4x1xi64>, %lse: tensor<4x1xf32>) -> tensor<4x16xbf16> {
+func.func @cross_entropy_grad(%x: tensor<4x13xbf16>, %lab: tensor<4x1xi64>, %lse: tensor<4x1xf32>) -> tensor<4x16xbf16> {
+  %ie = tensor.empty() : tensor<13xi64>
+  %iota = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ie : tensor<13xi64>) {
+  ^bb0(%out: i64):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    linalg.yield %c : i64
+  } -> tensor<13xi64>
+  %cols = tensor.expand_shape %iota [[0, 1]] output_shape [1, 13] : tensor<13xi64> into tensor<1x13xi64>
   %g = sinter.fused ins(%x, %cols, %lab, %lse : tensor<4x13xbf16>, tensor<1x13xi64>, tensor<4x1xi64>, tensor<4x1xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>] {
   ^bb0(%a: bf16, %c: i64, %l: i64, %m: f32):
     %e = arith.extf %a : bf16 to f32

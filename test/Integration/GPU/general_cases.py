@@ -388,23 +388,36 @@ def odd_rows_case(rows=40, cols=1001, t="bf16"):
     """A chain over rows of odd length (GPT-2's 50257-word logits): each
     thread's 8 elements may run into the next row -- the input of the
     iteration's shape is read as one vector, the row-broadcast one once
-    per row the slot touches, the column-broadcast one lane by lane."""
+    per row the slot touches, the column-broadcast one lane by lane, and
+    an index-only input (i * j) computed from each lane's coordinates."""
     x, y, yf = _tt([rows, cols], t), _tt([rows, cols], t), \
         _tt([rows, cols], "f32")
     r, c = _tt([rows, 1], "f32"), _tt([1, cols], t)
     ir = """func.func @main(%%x: %(x)s, %%r: %(r)s, %%c: %(c)s) -> (%(y)s, %(yf)s) {
-  %%y:2 = sinter.fused ins(%%x, %%r, %%c : %(x)s, %(r)s, %(c)s) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>] {
-  ^bb0(%%a: %(t)s, %%b: f32, %%e: %(t)s):
+  %%ie = tensor.empty() : tensor<%(rows)dx%(cols)dxi64>
+  %%iota = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%%ie : tensor<%(rows)dx%(cols)dxi64>) {
+  ^bb0(%%o: i64):
+    %%i = linalg.index 0 : index
+    %%j = linalg.index 1 : index
+    %%k = arith.muli %%i, %%j : index
+    %%kk = arith.index_cast %%k : index to i64
+    linalg.yield %%kk : i64
+  } -> tensor<%(rows)dx%(cols)dxi64>
+  %%y:2 = sinter.fused ins(%%x, %%r, %%c, %%iota : %(x)s, %(r)s, %(c)s, tensor<%(rows)dx%(cols)dxi64>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%%a: %(t)s, %%b: f32, %%e: %(t)s, %%q: i64):
     %%aw = arith.extf %%a : %(t)s to f32
     %%ew = arith.extf %%e : %(t)s to f32
-    %%m = arith.mulf %%aw, %%b : f32
+    %%qf = arith.sitofp %%q : i64 to f32
+    %%m0 = arith.mulf %%aw, %%b : f32
+    %%m = arith.addf %%m0, %%qf : f32
     %%s = arith.addf %%m, %%ew : f32
     %%n = arith.truncf %%s : f32 to %(t)s
     sinter.yield %%n, %%s : %(t)s, f32
   } -> %(y)s, %(yf)s
   return %%y#0, %%y#1 : %(y)s, %(yf)s
 }
-""" % {"x": x, "y": y, "yf": yf, "r": r, "c": c, "t": t}
+""" % {"x": x, "y": y, "yf": yf, "r": r, "c": c, "t": t, "rows": rows,
+       "cols": cols}
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
@@ -412,12 +425,18 @@ def odd_rows_case(rows=40, cols=1001, t="bf16"):
                 torch.randn(rows, 1, generator=gen, device=dev),
                 torch.randn(1, cols, generator=gen, device=dev).to(dt)]
 
+    def ij(torch, dev, dt):
+        i = torch.arange(rows, device=dev, dtype=dt)[:, None]
+        j = torch.arange(cols, device=dev, dtype=dt)[None, :]
+        return i * j
+
     def ref(torch, xx, rr, cc):
-        s = xx.double() * rr.double() + cc.double()
+        s = xx.double() * rr.double() + ij(torch, xx.device, torch.float64) \
+            + cc.double()
         return [s, s]
 
     def torch_same_dtype(torch, xx, rr, cc):
-        s = xx.float() * rr + cc.float()
+        s = xx.float() * rr + ij(torch, xx.device, torch.float32) + cc.float()
         return [s.to(xx.dtype), s]
 
     return ("odd_rows_%dx%d_%s" % (rows, cols, t), ir, make, ref,
@@ -484,6 +503,17 @@ def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
     col = "affine_map<(d0, d1) -> (0, d1)>"
     ins = "ins(%%x, %%cols, %%lab, %%lse : %s, tensor<1x%dxi64>, " \
         "tensor<%dx1xi64>, tensor<%dx1xf32>)" % (x, cols, rows, rows)
+    # The one-hot's columns as torch-mlir writes them: an arange (an
+    # index-only generic the kernel computes in place of loading it).
+    iota = """  %%ie = tensor.empty() : tensor<%(c)dxi64>
+  %%iota = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%%ie : tensor<%(c)dxi64>) {
+  ^bb0(%%o: i64):
+    %%i = linalg.index 0 : index
+    %%ii = arith.index_cast %%i : index to i64
+    linalg.yield %%ii : i64
+  } -> tensor<%(c)dxi64>
+  %%cols = tensor.expand_shape %%iota [[0, 1]] output_shape [1, %(c)d] : tensor<%(c)dxi64> into tensor<1x%(c)dxi64>
+""" % {"c": cols}
     if producer == "fused":
         chain = """  %%g = sinter.fused %s maps [%s, %s, %s, %s] {
   ^bb0(%%a: %s, %%c: i64, %%l: i64, %%m: f32):
@@ -500,8 +530,8 @@ def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
     else:
         chain = ""
     src = "%g" if producer != "copy" else "%x"
-    ir = """func.func @main(%%x: %(x)s, %%cols: tensor<1x%(cols)dxi64>, %%lab: tensor<%(rows)dx1xi64>, %%lse: tensor<%(rows)dx1xf32>) -> %(y)s {
-%(chain)s
+    ir = """func.func @main(%%x: %(x)s, %%lab: tensor<%(rows)dx1xi64>, %%lse: tensor<%(rows)dx1xf32>) -> %(y)s {
+%(iota)s%(chain)s
   %%v = arith.constant %(value)e : %(t)s
   %%p = tensor.pad %(src)s low[0, 0] high[%(pr)d, %(pc)d] {
   ^bb0(%%i: index, %%j: index):
@@ -510,16 +540,17 @@ def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
   return %%p : %(y)s
 }
 """ % {"x": x, "y": y, "t": t, "rows": rows, "cols": cols, "chain": chain,
-       "value": value, "src": src, "pr": pad_rows, "pc": pad_cols}
+       "value": value, "src": src, "pr": pad_rows, "pc": pad_cols,
+       "iota": iota if producer != "copy" else ""}
 
     def make(torch, dev, gen):
         dt = getattr(torch, TYPES[t])
         return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
-                torch.arange(cols, device=dev, dtype=torch.int64)[None, :],
                 torch.randint(0, cols, (rows, 1), generator=gen, device=dev),
                 torch.randn(rows, 1, generator=gen, device=dev) + 3.0]
 
-    def chain_of(torch, xx, cc, ll, mm, to):
+    def chain_of(torch, xx, ll, mm, to):
+        cc = torch.arange(cols, device=xx.device)[None, :]
         if producer == "copy":
             return to(xx)
         e = to(xx) if to is not None else xx.float()
@@ -531,14 +562,13 @@ def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
         return torch.nn.functional.pad(g, (0, pad_cols, 0, pad_rows),
                                        value=value)
 
-    def ref(torch, xx, cc, ll, mm):
-        return [pad(torch, chain_of(torch, xx, cc, ll, mm,
-                                    lambda v: v.double()))]
+    def ref(torch, xx, ll, mm):
+        return [pad(torch, chain_of(torch, xx, ll, mm, lambda v: v.double()))]
 
-    def torch_same_dtype(torch, xx, cc, ll, mm):
+    def torch_same_dtype(torch, xx, ll, mm):
         if producer == "copy":
             return [pad(torch, xx)]
-        g = chain_of(torch, xx, cc, ll, mm, lambda v: v.float())
+        g = chain_of(torch, xx, ll, mm, lambda v: v.float())
         return [pad(torch, g.to(xx.dtype))]
 
     return ("padded_%s_%dx%d_pad%dx%d_%s" % (producer, rows, cols, pad_rows,
