@@ -19,10 +19,14 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     a clamped, in-bounds index, the right one selected), which
     `sinter-outline-cuda-kernels` runs on its general path:
 
-    * `tensor.concat` (rotary embeddings' halves, HF's position checks);
+    * `tensor.concat` of booleans (HF's position checks; other static
+      concatenations are left for `sinter-outline-cuda-kernels`, which runs
+      one elementwise kernel per part storing into the joined buffer);
     * `tensor.insert_slice` with static offsets and unit strides (TOSA's
       rotate_half);
-    * `tensor.pad` with a constant padding value;
+    * `tensor.pad` with a constant padding value and low pads (TOSA's
+      cumsum; high pads alone are left for `sinter-outline-cuda-kernels`,
+      which runs them as an elementwise kernel over the padded shape);
     * a scalar `tensor.extract`ed on the host with constant indices and used
       by a generic's region (torch-mlir's 0-d step arithmetic) is moved into
       that region, so the kernel reads it; a fused chain's scalar input read
@@ -53,21 +57,21 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     Before:
 
     ```mlir
-    %c = tensor.concat dim(1) %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>)
-        -> tensor<4x16xf32>
+    %c = tensor.concat dim(1) %a, %b : (tensor<4x8xi1>, tensor<4x8xi1>)
+        -> tensor<4x16xi1>
     ```
 
     After:
 
     ```mlir
     %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
-        iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x16xf32>) {
-    ^bb0(%out: f32):
+        iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x16xi1>) {
+    ^bb0(%out: i1):
       %i = linalg.index 0 : index
       %j = linalg.index 1 : index
       // %x = %a[%i, min(%j, 7)], %y = %b[%i, max(%j - 8, 0)]
       // yield select(%j - 8 in [0, 8), %y, %x)
-    } -> tensor<4x16xf32>
+    } -> tensor<4x16xi1>
     ```
   }];
   let options = [
@@ -187,7 +191,22 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     shared-memory-tiled kernel on CUDA cores (f32 accumulation), and
     elementwise linalg ops (generics with parallel loops, and named ops such
     as add, transpose, fill and broadcast, which are generalized first)
-    through the same one-pass kernel as sinter.fused. Upstream aggregate
+    through the same one-pass kernel as sinter.fused. That kernel keeps
+    16-byte slots over rows of odd length (a slot may run into the next
+    row), and computes an input that an index-only generic produced (an
+    arange: torch-mlir's one-hot columns, positions) from each element's
+    coordinates instead of loading it. A `tensor.pad` with zero low pads and
+    a constant value runs as that kernel over the padded shape (the lanes
+    past the source store the value), with the body of the elementwise op
+    that produced the source when nothing else reads it (GPT-2's
+    cross-entropy gradient and its pad for the lm_head GEMMs: one kernel).
+    A `tensor.concat` runs one such kernel per part, each storing into the
+    joined buffer at its offset, in place after the first; a part's
+    producer (through a `tensor.collapse_shape`) runs in it (GPT-2's dQ,
+    dK, dV transposed to [B, S, H*D] and joined: three kernels, no
+    gather). Reductions run one thread per output element, a warp per
+    element when long, a block per element when long and few (a loss's
+    sum), the column form for column sums. Upstream aggregate
     ops (`linalg.softmax`) and torch-mlir's `tm_tensor` ops left by fusion
     first become linalg generics, as on the CPU. Every tensor a kernel
     touches must have a static shape, at least one element and integer or
