@@ -22,10 +22,6 @@ from general_cases import (  # noqa: F401
     qkv_heads_case,
     fpowi_case,
     odd_slice_case,
-    odd_rows_case,
-    padded_chain_case,
-    concat_heads_case,
-    concat_rows_case,
     matmul_transposed_b_case,
     matmul_case,
     matmul_cases,
@@ -38,6 +34,12 @@ from row_cases import (  # noqa: F401
     softmax_case,
 )
 from backward_cases import backward_cases  # noqa: E402
+from movement_cases import (  # noqa: E402
+    concat_heads_case,
+    concat_rows_case,
+    odd_rows_case,
+    padded_chain_case,
+)
 from heads_cases import attention_heads_cases  # noqa: E402
 from attention_sweeps import (  # noqa: E402
     PERSISTENT_CASES,

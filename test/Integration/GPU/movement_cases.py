@@ -1,0 +1,254 @@
+# Part of the Sinter project.
+"""GPU cases of the kernels that move data between the fused ones: high
+pads run over the padded shape with their producer inside
+(lib/GPU/PadKernel.cpp), concatenations as one in-place kernel per part
+(lib/GPU/ConcatKernel.cpp), rows of odd length in 16-byte slots and
+aranges computed instead of loaded (lib/GPU/FusedKernel.cpp). Each case is
+as in gpu_cases.py, which collects them."""
+
+from case_common import TYPES, _tt
+
+
+def padded_chain_case(rows, cols, pad_rows, pad_cols, t="bf16",
+                      producer="fused", value=0.0):
+    """A high pad of an elementwise result, run as one kernel over the
+    padded shape (lib/GPU/PadKernel.cpp). producer="fused": a cross-entropy
+    gradient softmax(x) - onehot(label) as GPT-2's real backward computes
+    it (row-broadcast lse, a column iota, a per-row label), padded for the
+    dX/dW GEMMs, its body in the pad's kernel; "generic": an unfused
+    elementwise generic, fused the same way; "copy": the pad of an
+    argument. Lanes past the source store `value`."""
+    x = _tt([rows, cols], t)
+    y = _tt([rows + pad_rows, cols + pad_cols], t)
+    ext = ("%%e = arith.extf %%a : %s to f32" % t) if t != "f32" else \
+        "%e = arith.addf %a, %zero : f32"
+    trunc = ("%%r = arith.truncf %%d : f32 to %s" % t) if t != "f32" else \
+        "%r = arith.addf %d, %zero : f32"
+    body = """    %%zero = arith.constant 0.0 : f32
+    %(ext)s
+    %%eq = arith.cmpi eq, %%c, %%l : i64
+    %%s = arith.subf %%e, %%m : f32
+    %%oh = arith.uitofp %%eq : i1 to f32
+    %%p = math.exp %%s : f32
+    %%d = arith.subf %%p, %%oh : f32
+    %(trunc)s""" % {"ext": ext, "trunc": trunc}
+    row = "affine_map<(d0, d1) -> (d0, 0)>"
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    col = "affine_map<(d0, d1) -> (0, d1)>"
+    ins = "ins(%%x, %%cols, %%lab, %%lse : %s, tensor<1x%dxi64>, " \
+        "tensor<%dx1xi64>, tensor<%dx1xf32>)" % (x, cols, rows, rows)
+    # The one-hot's columns as torch-mlir writes them: an arange (an
+    # index-only generic the kernel computes in place of loading it).
+    iota = """  %%ie = tensor.empty() : tensor<%(c)dxi64>
+  %%iota = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%%ie : tensor<%(c)dxi64>) {
+  ^bb0(%%o: i64):
+    %%i = linalg.index 0 : index
+    %%ii = arith.index_cast %%i : index to i64
+    linalg.yield %%ii : i64
+  } -> tensor<%(c)dxi64>
+  %%cols = tensor.expand_shape %%iota [[0, 1]] output_shape [1, %(c)d] : tensor<%(c)dxi64> into tensor<1x%(c)dxi64>
+""" % {"c": cols}
+    if producer == "fused":
+        chain = """  %%g = sinter.fused %s maps [%s, %s, %s, %s] {
+  ^bb0(%%a: %s, %%c: i64, %%l: i64, %%m: f32):
+%s
+    sinter.yield %%r : %s
+  } -> %s""" % (ins, ident, col, row, row, t, body, t, x)
+    elif producer == "generic":
+        chain = """  %%init = tensor.empty() : %s
+  %%g = linalg.generic {indexing_maps = [%s, %s, %s, %s, %s], iterator_types = ["parallel", "parallel"]} %s outs(%%init : %s) {
+  ^bb0(%%a: %s, %%c: i64, %%l: i64, %%m: f32, %%o: %s):
+%s
+    linalg.yield %%r : %s
+  } -> %s""" % (x, ident, col, row, row, ident, ins, x, t, t, body, t, x)
+    else:
+        chain = ""
+    src = "%g" if producer != "copy" else "%x"
+    ir = """func.func @main(%%x: %(x)s, %%lab: tensor<%(rows)dx1xi64>, %%lse: tensor<%(rows)dx1xf32>) -> %(y)s {
+%(iota)s%(chain)s
+  %%v = arith.constant %(value)e : %(t)s
+  %%p = tensor.pad %(src)s low[0, 0] high[%(pr)d, %(pc)d] {
+  ^bb0(%%i: index, %%j: index):
+    tensor.yield %%v : %(t)s
+  } : %(x)s to %(y)s
+  return %%p : %(y)s
+}
+""" % {"x": x, "y": y, "t": t, "rows": rows, "cols": cols, "chain": chain,
+       "value": value, "src": src, "pr": pad_rows, "pc": pad_cols,
+       "iota": iota if producer != "copy" else ""}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.randint(0, cols, (rows, 1), generator=gen, device=dev),
+                torch.randn(rows, 1, generator=gen, device=dev) + 3.0]
+
+    def chain_of(torch, xx, ll, mm, to):
+        cc = torch.arange(cols, device=xx.device)[None, :]
+        if producer == "copy":
+            return to(xx)
+        e = to(xx) if to is not None else xx.float()
+        m = mm.double() if e.dtype == torch.float64 else mm
+        g = torch.exp(e - m) - (cc == ll).to(e.dtype)
+        return g
+
+    def pad(torch, g):
+        return torch.nn.functional.pad(g, (0, pad_cols, 0, pad_rows),
+                                       value=value)
+
+    def ref(torch, xx, ll, mm):
+        return [pad(torch, chain_of(torch, xx, ll, mm, lambda v: v.double()))]
+
+    def torch_same_dtype(torch, xx, ll, mm):
+        if producer == "copy":
+            return [pad(torch, xx)]
+        g = chain_of(torch, xx, ll, mm, lambda v: v.float())
+        return [pad(torch, g.to(xx.dtype))]
+
+    return ("padded_%s_%dx%d_pad%dx%d_%s" % (producer, rows, cols, pad_rows,
+                                             pad_cols, t), ir, make, ref,
+            torch_same_dtype)
+
+
+def concat_heads_case(B=2, S=33, H=3, D=64, t="bf16"):
+    """GPT-2's backward joins dQ, dK and dV: each transposed from heads
+    [B, H, S, D] to [B, S, H*D] and concatenated along the last dimension
+    (lib/GPU/ConcatKernel.cpp: one kernel per part, the transpose in it,
+    storing into the concatenation's buffer); a fourth part is an argument
+    (a copy) and a fifth an elementwise op."""
+    g = _tt([B, H, S, D], t)
+    h = _tt([B, S, H, D], t)
+    c = _tt([B, S, H * D], t)
+    a = _tt([B, S, 8], t)
+    y = _tt([B, S, 3 * H * D + 16], t)
+    parts = []
+    for i in range(3):
+        parts.append("""  %%t%(i)d = linalg.transpose ins(%%g%(i)d : %(g)s) outs(%%e : %(h)s) permutation = [0, 2, 1, 3]
+  %%c%(i)d = tensor.collapse_shape %%t%(i)d [[0], [1], [2, 3]] : %(h)s into %(c)s""" % {
+            "i": i, "g": g, "h": h, "c": c})
+    ir = """func.func @main(%%g0: %(g)s, %%g1: %(g)s, %%g2: %(g)s, %%a: %(a)s) -> %(y)s {
+  %%e = tensor.empty() : %(h)s
+%(parts)s
+  %%n = sinter.fused ins(%%a : %(a)s) maps [affine_map<(d0, d1, d2) -> (d0, d1, d2)>] {
+  ^bb0(%%v: %(t)s):
+    %%r = arith.negf %%v : %(t)s
+    sinter.yield %%r : %(t)s
+  } -> %(a)s
+  %%y = tensor.concat dim(2) %%c0, %%c1, %%c2, %%a, %%n : (%(c)s, %(c)s, %(c)s, %(a)s, %(a)s) -> %(y)s
+  return %%y : %(y)s
+}
+""" % {"g": g, "h": h, "c": c, "a": a, "y": y, "t": t,
+       "parts": "\n".join(parts)}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(B, H, S, D, generator=gen, device=dev).to(dt)
+                for _ in range(3)] + [
+            torch.randn(B, S, 8, generator=gen, device=dev).to(dt)]
+
+    def joined(torch, gs, aa):
+        heads = [x.transpose(1, 2).reshape(B, S, H * D) for x in gs]
+        return torch.cat(heads + [aa, -aa], dim=2)
+
+    def ref(torch, g0, g1, g2, aa):
+        return [joined(torch, [g0.double(), g1.double(), g2.double()],
+                       aa.double())]
+
+    def torch_same_dtype(torch, g0, g1, g2, aa):
+        return [joined(torch, [g0, g1, g2], aa)]
+
+    return ("concat_heads_b%d_s%d_h%d_d%d_%s" % (B, S, H, D, t), ir, make,
+            ref, torch_same_dtype)
+
+
+def concat_rows_case(t="f32"):
+    """A concatenation along an outer dimension of parts of odd sizes (their
+    rows of 37 elements: stores element by element), one of them an
+    elementwise generic, one an argument."""
+    x = _tt([5, 37], t)
+    z = _tt([3, 37], t)
+    y = _tt([13, 37], t)
+    ir = """func.func @main(%%x: %(x)s, %%z: %(z)s) -> %(y)s {
+  %%e = tensor.empty() : %(x)s
+  %%s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%%x : %(x)s) outs(%%e : %(x)s) {
+  ^bb0(%%v: %(t)s, %%o: %(t)s):
+    %%r = arith.mulf %%v, %%v : %(t)s
+    linalg.yield %%r : %(t)s
+  } -> %(x)s
+  %%y = tensor.concat dim(0) %%z, %%s, %%x : (%(z)s, %(x)s, %(x)s) -> %(y)s
+  return %%y : %(y)s
+}
+""" % {"x": x, "z": z, "y": y, "t": t}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(5, 37, generator=gen, device=dev).to(dt),
+                torch.randn(3, 37, generator=gen, device=dev).to(dt)]
+
+    def ref(torch, xx, zz):
+        xd = xx.double()
+        return [torch.cat([zz.double(), xd * xd, xd], dim=0)]
+
+    def torch_same_dtype(torch, xx, zz):
+        return [torch.cat([zz, xx * xx, xx], dim=0)]
+
+    return ("concat_rows_%s" % t, ir, make, ref, torch_same_dtype)
+
+
+def odd_rows_case(rows=40, cols=1001, t="bf16"):
+    """A chain over rows of odd length (GPT-2's 50257-word logits): each
+    thread's 8 elements may run into the next row -- the input of the
+    iteration's shape is read as one vector, the row-broadcast one once
+    per row the slot touches, the column-broadcast one lane by lane, and
+    an index-only input (i * j) computed from each lane's coordinates."""
+    x, y, yf = _tt([rows, cols], t), _tt([rows, cols], t), \
+        _tt([rows, cols], "f32")
+    r, c = _tt([rows, 1], "f32"), _tt([1, cols], t)
+    ir = """func.func @main(%%x: %(x)s, %%r: %(r)s, %%c: %(c)s) -> (%(y)s, %(yf)s) {
+  %%ie = tensor.empty() : tensor<%(rows)dx%(cols)dxi64>
+  %%iota = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%%ie : tensor<%(rows)dx%(cols)dxi64>) {
+  ^bb0(%%o: i64):
+    %%i = linalg.index 0 : index
+    %%j = linalg.index 1 : index
+    %%k = arith.muli %%i, %%j : index
+    %%kk = arith.index_cast %%k : index to i64
+    linalg.yield %%kk : i64
+  } -> tensor<%(rows)dx%(cols)dxi64>
+  %%y:2 = sinter.fused ins(%%x, %%r, %%c, %%iota : %(x)s, %(r)s, %(c)s, tensor<%(rows)dx%(cols)dxi64>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%%a: %(t)s, %%b: f32, %%e: %(t)s, %%q: i64):
+    %%aw = arith.extf %%a : %(t)s to f32
+    %%ew = arith.extf %%e : %(t)s to f32
+    %%qf = arith.sitofp %%q : i64 to f32
+    %%m0 = arith.mulf %%aw, %%b : f32
+    %%m = arith.addf %%m0, %%qf : f32
+    %%s = arith.addf %%m, %%ew : f32
+    %%n = arith.truncf %%s : f32 to %(t)s
+    sinter.yield %%n, %%s : %(t)s, f32
+  } -> %(y)s, %(yf)s
+  return %%y#0, %%y#1 : %(y)s, %(yf)s
+}
+""" % {"x": x, "y": y, "yf": yf, "r": r, "c": c, "t": t, "rows": rows,
+       "cols": cols}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        return [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+                torch.randn(rows, 1, generator=gen, device=dev),
+                torch.randn(1, cols, generator=gen, device=dev).to(dt)]
+
+    def ij(torch, dev, dt):
+        i = torch.arange(rows, device=dev, dtype=dt)[:, None]
+        j = torch.arange(cols, device=dev, dtype=dt)[None, :]
+        return i * j
+
+    def ref(torch, xx, rr, cc):
+        s = xx.double() * rr.double() + ij(torch, xx.device, torch.float64) \
+            + cc.double()
+        return [s, s]
+
+    def torch_same_dtype(torch, xx, rr, cc):
+        s = xx.float() * rr + ij(torch, xx.device, torch.float32) + cc.float()
+        return [s.to(xx.dtype), s]
+
+    return ("odd_rows_%dx%d_%s" % (rows, cols, t), ir, make, ref,
+            torch_same_dtype)
