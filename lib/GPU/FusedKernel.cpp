@@ -475,6 +475,8 @@ struct ElementwiseEmitter {
 /// four consecutive elements (the slot's first element is a multiple of
 /// `width`, so groups of four align with Philox counters).
 struct DropoutWords {
+  DropoutWords(ImplicitLocOpBuilder &b, Value firstI64, int64_t width)
+      : b(b), firstI64(firstI64), width(width) {}
   ImplicitLocOpBuilder &b;
   Value firstI64;
   int64_t width;
@@ -672,11 +674,8 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildElementwiseKernel(
       cloneConstantsAbove(b, body);
   for (Slot &slot : slots) {
     SmallVector<SmallVector<Value>> outs(results.size());
-    DropoutWords dropout{
-        b,
-        arith::IndexCastOp::create(b, b.getI64Type(), slot.first),
-        width,
-        {}};
+    DropoutWords dropout(
+        b, arith::IndexCastOp::create(b, b.getI64Type(), slot.first), width);
     for (int64_t j = 0; j < width; ++j) {
       IRMapping mapping;
       evaluateLane(b, body, slot, j, constantsAbove, dropout, fastTanh,

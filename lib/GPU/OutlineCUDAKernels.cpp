@@ -469,8 +469,14 @@ struct OutlineCUDAKernelsPass
     // that read them compute them instead (computedInputOf); they run
     // only where something else still reads them. (Launches stay in
     // program order: each is emitted at its op.)
-    std::stable_partition(ops.begin(), ops.end(),
-                          [](Operation *op) { return !indexOnlyGeneric(op); });
+    SmallVector<Operation *> indexOnly;
+    llvm::erase_if(ops, [&](Operation *op) {
+      if (!indexOnlyGeneric(op))
+        return false;
+      indexOnly.push_back(op);
+      return true;
+    });
+    llvm::append_range(ops, indexOnly);
     for (Operation *op : ops) {
       if (taken.contains(op))
         continue;
