@@ -142,45 +142,11 @@ SmallVector<Value> SerialKernel::emitColumnLoop(Value start, Value end) {
   return SmallVector<Value>(loop.getResults());
 }
 
-SmallVector<Value> SerialKernel::emitAcrossWarps(ArrayRef<Value> partial,
-                                                 Value smem, Value warpId,
-                                                 Value laneId) {
-  // Warp w's partial of result j at smem[(j * W + w) * lanes + lane]; every
-  // thread then combines its lane's W partials in warp order (warp 0's
-  // totals are the ones stored).
-  auto slot = [&](int64_t j, Value w) {
-    Value row = arith::AddIOp::create(b, kb.idx(j * kColumnWarps), w);
-    return arith::AddIOp::create(
-        b, arith::MulIOp::create(b, row, kb.idx(kColumnLanes)), laneId);
-  };
-  for (auto [j, p] : llvm::enumerate(partial))
-    memref::StoreOp::create(b, p, smem,
-                            ValueRange{slot(static_cast<int64_t>(j), warpId)});
-  gpu::BarrierOp::create(b);
-  SmallVector<Value> totals;
-  for (auto [j, p] : llvm::enumerate(partial)) {
-    Value t = arith::ConstantOp::create(b, split->identities[j]);
-    for (int64_t w = 0; w < kColumnWarps; ++w) {
-      Value x = memref::LoadOp::create(
-          b, smem, ValueRange{slot(static_cast<int64_t>(j), kb.idx(w))});
-      t = combineWith(b, split->combiners[j], split->accOperand[j], t, x);
-    }
-    totals.push_back(t);
-  }
-  return totals;
-}
-
 KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   const ColumnSplit &c = *column;
   func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  auto ws =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  int64_t results = op->getNumResults();
-  Value smem = func.addWorkgroupAttribution(
-      MemRefType::get({results * kColumnWarps * kColumnLanes}, f32,
-                      MemRefLayoutAttrInterface(), ws),
-      op.getLoc());
+  addWarpPartials(kColumnWarps, kColumnLanes);
   b.setInsertionPointToStart(&func.getBody().front());
   emitViews();
   emitCaptures();
@@ -203,7 +169,9 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
       kb.idx(trips));
   SmallVector<Value> partial =
       emitColumnLoop(arith::AddIOp::create(b, chunkStart, warpId), end);
-  SmallVector<Value> totals = emitAcrossWarps(partial, smem, warpId, laneId);
+  // Each lane's column: the warps' partials in warp order.
+  SmallVector<Value> totals = combineAcrossWarps(
+      partial, warpId, laneId, kColumnWarps, kColumnLanes, /*stores=*/Value());
   Value stores = arith::AndIOp::create(
       b, inRange,
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpId, kb.idx(0)));

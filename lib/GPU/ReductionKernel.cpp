@@ -479,15 +479,9 @@ SmallVector<KernelLaunch, 1> SerialKernel::emit(StringRef name) {
   }
   func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  // A block per element: its warps' totals, one slot per warp and result.
+  // A block per element: its warps' totals, one slot per warp.
   if (lanes > kLanes)
-    for (TypedAttr identity : split->identities)
-      warpTotals.push_back(func.addWorkgroupAttribution(
-          MemRefType::get({lanes / kLanes}, identity.getType(),
-                          MemRefLayoutAttrInterface(),
-                          gpu::AddressSpaceAttr::get(
-                              b.getContext(), gpu::AddressSpace::Workgroup)),
-          op.getLoc()));
+    addWarpPartials(lanes / kLanes, /*slots=*/1);
   b.setInsertionPointToStart(&func.getBody().front());
   emitViews();
   emitCaptures();
@@ -678,29 +672,49 @@ SmallVector<Value> SerialKernel::emitSerialLoops(unsigned level,
   return SmallVector<Value>(loop.getResults());
 }
 
-SmallVector<Value> SerialKernel::acrossWarps(ArrayRef<Value> totals) {
-  // Lane 0 of warp w stores its total in slot w; after the barrier every
-  // thread combines the slots in warp order.
-  Value warp = arith::DivUIOp::create(b, lane, kb.idx(kLanes));
-  Value first = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, lane, kb.idx(kLanes)), kb.idx(0));
-  scf::IfOp::create(b, first, [&](OpBuilder &ob, Location loc) {
-    for (auto [j, t] : llvm::enumerate(totals))
-      memref::StoreOp::create(ob, loc, t, warpTotals[j], ValueRange{warp});
-    scf::YieldOp::create(ob, loc);
-  });
-  gpu::BarrierOp::create(b);
-  SmallVector<Value> block;
-  for (auto [j, t] : llvm::enumerate(totals)) {
-    Value sum = memref::LoadOp::create(b, warpTotals[j], ValueRange{kb.idx(0)});
-    for (int64_t w = 1; w < lanes / kLanes; ++w)
-      sum = combineWith(
-          b, split->combiners[j], split->accOperand[j], sum,
-          memref::LoadOp::create(b, warpTotals[j], ValueRange{kb.idx(w)}));
-    block.push_back(sum);
+void SerialKernel::addWarpPartials(int64_t warps, int64_t slots) {
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  for (TypedAttr identity : split->identities)
+    warpPartials.push_back(func.addWorkgroupAttribution(
+        MemRefType::get({warps * slots}, identity.getType(),
+                        MemRefLayoutAttrInterface(), ws),
+        op.getLoc()));
+}
+
+SmallVector<Value> SerialKernel::combineAcrossWarps(ArrayRef<Value> partial,
+                                                    Value warpId, Value slot,
+                                                    int64_t warps,
+                                                    int64_t slots,
+                                                    Value stores) {
+  auto at = [&](Value w) {
+    return arith::AddIOp::create(b, arith::MulIOp::create(b, w, kb.idx(slots)),
+                                 slot);
+  };
+  auto storeAll = [&](OpBuilder &ob, Location loc) {
+    for (auto [j, p] : llvm::enumerate(partial))
+      memref::StoreOp::create(ob, loc, p, warpPartials[j],
+                              ValueRange{at(warpId)});
+  };
+  if (!stores) {
+    storeAll(b, b.getLoc());
+  } else {
+    scf::IfOp::create(b, stores, [&](OpBuilder &ob, Location loc) {
+      storeAll(ob, loc);
+      scf::YieldOp::create(ob, loc);
+    });
   }
-  return block;
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> totals;
+  for (auto [j, p] : llvm::enumerate(partial)) {
+    Value t = arith::ConstantOp::create(b, split->identities[j]);
+    for (int64_t w = 0; w < warps; ++w)
+      t = combineWith(b, split->combiners[j], split->accOperand[j], t,
+                      memref::LoadOp::create(b, warpPartials[j],
+                                             ValueRange{at(kb.idx(w))}));
+    totals.push_back(t);
+  }
+  return totals;
 }
 
 SmallVector<Value> SerialKernel::emitWarpLoop() {
@@ -727,8 +741,15 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   for (auto [j, v] : llvm::enumerate(loop.getResults()))
     totals.push_back(
         warpTotal(b, split->combiners[j], split->accOperand[j], v));
-  if (lanes > kLanes)
-    totals = acrossWarps(totals);
+  if (lanes > kLanes) {
+    // Every lane holds its warp's total: lane 0 of each stores it.
+    Value first = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, lane, kb.idx(kLanes)), kb.idx(0));
+    totals = combineAcrossWarps(totals,
+                                arith::DivUIOp::create(b, lane, kb.idx(kLanes)),
+                                kb.idx(0), lanes / kLanes, /*slots=*/1, first);
+  }
   SmallVector<Value> results;
   for (auto [j, sum] : llvm::enumerate(totals))
     results.push_back(combineWith(b, split->combiners[j], split->accOperand[j],

@@ -80,9 +80,6 @@ private:
   KernelLaunch emitColumnChunks(llvm::StringRef name);
   llvm::SmallVector<mlir::Value> emitColumnLoop(mlir::Value start,
                                                 mlir::Value end);
-  llvm::SmallVector<mlir::Value>
-  emitAcrossWarps(llvm::ArrayRef<mlir::Value> partial, mlir::Value smem,
-                  mlir::Value warpId, mlir::Value laneId);
   KernelLaunch emitColumnFinish(llvm::StringRef name);
   // Emission, in order.
   void emitViews();
@@ -94,10 +91,18 @@ private:
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitWarpLoop();
-  /// A block per element: the warps' `totals` combined (every thread of
-  /// the block calls it: it holds a barrier).
+  // The warps of a block combining their partials (the column form's
+  // lanes, a block per element): per result, shared slots of `warps` x
+  // `slots` elements of its carried type.
+  void addWarpPartials(int64_t warps, int64_t slots);
+  /// Warp w's `partial[j]` into slot (w, `slot`) of result j's buffer
+  /// (where `stores` holds; null: every thread), a barrier, then each
+  /// thread's slot combined over the warps in warp order from the
+  /// identity. Every thread of the block calls it.
   llvm::SmallVector<mlir::Value>
-  acrossWarps(llvm::ArrayRef<mlir::Value> totals);
+  combineAcrossWarps(llvm::ArrayRef<mlir::Value> partial, mlir::Value warpId,
+                     mlir::Value slot, int64_t warps, int64_t slots,
+                     mlir::Value stores);
   void emitStores(llvm::ArrayRef<mlir::Value> results);
   // f16/bf16 values live in f32 inside the kernel.
   mlir::Value promoted(mlir::Value v);
@@ -138,8 +143,8 @@ private:
   mlir::IRMapping captures;
   mlir::Value lane;
   llvm::SmallVector<mlir::Value> iv, outIndex, accs;
-  /// A block per element: the warps' totals in shared memory, per result.
-  llvm::SmallVector<mlir::Value> warpTotals;
+  /// The warps' partials in shared memory, per result (addWarpPartials).
+  llvm::SmallVector<mlir::Value> warpPartials;
 };
 
 /// The split of `op`'s reduction when its combiners allow one (at least
