@@ -25,6 +25,8 @@
 
 #include "Kernels.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -43,14 +45,6 @@ bool sinter::gpu_kernels::isElementwiseConcat(tensor::ConcatOp concat) {
     auto t = cast<RankedTensorType>(in.getType());
     return t.hasStaticShape() && !llvm::is_contained(t.getShape(), 0);
   });
-}
-
-/// Row-major strides of a static shape.
-static SmallVector<int64_t> rowMajor(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
 }
 
 /// The strides, in the concatenation's buffer, of the iteration space of
@@ -78,7 +72,7 @@ FailureOr<SmallVector<KernelLaunch, 1>> sinter::gpu_kernels::buildConcatKernels(
     tensor::ConcatOp concat, ArrayRef<ConcatPart> parts,
     gpu::GPUModuleOp module, StringRef name, const Tuning &tuning) {
   auto type = cast<RankedTensorType>(concat.getType());
-  SmallVector<int64_t> destStrides = rowMajor(type.getShape());
+  SmallVector<int64_t> destStrides = computeStrides(type.getShape());
   int64_t dim = concat.getDim();
   SmallVector<KernelLaunch, 1> launches;
   int64_t along = 0;
@@ -102,20 +96,16 @@ FailureOr<SmallVector<KernelLaunch, 1>> sinter::gpu_kernels::buildConcatKernels(
     } else {
       // A copy of the operand; a slice is read in place, its source at
       // its offsets (readInPlaceByAllUsers).
-      auto in = cast<RankedTensorType>(input.getType());
-      SmallVector<SmallVector<int64_t>> offsets;
+      SmallVector<int64_t> offsets;
       if (tensor::ExtractSliceOp slice = sliceReadInPlace(input);
           slice && readInPlaceByAllUsers(slice)) {
-        offsets.emplace_back(slice.getStaticOffsets());
+        offsets.assign(slice.getStaticOffsets().begin(),
+                       slice.getStaticOffsets().end());
         input = slice.getSource();
       }
-      CopyBody copy(in.getElementType(), concat.getLoc());
-      launch = buildElementwiseKernel(
-          concat, ValueRange{input},
-          {AffineMap::getMultiDimIdentityMap(in.getRank(),
-                                             concat.getContext())},
-          copy.block(), ValueRange{concat.getInputs()[k]}, module, partName,
-          tuning, offsets, /*padding=*/nullptr, &placement);
+      launch = buildCopyKernel(
+          concat, input, offsets, ValueRange{concat.getInputs()[k]}, module,
+          partName, tuning, /*padding=*/nullptr, &placement);
     }
     if (failed(launch))
       return failure();

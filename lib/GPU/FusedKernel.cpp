@@ -13,7 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+
 #include "TargetInfo.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 #include "mlir/IR/Matchers.h"
 
@@ -25,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "sinter/Conversion/Philox.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -71,12 +72,39 @@ SmallVector<Type> sinter::gpu_kernels::bufferTypes(const KernelLaunch &launch) {
   return types;
 }
 
-/// Row-major strides of a static shape.
-static SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
+namespace {
+/// A body that yields its one argument of type `elt` (a copy); owns the
+/// block.
+class CopyBody {
+public:
+  CopyBody(Type elt, Location loc) {
+    Value arg = body.addArgument(elt, loc);
+    OpBuilder b(loc.getContext());
+    b.setInsertionPointToEnd(&body);
+    YieldOp::create(b, loc, ValueRange{arg});
+  }
+  ~CopyBody() { body.clear(); }
+  Block &block() { return body; }
+
+private:
+  Block body;
+};
+} // namespace
+
+FailureOr<KernelLaunch> sinter::gpu_kernels::buildCopyKernel(
+    Operation *op, Value source, ArrayRef<int64_t> offsets, ValueRange results,
+    gpu::GPUModuleOp module, StringRef name, const Tuning &tuning,
+    const ElementwisePadding *padding, const ElementwisePlacement *placement) {
+  auto type = cast<RankedTensorType>(source.getType());
+  CopyBody copy(type.getElementType(), op->getLoc());
+  SmallVector<SmallVector<int64_t>> inputOffsets;
+  if (!offsets.empty())
+    inputOffsets.emplace_back(offsets);
+  return buildElementwiseKernel(
+      op, ValueRange{source},
+      {AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext())},
+      copy.block(), results, module, name, tuning, inputOffsets, padding,
+      placement);
 }
 
 FailureOr<KernelLaunch>
@@ -209,7 +237,7 @@ struct ElementwiseEmitter {
   /// an odd offset, or a padded innermost dimension).
   SmallVector<Value> loadInput(Slot &slot, Value arg, RankedTensorType type,
                                AffineMap map, ArrayRef<int64_t> offsets) {
-    SmallVector<int64_t> strides = stridesOf(type.getShape());
+    SmallVector<int64_t> strides = computeStrides(type.getShape());
     Value flat = kb.flatten(arg);
     // A constant start (a slice's offsets) shifts the whole access.
     int64_t start = 0;
@@ -343,6 +371,8 @@ struct ElementwiseEmitter {
   SmallVector<Value> computeInput(const Slot &slot, const ComputedInput &in,
                                   AffineMap map, RankedTensorType type) {
     Block &body = in.producer->getRegion(0).front();
+    SmallVector<std::pair<Value, Value>> constantsAbove =
+        cloneConstantsAbove(b, body);
     SmallVector<Value> vals;
     for (int64_t j = 0; j < width; ++j) {
       SmallVector<Value> it = laneCoords(slot, j), at;
@@ -354,10 +384,8 @@ struct ElementwiseEmitter {
       }
       SmallVector<Value> pc = producerCoords(in, at, type.getShape());
       IRMapping mapping;
-      llvm::SetVector<Value> above;
-      getUsedValuesDefinedAbove(in.producer->getRegion(0), above);
-      for (Value v : above)
-        mapping.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+      for (auto [above, inKernel] : constantsAbove)
+        mapping.map(above, inKernel);
       for (Operation &bodyOp : body.without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
           mapping.map(index.getResult(), pc[index.getDim()]);
@@ -386,28 +414,13 @@ struct ElementwiseEmitter {
     return arith::SelectOp::create(b, inside, value, pad);
   }
 
-  /// Under a placement, the slot's `width` elements stored into the
-  /// destination at their placed indices: one vector store when they are
-  /// contiguous and aligned there, element by element otherwise.
-  void storePlaced(OpBuilder &ob, Location loc, const Slot &slot, Value dest,
-                   ArrayRef<Value> vals) {
-    Value flat = kb.flatten(dest);
+  /// `vals` stored at `index`, `step` elements apart, into the 1-D `flat`:
+  /// one aligned vector store when `vector` (contiguous, aligned) allows,
+  /// element by element otherwise (i1 always: LLVM packs its vectors).
+  void storeLanes(OpBuilder &ob, Location loc, Value flat, Value index,
+                  int64_t step, bool vector, ArrayRef<Value> vals) {
     Type elt = cast<MemRefType>(flat.getType()).getElementType();
-    auto idx = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(ob, loc, v);
-    };
-    Value index = idx(placement->offset);
-    bool aligned = placement->offset % width == 0;
-    for (int64_t d = 0; d < rank(); ++d) {
-      index = arith::AddIOp::create(
-          ob, loc, index,
-          arith::MulIOp::create(ob, loc, slot.coords[d],
-                                idx(placement->strides[d])));
-      if (d + 1 < rank() && placement->strides[d] % width != 0)
-        aligned = false;
-    }
-    int64_t inner = rank() ? placement->strides.back() : 1;
-    if (inner == 1 && width > 1 && aligned && !isBitPackedInVectors(elt)) {
+    if (vector && step == 1 && width > 1 && !isBitPackedInVectors(elt)) {
       Value vec = vector::FromElementsOp::create(
           ob, loc, VectorType::get({width}, elt), vals);
       auto store = vector::StoreOp::create(ob, loc, vec, flat, index);
@@ -416,9 +429,30 @@ struct ElementwiseEmitter {
       return;
     }
     for (auto [j, val] : llvm::enumerate(vals)) {
-      Value at = arith::AddIOp::create(ob, loc, index, idx(j * inner));
+      Value at = arith::AddIOp::create(
+          ob, loc, index, arith::ConstantIndexOp::create(ob, loc, j * step));
       memref::StoreOp::create(ob, loc, val, flat, ValueRange{at});
     }
+  }
+
+  /// Under a placement, the slot's elements stored into the destination at
+  /// their placed indices: a vector where they are contiguous and aligned
+  /// there.
+  void storePlaced(OpBuilder &ob, Location loc, const Slot &slot, Value dest,
+                   ArrayRef<Value> vals) {
+    Value index = arith::ConstantIndexOp::create(ob, loc, placement->offset);
+    bool aligned = placement->offset % width == 0;
+    for (int64_t d = 0; d < rank(); ++d) {
+      index = arith::AddIOp::create(
+          ob, loc, index,
+          arith::MulIOp::create(
+              ob, loc, slot.coords[d],
+              arith::ConstantIndexOp::create(ob, loc, placement->strides[d])));
+      if (d + 1 < rank() && placement->strides[d] % width != 0)
+        aligned = false;
+    }
+    storeLanes(ob, loc, kb.flatten(dest), index,
+               rank() ? placement->strides.back() : 1, aligned, vals);
   }
 
   /// The `width` elements of each result in `slot`, stored with one vector
@@ -443,21 +477,8 @@ struct ElementwiseEmitter {
             all[0].push_back(d);
           flat = memref::CollapseShapeOp::create(ob, loc, flat, all);
         }
-        Type elt = memType.getElementType();
-        if (isBitPackedInVectors(elt)) {
-          for (auto [j, val] : llvm::enumerate(vals)) {
-            Value at = arith::AddIOp::create(
-                ob, loc, slot.first,
-                arith::ConstantIndexOp::create(ob, loc, j));
-            memref::StoreOp::create(ob, loc, val, flat, ValueRange{at});
-          }
-          continue;
-        }
-        Value vec = vector::FromElementsOp::create(
-            ob, loc, VectorType::get({width}, elt), vals);
-        auto store = vector::StoreOp::create(ob, loc, vec, flat, slot.first);
-        store.setAlignment(
-            std::min(kMaxVectorAccessBytes, width * storageBytes(elt)));
+        storeLanes(ob, loc, flat, slot.first, /*step=*/1, /*vector=*/true,
+                   vals);
       }
     };
     if (!slot.valid) {

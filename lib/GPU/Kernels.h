@@ -483,17 +483,16 @@ struct ComputedInput {
 };
 std::optional<ComputedInput> computedInputOf(mlir::Value v);
 
-/// A body that yields its one argument of type `elt` (a copy: slices and
-/// pads of values no fusable op produced); owns the block.
-class CopyBody {
-public:
-  CopyBody(mlir::Type elt, mlir::Location loc);
-  ~CopyBody();
-  mlir::Block &block() { return body; }
-
-private:
-  mlir::Block body;
-};
+/// The elementwise kernel copying `source` (read at `offsets` when given:
+/// a slice read in place) into `results` (one value of the shape read),
+/// with `padding` / `placement` as buildElementwiseKernel takes them.
+mlir::FailureOr<KernelLaunch>
+buildCopyKernel(mlir::Operation *op, mlir::Value source,
+                llvm::ArrayRef<int64_t> offsets, mlir::ValueRange results,
+                mlir::gpu::GPUModuleOp module, llvm::StringRef name,
+                const Tuning &tuning,
+                const ElementwisePadding *padding = nullptr,
+                const ElementwisePlacement *placement = nullptr);
 
 /// Whether the CUDA backend runs `pad` as an elementwise kernel (rather
 /// than a gather): static shapes, zero low pads, constant high pads and a
@@ -502,6 +501,13 @@ private:
 bool isElementwisePad(mlir::tensor::PadOp pad);
 /// The pad value of such a pad.
 mlir::TypedAttr padValueOf(mlir::tensor::PadOp pad);
+/// The kernel of such a pad over its padded shape: the body of `producer`
+/// (chainProducer of its source) when given, else a copy of the source.
+mlir::FailureOr<KernelLaunch> buildPadKernel(mlir::tensor::PadOp pad,
+                                             mlir::Operation *producer,
+                                             mlir::gpu::GPUModuleOp module,
+                                             llvm::StringRef name,
+                                             const Tuning &tuning);
 
 /// Whether the CUDA backend runs `concat` as one elementwise kernel per
 /// part storing into its buffer (rather than a gather): static, non-empty

@@ -218,26 +218,9 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return buildConcatKernels(concat, plans.concatParts.lookup(op), module,
                               name, tuning);
-  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    // The body of the op that produced the source, or a copy of it, over
-    // the padded shape.
-    ElementwisePadding padding;
-    padding.valid.assign(pad.getSourceType().getShape().begin(),
-                         pad.getSourceType().getShape().end());
-    padding.padValues.push_back(padValueOf(pad));
-    if (Operation *producer = plans.padProducers.lookup(op)) {
-      ElementwiseForm form = elementwiseFormOf(producer);
-      return one(buildElementwiseKernel(op, form.inputs, form.maps, *form.body,
-                                        op->getResults(), module, name, tuning,
-                                        form.offsets, &padding));
-    }
-    CopyBody copy(pad.getSourceType().getElementType(), op->getLoc());
-    return one(buildElementwiseKernel(
-        op, ValueRange{pad.getSource()},
-        {AffineMap::getMultiDimIdentityMap(pad.getSourceType().getRank(),
-                                           op->getContext())},
-        copy.block(), op->getResults(), module, name, tuning, {}, &padding));
-  }
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return one(buildPadKernel(pad, plans.padProducers.lookup(op), module, name,
+                              tuning));
   if (isa<ml_program::GlobalLoadOp, ml_program::GlobalStoreOp>(op))
     return one(buildStateKernel(op, module, name));
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
@@ -250,15 +233,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return op->emitOpError("the CUDA backend copies slices with static "
                              "offsets, unit strides and no rank reduction "
                              "only");
-    CopyBody copy(srcType.getElementType(), op->getLoc());
-    SmallVector<SmallVector<int64_t>> offsets = {
-        SmallVector<int64_t>(slice.getStaticOffsets())};
-    auto launch = buildElementwiseKernel(
-        op, ValueRange{slice.getSource()},
-        {AffineMap::getMultiDimIdentityMap(srcType.getRank(),
-                                           op->getContext())},
-        copy.block(), op->getResults(), module, name, tuning, offsets);
-    return one(std::move(launch));
+    return one(buildCopyKernel(op, slice.getSource(), slice.getStaticOffsets(),
+                               op->getResults(), module, name, tuning));
   }
   return op->emitOpError("is not supported by the CUDA backend yet");
 }
@@ -480,16 +456,12 @@ struct OutlineCUDAKernelsPass
     for (Operation *op : ops) {
       if (taken.contains(op))
         continue;
+      // Computed by every kernel that read it: the dead-op sweep below
+      // removes it (and its reshapes).
       if (indexOnlyGeneric(op) &&
-          llvm::all_of(op->getUsers(), [](Operation *u) {
-            return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(u) &&
-                   u->use_empty();
-          })) {
-        for (Operation *u : llvm::make_early_inc_range(op->getUsers()))
-          u->erase();
-        op->erase();
+          llvm::all_of(op->getUsers(),
+                       [](Operation *u) { return isOpTriviallyDead(u); }))
         continue;
-      }
       if (failed(checkKernelTensors(op)))
         return signalPassFailure();
       plans.refresh(op);

@@ -30,15 +30,6 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-CopyBody::CopyBody(Type elt, Location loc) {
-  Value arg = body.addArgument(elt, loc);
-  OpBuilder b(loc.getContext());
-  b.setInsertionPointToEnd(&body);
-  YieldOp::create(b, loc, ValueRange{arg});
-}
-
-CopyBody::~CopyBody() { body.clear(); }
-
 TypedAttr sinter::gpu_kernels::padValueOf(tensor::PadOp pad) {
   Value v = pad.getConstantPaddingValue();
   TypedAttr attr;
@@ -61,4 +52,21 @@ bool sinter::gpu_kernels::isElementwisePad(tensor::PadOp pad) {
   return llvm::all_of(pad.getMixedHighPad(), [](OpFoldResult o) {
     return getConstantIntValue(o).has_value();
   });
+}
+
+FailureOr<KernelLaunch>
+sinter::gpu_kernels::buildPadKernel(tensor::PadOp pad, Operation *producer,
+                                    gpu::GPUModuleOp module, StringRef name,
+                                    const Tuning &tuning) {
+  ElementwisePadding padding;
+  padding.valid.assign(pad.getSourceType().getShape().begin(),
+                       pad.getSourceType().getShape().end());
+  padding.padValues.push_back(padValueOf(pad));
+  if (!producer)
+    return buildCopyKernel(pad, pad.getSource(), /*offsets=*/{},
+                           pad->getResults(), module, name, tuning, &padding);
+  ElementwiseForm form = elementwiseFormOf(producer);
+  return buildElementwiseKernel(pad, form.inputs, form.maps, *form.body,
+                                pad->getResults(), module, name, tuning,
+                                form.offsets, &padding);
 }
