@@ -13,6 +13,7 @@ cublaslt_status() say which.
 """
 
 import ctypes
+import functools
 import os
 
 from . import _manifest, _paths
@@ -107,17 +108,12 @@ def _check(rc, exc=CudaError):
         raise exc(msg)
 
 
-_TORCH = []
-
-
+@functools.lru_cache(maxsize=None)
 def _torch():
-    if _TORCH:
-        return _TORCH[0]
     try:
         import torch
     except ImportError:  # pragma: no cover - depends on the environment
         raise ArgumentError("running CUDA artifacts needs torch") from None
-    _TORCH.append(torch)
     return torch
 
 
@@ -141,8 +137,8 @@ class CudaFunction:
         self.inputs = [a for a in self.arguments if a["role"] == "input"]
         self.outputs = [a for a in self.arguments if a["role"] == "output"]
         self.launches = spec.get("launches", [])
-        # Per argument spec (by id): the torch dtype and shape tuple it
-        # expects, made on first use (torch is imported lazily).
+        # Per argument index: the torch dtype and shape tuple it expects,
+        # made on first use (torch is imported lazily).
         self._expect = {}
 
     def __repr__(self):
@@ -151,17 +147,17 @@ class CudaFunction:
         return "<sinter CUDA function %s(%s), %d launch(es)>" % (
             self.name, sig, len(self.launches))
 
-    def _expected(self, spec):
-        e = self._expect.get(id(spec))
+    def _expected(self, index, spec):
+        e = self._expect.get(index)
         if e is None:
             e = (getattr(_torch(), spec["dtype"]), tuple(spec["shape"]))
-            self._expect[id(spec)] = e
+            self._expect[index] = e
         return e
 
     def _check_tensor(self, index, spec, t, device):
         # The common case first, with no message built: a training step
         # passes ~1000 tensors (the optimizer's four per parameter).
-        dtype, shape = self._expected(spec)
+        dtype, shape = self._expected(index, spec)
         if (t.is_cuda and (device is None or t.device == device)
                 and t.dtype == dtype and t.shape == shape
                 and t.is_contiguous()
