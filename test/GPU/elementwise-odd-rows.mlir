@@ -22,3 +22,18 @@ func.func @odd_rows(%x: tensor<4x13xf32>, %s: tensor<4x1xf32>) -> tensor<4x13xf3
   } -> tensor<4x13xf32>
   return %y : tensor<4x13xf32>
 }
+
+// Must not: rows shorter than a 16-byte slot (3 f32) stay element by
+// element (a slot would span more than two rows).
+// CHECK-LABEL: gpu.func @fused_1
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+func.func @short_rows(%x: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %y = sinter.fused ins(%x : tensor<8x3xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%a: f32):
+    %n = arith.negf %a : f32
+    sinter.yield %n : f32
+  } -> tensor<8x3xf32>
+  return %y : tensor<8x3xf32>
+}

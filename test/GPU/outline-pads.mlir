@@ -129,3 +129,33 @@ func.func @low_pad(%x: tensor<4x13xf32>) -> tensor<4x16xf32> {
   } : tensor<4x13xf32> to tensor<4x16xf32>
   return %p : tensor<4x16xf32>
 }
+
+// -----
+
+// Must not drop an arange that a reduction also reads: the elementwise
+// kernel computes it, and its own kernel still runs for the reduction.
+// (Launches are in program order: the arange's first.)
+// CHECK-LABEL: func.func @iota_also_reduced
+// CHECK: gpu.launch_func @sinter_kernels::@generic_
+// CHECK: gpu.launch_func @sinter_kernels::@fused_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<4x13xf32>, %{{.*}} : memref<4x13xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_
+func.func @iota_also_reduced(%x: tensor<4x13xf32>) -> (tensor<4x13xf32>, tensor<f32>) {
+  %ie = tensor.empty() : tensor<13xf32>
+  %iota = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%ie : tensor<13xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    %f = arith.sitofp %c : i64 to f32
+    linalg.yield %f : f32
+  } -> tensor<13xf32>
+  %y = sinter.fused ins(%x, %iota : tensor<4x13xf32>, tensor<13xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>] {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    sinter.yield %s : f32
+  } -> tensor<4x13xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.reduce { arith.addf } ins(%iota : tensor<13xf32>) outs(%z : tensor<f32>) dimensions = [0]
+  return %y, %r : tensor<4x13xf32>, tensor<f32>
+}
