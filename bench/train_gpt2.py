@@ -169,9 +169,23 @@ def top_kernels(step_model, opt, batch, autocast):
     return sorted(rows, key=lambda r: -r[1]), busy
 
 
+def trace_step(step_model, opt, batch, autocast, path):
+    """One more step under torch.profiler with host and GPU activities,
+    written to `path` as a chrome trace; prints where the GPU waited
+    (bench/step_gaps.py)."""
+    from torch.profiler import profile, ProfilerActivity
+    import step_gaps
+    idx, targets = batch
+    with profile(activities=[ProfilerActivity.CPU,
+                             ProfilerActivity.CUDA]) as prof:
+        train_step(step_model, opt, idx, targets, autocast)
+    prof.export_chrome_trace(path)
+    print(step_gaps.summarize(path, top=8))
+
+
 def run(cache, batch, seq, layers, steps, json_path, profile=False,
         labels=("eager", "sinter", "inductor"), autocast=None, log_path=None,
-        engine=None):
+        engine=None, trace_dir=None):
     os.environ["SINTER_CACHE_DIR"] = cache
     rank, world = 0, 1
     if engine:  # launched by torchrun: one process per GPU
@@ -230,6 +244,10 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
             losses.append(loss.item())
         if profile:
             run_profile = top_kernels(step_model, opt, data[0], autocast)
+        if trace_dir:
+            os.makedirs(trace_dir, exist_ok=True)
+            trace_step(step_model, opt, data[0], autocast,
+                       os.path.join(trace_dir, "trace_%s.json" % label))
         warm = sorted(times[3:])
         ms = 1e3 * warm[len(warm) // 2]
         run = {"ms_per_step": ms, "tokens_per_s": batch * seq / ms * 1e3,
@@ -287,13 +305,18 @@ def main():
     p.add_argument("--profile", action="store_true",
                    help="after the timed steps, one step under "
                    "torch.profiler: the kernels that take the time")
+    p.add_argument("--trace", metavar="DIR",
+                   help="after the timed steps, one step traced (host and "
+                   "GPU) into DIR/trace_<run>.json, with where the GPU "
+                   "waited for the host (bench/step_gaps.py)")
     a = p.parse_args()
     cache = os.path.abspath(a.cache)
     if a.mode == "aot":
         aot(cache, a.batch, a.seq, a.layers, a.autocast)
     else:
         run(cache, a.batch, a.seq, a.layers, a.steps, a.json, a.profile,
-            tuple(a.runs.split(",")), a.autocast, a.compile_log, a.engine)
+            tuple(a.runs.split(",")), a.autocast, a.compile_log, a.engine,
+            a.trace)
 
 
 if __name__ == "__main__":

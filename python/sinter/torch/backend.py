@@ -169,6 +169,15 @@ def _restride(t, stride):
     return out
 
 
+def _dense_strides(shape):
+    """The strides torch.empty(shape) has."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def _runner(prog, plan, single, device, strides=None):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
     back at their positions (_plan_outputs' plan: None where the graph
@@ -176,10 +185,24 @@ def _runner(prog, plan, single, device, strides=None):
     trace gave them."""
     fn = prog["main"]
     cuda = device.type == "cuda"
+    # Per output: (from an input?, its index, the strides it must be given
+    # or None). The program's outputs are dense: only those traced
+    # otherwise are restrided (decided here once, not per call); inputs
+    # passed through are checked per call.
+    shapes = [tuple(o["shape"] if isinstance(o, dict) else o.shape)
+              for o in fn.outputs]
+    where = []
+    for i, w in enumerate(plan):
+        stride = strides[i] if strides else None
+        if w is not None and w[0] == "out" and stride == _dense_strides(
+                shapes[w[1]]):
+            stride = None
+        where.append(None if w is None else (w[0] == "arg", w[1], stride))
 
     def run(*args):
         if cuda:
-            outs = fn(*[a.contiguous() if isinstance(a, torch.Tensor) else a
+            outs = fn(*[a if not isinstance(a, torch.Tensor)
+                        or a.is_contiguous() else a.contiguous()
                         for a in args])
         else:
             outs = fn(*[to_numpy(a) if isinstance(a, torch.Tensor) else a
@@ -188,12 +211,13 @@ def _runner(prog, plan, single, device, strides=None):
         if not cuda:
             outs = tuple(from_numpy(o) for o in outs)
         full = []
-        for i, where in enumerate(plan):
-            if where is None:
+        for w in where:
+            if w is None:
                 full.append(None)
                 continue
-            o = args[where[1]] if where[0] == "arg" else outs[where[1]]
-            full.append(_restride(o, strides[i]) if strides else o)
+            is_arg, index, stride = w
+            o = args[index] if is_arg else outs[index]
+            full.append(o if stride is None else _restride(o, stride))
         return full[0] if single else tuple(full)
     return run
 

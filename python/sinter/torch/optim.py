@@ -84,6 +84,9 @@ class AdamW(torch.optim.Optimizer):
                         capturable=capturable, differentiable=differentiable,
                         fused=fused)
         super().__init__(params, defaults)
+        # (device, hyperparameters, shapes and dtypes) -> adamw function,
+        # made by _function.
+        self._functions = {}
 
     def _init_state(self, p):
         state = self.state[p]
@@ -103,46 +106,68 @@ class AdamW(torch.optim.Optimizer):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if any([p.grad.is_sparse for p in params]):
+                raise RuntimeError("sinter.torch.AdamW does not support "
+                                   "sparse gradients")
+            states = [self._init_state(p) for p in params]
+            # The step counts, read in one op (not one .item() each).
+            counts = (torch.stack([s["step"] for s in states]).tolist()
+                      if states else [])
             buckets = {}
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if p.grad.is_sparse:
-                    raise RuntimeError("sinter.torch.AdamW does not support "
-                                       "sparse gradients")
-                state = self._init_state(p)
-                key = (p.device, p.dtype, float(state["step"]))
-                buckets.setdefault(key, []).append(p)
-            for (device, _, _), params in buckets.items():
-                for i in range(0, len(params), _TENSORS_PER_PROGRAM):
-                    self._update(group, device,
-                                 params[i:i + _TENSORS_PER_PROGRAM])
+            for p, s, count in zip(params, states, counts):
+                buckets.setdefault((p.device, p.dtype, count), []).append(
+                    (p, s))
+            for (device, _, count), members in buckets.items():
+                for i in range(0, len(members), _TENSORS_PER_PROGRAM):
+                    self._update(group, device, count,
+                                 members[i:i + _TENSORS_PER_PROGRAM])
         return loss
 
-    def _update(self, group, device, params):
+    def _function(self, group, device, params):
+        """The sinter.adamw function of `params`' shapes and dtypes and the
+        group's hyperparameters (its IR built and its program looked up
+        once per such key, not per step)."""
         beta1, beta2 = group["betas"]
-        states = [self.state[p] for p in params]
-        for s in states:
-            s["step"] += 1
-        step = float(states[0]["step"])
-        grads = [_local(p.grad if p.grad.dtype == p.dtype
-                        else p.grad.to(p.dtype)) for p in params]
-        ms = [_local(s["exp_avg"]) for s in states]
-        vs = [_local(s["exp_avg_sq"]) for s in states]
-        params = [_local(p) for p in params]
-        ir = adamw_ir([tensor_type(p) for p in params], beta1, beta2,
-                       group["eps"], group["weight_decay"])
-        prog = _cache.program(ir, _cache.target_of(device))
+        key = (device, beta1, beta2, group["eps"], group["weight_decay"],
+               tuple((p.shape, p.dtype, hasattr(p, "to_local"))
+                     for p in params))
+        functions = self.__dict__.setdefault("_functions", {})
+        fn = functions.get(key)
+        if fn is None:
+            local = [_local(p) for p in params]
+            ir = adamw_ir([tensor_type(p) for p in local], beta1, beta2,
+                          group["eps"], group["weight_decay"])
+            fn = _cache.program(ir, _cache.target_of(device))["adamw"]
+            functions[key] = fn
+        return fn
+
+    def _update(self, group, device, count, members):
+        params = [p for p, _ in members]
+        states = [s for _, s in members]
+        steps = [s["step"] for s in states]
+        torch._foreach_add_(steps, 1)
+        step = float(count) + 1
+        fn = self._function(group, device, params)
+        grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
+                 for p in params]
+        ms = [s["exp_avg"] for s in states]
+        vs = [s["exp_avg_sq"] for s in states]
+        tensors = params + grads + ms + vs
+        if any([hasattr(t, "to_local") for t in params]):
+            tensors = [_local(t) for t in tensors]
         lr = float(group["lr"])
         if device.type == "cuda":
             # In place: the outputs alias params, exp_avgs and exp_avg_sqs.
-            tensors = params + [g.contiguous() for g in grads] + ms + vs
-            if not all(t.is_contiguous() for t in tensors):
+            n = len(params)
+            tensors[n:2 * n] = [g if g.is_contiguous() else g.contiguous()
+                                for g in tensors[n:2 * n]]
+            if not all([t.is_contiguous() for t in tensors]):
                 raise RuntimeError("sinter.torch.AdamW updates contiguous "
                                    "CUDA parameters in place")
-            prog["adamw"](*tensors, lr, step)
+            fn(*tensors, lr, step)
             return
-        outs = prog["adamw"](*[to_numpy(t) for t in params + grads + ms + vs],
-                             lr, step)
-        for dst, new in zip(params + ms + vs, outs):
+        outs = fn(*[to_numpy(t) for t in tensors], lr, step)
+        n = len(params)
+        for dst, new in zip(tensors[:n] + tensors[2 * n:], outs):
             dst.copy_(from_numpy(new))

@@ -2,7 +2,9 @@
 """sinter.cuda's argument checks without a GPU: a tensor that looks like a
 CUDA tensor of the right dtype, shape, layout and alignment passes (the
 fast path, no message built); each way of being wrong still raises its
-message (the slow path)."""
+message (the slow path). A whole call's arguments, checked a list at a
+time, give the pointer array the runtime gets; any wrong one falls back to
+the argument-by-argument checks and their message."""
 
 import torch
 
@@ -24,6 +26,9 @@ class Fake:
 
     def is_contiguous(self):
         return True
+
+    def get_device(self):
+        return self.device.index
 
     def data_ptr(self):
         return 4096
@@ -52,6 +57,40 @@ for t, device in [(wrong(dtype=torch.float16), None),
                   (torch.zeros(2, 3), None)]:
     try:
         f._check_tensor(0, spec, t, device)
+        print("accepted")
+    except ArgumentError as e:
+        print(e)
+
+
+# A whole call: two tensors, a scalar, an output updated in place into the
+# first tensor (AdamW's form; no allocation, so no GPU is needed).
+import ctypes  # noqa: E402
+
+import sinter.cuda  # noqa: E402
+
+sinter.cuda._as_tensor = lambda value: value  # Fake is no torch.Tensor
+
+g = CudaFunction(None, {"name": "update", "arguments": [
+    {"name": "p", "role": "input", "kind": "tensor", "dtype": "float32",
+     "shape": [2, 3]},
+    {"name": "lr", "role": "input", "kind": "scalar", "dtype": "float32"},
+    {"name": "g", "role": "input", "kind": "tensor", "dtype": "float32",
+     "shape": [2, 3]},
+    {"name": "p_out", "role": "output", "kind": "tensor", "dtype": "float32",
+     "shape": [2, 3], "alias_of": "p"}]})
+p_, g_ = Fake(), wrong(data_ptr=lambda: 8192)
+array, keep, outs, device, scalars = g._prepare((p_, 0.5, g_), None)
+print("fast:", g._prepare_fast((p_, 0.5, g_)) is not None,
+      [array[0], array[2], array[3]], outs[0] is p_,
+      ctypes.cast(array[1], ctypes.POINTER(ctypes.c_float))[0],
+      scalars[0].value)
+for args in [(p_, 0.5, wrong(dtype=torch.float16)),
+             (p_, 0.5, wrong(data_ptr=lambda: 8200)),
+             (p_, 0.5, wrong(device=torch.device("cuda", 1))),
+             (p_, 0.5)]:
+    print("fast:", g._prepare_fast(args) is not None)
+    try:
+        g._prepare(args, None)
         print("accepted")
     except ArgumentError as e:
         print(e)
