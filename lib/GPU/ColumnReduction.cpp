@@ -62,8 +62,8 @@ static constexpr int64_t kColumnMinWarpTrips = 4;
 bool SerialKernel::planColumns() {
   std::optional<SplitReduction> points =
       matchSplitReduction(op, trips, kColumnMinTrips);
-  // (Its shared memory carries f32 partials.)
-  if (!points || inits.empty() ||
+  // (Its shared memory carries f32 partials; its combines are per result.)
+  if (!points || inits.empty() || points->onlineLogSumExp ||
       llvm::any_of(points->identities,
                    [](TypedAttr a) { return !a.getType().isF32(); }))
     return false;

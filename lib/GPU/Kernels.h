@@ -67,6 +67,12 @@ struct KernelLaunch {
 constexpr llvm::StringLiteral kTensorMapParamsAttrName =
     "sinter.tensor_map_params";
 
+/// The discardable attribute sinter-online-logsumexp puts on the reduction
+/// it makes (results: the running max, the sum of exponentials relative to
+/// it): the reduction kernel splits it with the pair's combination
+/// (SerialKernel.h). Without it, it runs serially -- correct, slower.
+constexpr llvm::StringLiteral kOnlineLogSumExpAttr = "sinter.online_logsumexp";
+
 /// Most tensors one AdamW launch updates (4 pointers each must fit the
 /// kernel parameter space).
 constexpr unsigned kTensorsPerLaunch = 32;

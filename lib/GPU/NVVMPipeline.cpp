@@ -69,6 +69,8 @@ void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
     pad.minFlops = options.padMinFlops;
     pm.addNestedPass<func::FuncOp>(createPadMatmuls(pad));
   }
+  // A logsumexp's two passes over the logits (a cross-entropy) as one.
+  pm.addNestedPass<func::FuncOp>(createOnlineLogSumExp());
   // Tensor ops left between kernels become generics the kernels run.
   TensorOpsToLinalgOptions tensorOps;
   tensorOps.chip = options.chip;

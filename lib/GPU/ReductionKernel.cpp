@@ -54,6 +54,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -226,6 +227,9 @@ LogicalResult sinter::gpu_kernels::checkSerialKernel(linalg::LinalgOp op) {
 
 /// Reductions at least this long take a warp per output element.
 static constexpr int64_t kSplitReductionMinTrips = 256;
+/// Points a lane of a split reduction takes per loop trip (their loads in
+/// flight together).
+static constexpr int64_t kSplitUnroll = 4;
 /// Lanes of the warp that reduces one output element.
 static constexpr int64_t kLanes = kWarpSize;
 /// A split reduction with at most this many output elements per SM (a
@@ -274,11 +278,36 @@ static TypedAttr identityOf(Operation *combiner, Type t) {
   return {};
 }
 
+/// The split of sinter-online-logsumexp's reduction: two f32 results, the
+/// first a max of its accumulator (the second's update reads the first).
+static std::optional<SplitReduction>
+matchOnlineLogSumExp(linalg::GenericOp op) {
+  auto yield = cast<linalg::YieldOp>(op.getRegion().front().getTerminator());
+  if (op.getNumDpsInits() != 2 ||
+      llvm::any_of(op.getRegionOutputArgs(),
+                   [](BlockArgument a) { return !a.getType().isF32(); }))
+    return std::nullopt;
+  auto max = yield.getValues()[0].getDefiningOp<arith::MaximumFOp>();
+  if (!max ||
+      !llvm::is_contained(max->getOperands(), op.getRegionOutputArgs()[0]))
+    return std::nullopt;
+  Builder b(op.getContext());
+  const llvm::fltSemantics &sem = APFloat::IEEEsingle();
+  SplitReduction w;
+  w.onlineLogSumExp = true;
+  w.identities = {b.getF32FloatAttr(
+                      APFloat::getInf(sem, /*Negative=*/true).convertToFloat()),
+                  b.getF32FloatAttr(0.0f)};
+  return w;
+}
+
 std::optional<SplitReduction>
 sinter::gpu_kernels::matchSplitReduction(linalg::GenericOp op, int64_t trips,
                                          int64_t minTrips) {
   if (trips < minTrips)
     return std::nullopt;
+  if (op->hasAttr(kOnlineLogSumExpAttr))
+    return matchOnlineLogSumExp(op);
   Block &body = op.getRegion().front();
   // Values that depend on an accumulator.
   llvm::SmallPtrSet<Value, 16> fromAcc;
@@ -323,16 +352,63 @@ Value sinter::gpu_kernels::combineWith(ImplicitLocOpBuilder &b,
   return b.create(state)->getResult(0);
 }
 
+/// Two partials (M, S) of the online logsumexp combined: S relative to the
+/// larger max, the smaller one's sum rescaled (none when it is empty: its
+/// max may be -inf); M NaN-propagating, as the per-point update.
+static SmallVector<Value>
+combineOnline(ImplicitLocOpBuilder &b, ArrayRef<Value> acc, ArrayRef<Value> x) {
+  auto cst = [&](float v) {
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  };
+  auto ref = [&](Value m) { // the max's finite reference: -inf -> 0
+    Value none =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m,
+                              cst(-std::numeric_limits<float>::infinity()));
+    return arith::SelectOp::create(b, none, cst(0.0f), m);
+  };
+  Value gt = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x[0], acc[0]);
+  Value hi = arith::SelectOp::create(b, gt, x[0], acc[0]);
+  Value lo = arith::SelectOp::create(b, gt, acc[0], x[0]);
+  Value sHi = arith::SelectOp::create(b, gt, x[1], acc[1]);
+  Value sLo = arith::SelectOp::create(b, gt, acc[1], x[1]);
+  Value scale = math::Exp2Op::create(
+      b, arith::MulFOp::create(
+             b, arith::SubFOp::create(b, ref(lo), ref(hi)).getResult(),
+             cst(static_cast<float>(M_LOG2E))));
+  Value empty =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sLo, cst(0.0f));
+  Value term = arith::SelectOp::create(
+      b, empty, cst(0.0f), arith::MulFOp::create(b, sLo, scale).getResult());
+  return {arith::MaximumFOp::create(b, acc[0], x[0]),
+          arith::AddFOp::create(b, sHi, term)};
+}
+
+SmallVector<Value>
+sinter::gpu_kernels::combineSplit(ImplicitLocOpBuilder &b,
+                                  const SplitReduction &split,
+                                  ArrayRef<Value> acc, ArrayRef<Value> x) {
+  if (split.onlineLogSumExp)
+    return combineOnline(b, acc, x);
+  SmallVector<Value> out;
+  for (auto [j, a] : llvm::enumerate(acc))
+    out.push_back(
+        combineWith(b, split.combiners[j], split.accOperand[j], a, x[j]));
+  return out;
+}
+
 /// The lanes' partial results combined across the warp (butterfly: every
 /// lane ends with the total).
-static Value warpTotal(ImplicitLocOpBuilder &b, Operation *combiner,
-                       unsigned accOperand, Value partial) {
+static SmallVector<Value> warpTotals(ImplicitLocOpBuilder &b,
+                                     const SplitReduction &split,
+                                     SmallVector<Value> partial) {
   for (int64_t off = kLanes / 2; off >= 1; off /= 2) {
-    auto shfl = gpu::ShuffleOp::create(b, partial, static_cast<int32_t>(off),
-                                       static_cast<int32_t>(kLanes),
-                                       gpu::ShuffleMode::XOR);
-    partial =
-        combineWith(b, combiner, accOperand, partial, shfl.getShuffleResult());
+    SmallVector<Value> other;
+    for (Value p : partial)
+      other.push_back(gpu::ShuffleOp::create(b, p, static_cast<int32_t>(off),
+                                             static_cast<int32_t>(kLanes),
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult());
+    partial = combineSplit(b, split, partial, other);
   }
   return partial;
 }
@@ -706,15 +782,29 @@ SmallVector<Value> SerialKernel::combineAcrossWarps(ArrayRef<Value> partial,
   }
   gpu::BarrierOp::create(b);
   SmallVector<Value> totals;
-  for (auto [j, p] : llvm::enumerate(partial)) {
-    Value t = arith::ConstantOp::create(b, split->identities[j]);
-    for (int64_t w = 0; w < warps; ++w)
-      t = combineWith(b, split->combiners[j], split->accOperand[j], t,
-                      memref::LoadOp::create(b, warpPartials[j],
-                                             ValueRange{at(kb.idx(w))}));
-    totals.push_back(t);
+  for (TypedAttr identity : split->identities)
+    totals.push_back(arith::ConstantOp::create(b, identity));
+  for (int64_t w = 0; w < warps; ++w) {
+    SmallVector<Value> loaded;
+    for (Value slots : warpPartials)
+      loaded.push_back(
+          memref::LoadOp::create(b, slots, ValueRange{at(kb.idx(w))}));
+    totals = combineSplit(b, *split, totals, loaded);
   }
   return totals;
+}
+
+SmallVector<Value> SerialKernel::emitPoint(Value point, ValueRange current) {
+  // The region at reduction point `point` (row-major over the reduction
+  // loops). The outermost reduction dimension takes what is left (the
+  // point is below `trips`): no division for a single reduced dimension.
+  Value rest = point;
+  for (unsigned d : llvm::reverse(ArrayRef(reductionDims).drop_front())) {
+    iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
+    rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
+  }
+  iv[reductionDims.front()] = rest;
+  return emitRegion(current);
 }
 
 SmallVector<Value> SerialKernel::emitWarpLoop() {
@@ -725,22 +815,46 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   SmallVector<Value> partial;
   for (TypedAttr identity : split->identities)
     partial.push_back(arith::ConstantOp::create(b, identity));
-  auto loop =
-      scf::ForOp::create(b, lane, kb.idx(trips), kb.idx(lanes), partial);
+  // kSplitUnroll points per trip while all of them are in range (their
+  // loads issue together), then one at a time: each lane still takes its
+  // points in order.
+  int64_t stride = kSplitUnroll * lanes;
+  int64_t mainEnd = std::max<int64_t>(0, trips - (kSplitUnroll - 1) * lanes);
+  auto unrolled =
+      scf::ForOp::create(b, lane, kb.idx(mainEnd), kb.idx(stride), partial);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(unrolled.getBody());
+    SmallVector<Value> acc(unrolled.getRegionIterArgs());
+    for (int64_t u = 0; u < kSplitUnroll; ++u)
+      acc = emitPoint(arith::AddIOp::create(b, unrolled.getInductionVar(),
+                                            kb.idx(u * lanes)),
+                      acc);
+    scf::YieldOp::create(b, acc);
+  }
+  // Where this lane's single steps start: after its unrolled trips.
+  Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                      kb.idx(mainEnd));
+  Value trips0 = arith::DivUIOp::create(
+      b,
+      arith::AddIOp::create(b, arith::SubIOp::create(b, kb.idx(mainEnd), lane),
+                            kb.idx(stride - 1)),
+      kb.idx(stride));
+  Value start = arith::SelectOp::create(
+      b, ahead,
+      arith::AddIOp::create(b, lane,
+                            arith::MulIOp::create(b, trips0, kb.idx(stride))),
+      lane);
+  auto loop = scf::ForOp::create(b, start, kb.idx(trips), kb.idx(lanes),
+                                 unrolled.getResults());
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value rest = loop.getInductionVar();
-    for (unsigned d : llvm::reverse(reductionDims)) {
-      iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
-      rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
-    }
-    scf::YieldOp::create(b, emitRegion(loop.getRegionIterArgs()));
+    scf::YieldOp::create(
+        b, emitPoint(loop.getInductionVar(), loop.getRegionIterArgs()));
   }
-  SmallVector<Value> totals;
-  for (auto [j, v] : llvm::enumerate(loop.getResults()))
-    totals.push_back(
-        warpTotal(b, split->combiners[j], split->accOperand[j], v));
+  SmallVector<Value> totals =
+      warpTotals(b, *split, SmallVector<Value>(loop.getResults()));
   if (lanes > kLanes) {
     // Every lane holds its warp's total: lane 0 of each stores it.
     Value first = arith::CmpIOp::create(
@@ -750,10 +864,7 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
                                 arith::DivUIOp::create(b, lane, kb.idx(kLanes)),
                                 kb.idx(0), lanes / kLanes, /*slots=*/1, first);
   }
-  SmallVector<Value> results;
-  for (auto [j, sum] : llvm::enumerate(totals))
-    results.push_back(combineWith(b, split->combiners[j], split->accOperand[j],
-                                  accs[j], sum));
+  SmallVector<Value> results = combineSplit(b, *split, accs, totals);
   auto first = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0)),
       /*withElseRegion=*/false);

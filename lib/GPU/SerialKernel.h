@@ -37,11 +37,16 @@ inline constexpr int64_t kSerialBlock = 256;
 ///     %e = math.exp %in : f32
 ///     %s = arith.addf %e, %acc : f32      <- the combiner, identity -0.0
 ///     linalg.yield %s : f32
+///
+/// Or the two results of sinter-online-logsumexp's reduction
+/// (kOnlineLogSumExpAttr): a max M and the sum S of exp(a - M), combined
+/// as a pair (combineSplit); `combiners` is then empty.
 struct SplitReduction {
   llvm::SmallVector<mlir::Operation *> combiners;
   llvm::SmallVector<mlir::TypedAttr> identities;
   /// Which operand of each combiner is the accumulator.
   llvm::SmallVector<unsigned> accOperand;
+  bool onlineLogSumExp = false;
 };
 
 /// How the column form splits a reduction (ColumnReduction.cpp): `groups`
@@ -90,6 +95,8 @@ private:
   llvm::SmallVector<mlir::Value> emitRegion(mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
+  llvm::SmallVector<mlir::Value> emitPoint(mlir::Value point,
+                                           mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitWarpLoop();
   // The warps of a block combining their partials (the column form's
   // lanes, a block per element): per result, shared slots of `warps` x
@@ -154,6 +161,12 @@ private:
 std::optional<SplitReduction> matchSplitReduction(mlir::linalg::GenericOp op,
                                                   int64_t trips,
                                                   int64_t minTrips);
+/// Partial results `acc` and `x` (one value per result) combined: each
+/// result's combiner, or the online logsumexp's pair.
+llvm::SmallVector<mlir::Value> combineSplit(mlir::ImplicitLocOpBuilder &b,
+                                            const SplitReduction &split,
+                                            llvm::ArrayRef<mlir::Value> acc,
+                                            llvm::ArrayRef<mlir::Value> x);
 /// `combiner` applied to the accumulator `acc` and `x`.
 mlir::Value combineWith(mlir::ImplicitLocOpBuilder &b,
                         mlir::Operation *combiner, unsigned accOperand,

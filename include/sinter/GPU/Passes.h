@@ -161,6 +161,10 @@ void populateTensorOpsToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// `sinter-tensor-ops-to-linalg`.
 void populateSoftmaxAnyAxisPatterns(mlir::RewritePatternSet &patterns);
 
+/// The rewrite of `sinter-online-logsumexp`: a logsumexp's max and
+/// sum-of-exponentials reductions as one online reduction and a fixup.
+void populateOnlineLogSumExpPatterns(mlir::RewritePatternSet &patterns);
+
 /// The options of sinter-outline-cuda-kernels within `options`.
 OutlineCUDAKernelsOptions outlineOptions(const NVVMPipelineOptions &options);
 

@@ -136,6 +136,65 @@ def PadMatmuls : Pass<"sinter-pad-matmuls"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def OnlineLogSumExp : Pass<"sinter-online-logsumexp"> {
+  let summary = "Fuse a logsumexp's max and sum-of-exponentials reductions "
+                "into one online reduction";
+  let description = [{
+    torch's log_softmax (a cross-entropy over a vocabulary) reaches
+    linalg-on-tensors as two row reductions over the same logits: a max
+    from -inf, then a sum from 0 of `exp(f(x) - g(max))` that reads the
+    first's result (g is the max itself, or torch's guard that replaces an
+    infinite max by 0). On the GPU each is a pass over the logits (GPT-2's
+    are 8192 x 50257). This pass merges them into one reduction with two
+    results, the running max M and the sum S of `exp(f(x) - M)` rescaled
+    when the max grows (one exponential per point), marked
+    `sinter.online_logsumexp` so that the CUDA reduction kernel splits it
+    across a warp's lanes with the pair's combination; an elementwise fixup
+    gives the sum's value, `S exp(M - g(M))` where M is finite and
+    `exp(M - g(M))` otherwise (the inf, 0 or NaN the two passes gave for a
+    row with an infinite or NaN maximum). The sum's order of additions
+    changes, as in every split reduction. Pairs that differ from this
+    form (another init, another per-point function of the logits, inputs
+    other than the logits and the max) are left alone, with the reason as
+    a match-failure note (`-debug`).
+
+    Before:
+
+    ```mlir
+    %m = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<8192x50257xf32>) outs(%minus_inf : tensor<8192xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %r = arith.maximumf %in, %acc : f32
+        linalg.yield %r : f32 } -> tensor<8192xf32>
+    %me = tensor.expand_shape %m [[0, 1]] ... into tensor<8192x1xf32>
+    %s = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%x, %me : tensor<8192x50257xf32>, tensor<8192x1xf32>)
+        outs(%zero : tensor<8192xf32>) {
+      ^bb0(%in: f32, %max: f32, %acc: f32):
+        %d = arith.subf %in, %max : f32
+        %e = math.exp %d : f32
+        %r = arith.addf %e, %acc : f32
+        linalg.yield %r : f32 } -> tensor<8192xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %ms:2 = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<8192x50257xf32>)
+        outs(%minus_inf, %zero : tensor<8192xf32>, tensor<8192xf32>)
+        attrs = {sinter.online_logsumexp} { ... }
+    %s = linalg.generic {iterator_types = ["parallel"]}
+        ins(%ms#0, %ms#1 : tensor<8192xf32>, tensor<8192xf32>) ... {
+      ... S exp(M - g(M)), or exp(M - g(M)) where M is not finite }
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
   let summary = "Turn every sinter op into a CUDA kernel and a gpu.launch_func";
   let description = [{

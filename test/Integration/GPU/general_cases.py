@@ -689,3 +689,73 @@ def residual_norm_case(rows, cols, t="bf16", norm="layer_norm"):
     name = "residual_%s_%dx%d_%s" % (norm, rows, cols, t)
     LAUNCHES[name] = 1
     return name, ir, make, ref, torch_same_dtype
+
+
+def logsumexp_case(rows, cols, guard=True):
+    """torch-mlir's log_softmax statistics (a cross-entropy over a
+    vocabulary): the row max of the logits rounded to bf16, then the sum of
+    exp(logit - g(max)) with g torch's guard (an infinite max counts as 0)
+    or the max itself. sinter-online-logsumexp makes them one online
+    reduction (a warp per row) and a fixup. Special rows: all -inf (max
+    -inf, sum 0 with the guard), one +inf and two +inf (sum inf with the
+    guard), finite values near -200 (the rescale of an empty sum must not
+    make 0 * inf)."""
+    x = _tt([rows, cols], "f32")
+    y = _tt([rows], "f32")
+    e = _tt([rows, 1], "f32")
+    g = ("""%ab = math.absf %m1 : f32
+    %ab64 = arith.extf %ab : f32 to f64
+    %isinf = arith.cmpf oeq, %ab64, %inf64 : f64
+    %g = arith.select %isinf, %zero, %m2 : f32""" if guard else
+         "%g = arith.addf %m1, %zero : f32")
+    ir = """#x = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#bc = affine_map<(d0, d1) -> (d0, 0)>
+func.func @main(%%x: %(x)s) -> (%(y)s, %(y)s) {
+  %%zero = arith.constant 0.0 : f32
+  %%ninf = arith.constant 0xFF800000 : f32
+  %%inf64 = arith.constant 0x7FF0000000000000 : f64
+  %%empty = tensor.empty() : %(y)s
+  %%minf = linalg.fill ins(%%ninf : f32) outs(%%empty : %(y)s) -> %(y)s
+  %%max = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%%x : %(x)s) outs(%%minf : %(y)s) {
+  ^bb0(%%in: f32, %%acc: f32):
+    %%r = arith.truncf %%in : f32 to bf16
+    %%a = arith.extf %%r : bf16 to f32
+    %%n = arith.maximumf %%a, %%acc : f32
+    linalg.yield %%n : f32
+  } -> %(y)s
+  %%me = tensor.expand_shape %%max [[0, 1]] output_shape [%(rows)d, 1] : %(y)s into %(e)s
+  %%zeros = linalg.fill ins(%%zero : f32) outs(%%empty : %(y)s) -> %(y)s
+  %%sum = linalg.generic {indexing_maps = [#x, #bc, #bc, #row], iterator_types = ["parallel", "reduction"]} ins(%%x, %%me, %%me : %(x)s, %(e)s, %(e)s) outs(%%zeros : %(y)s) {
+  ^bb0(%%in: f32, %%m1: f32, %%m2: f32, %%acc: f32):
+    %(g)s
+    %%r = arith.truncf %%in : f32 to bf16
+    %%a = arith.extf %%r : bf16 to f32
+    %%d = arith.subf %%a, %%g : f32
+    %%ex = math.exp %%d : f32
+    %%s = arith.addf %%ex, %%acc : f32
+    linalg.yield %%s : f32
+  } -> %(y)s
+  return %%max, %%sum : %(y)s, %(y)s
+}
+""" % {"x": x, "y": y, "e": e, "rows": rows, "g": g}
+
+    def make(torch, dev, gen):
+        v = torch.randn(rows, cols, generator=gen, device=dev) * 4
+        if rows >= 5:
+            v[0] = float("-inf")
+            v[1, cols // 3] = float("inf")
+            v[2, 1] = v[2, cols - 1] = float("inf")
+            v[3] = v[3] - 200
+            v[4, :cols // 2] = float("-inf")
+        return [v]
+
+    def stats(torch, xx, dtype):
+        a = xx.to(torch.bfloat16).to(dtype)
+        m = a.amax(1)
+        g = torch.where(m.isinf(), torch.zeros_like(m), m) if guard else m
+        return [m, (a - g[:, None]).exp().sum(1)]
+
+    return ("logsumexp_%dx%d%s" % (rows, cols, "" if guard else "_noguard"),
+            ir, make, lambda torch, xx: stats(torch, xx, torch.float64),
+            lambda torch, xx: stats(torch, xx, torch.float32))

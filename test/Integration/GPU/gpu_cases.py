@@ -17,6 +17,7 @@ from general_cases import (  # noqa: F401
     reduce_sum_case,
     reduce_max_case,
     count_case,
+    logsumexp_case,
     bool_mask_case,
     linear_bias_case,
     qkv_heads_case,
@@ -406,6 +407,9 @@ def correctness_cases():
     cases.append(reduce_max_case([2, 40000], 1, "f32"))
     cases.append(count_case([8192]))
     cases.append(count_case([500, 300]))
+    # A logsumexp's two reductions as one online pass (a warp per row).
+    cases.append(logsumexp_case(40, 50257))
+    cases.append(logsumexp_case(7, 1000, guard=False))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     # Rows of odd length: slots across rows (GPT-2's logits sliced from
