@@ -16,7 +16,9 @@
 //     ^bb0(%in: f32, %mx: f32, .., %acc: f32):
 //       %a = <f(%in)>                      // the same chain
 //       %g = <g(%mx, ..)>                  // the max, or torch's guard
-//                                          // select(|max| == inf, 0, max)
+//                                          // select(|max| == inf, 0, max),
+//                                          // here or in a sinter.fused of
+//                                          // the max that %mx reads
 //       %e = math.exp (%a - %g)
 //       %r = arith.addf %e, %acc : f32
 //       linalg.yield %r : f32 }
@@ -33,6 +35,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -116,14 +120,39 @@ bool fillsWith(Value init, double value) {
   return attr && attr.getValueAsDouble() == value;
 }
 
+/// The body of `v`'s producer when it is a per-element function of one
+/// tensor of its shape (a sinter.fused or an elementwise generic with one
+/// input, read through the identity; torch's guard of an infinite max):
+/// sets `v` to that input. Null otherwise.
+Block *elementwisePrelude(Value &v) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumResults() != 1 ||
+      !(isa<sinter::FusedOp>(def) ||
+        (isa<linalg::GenericOp>(def) &&
+         isElementwiseGeneric(cast<linalg::GenericOp>(def)))))
+    return nullptr;
+  ElementwiseForm form = elementwiseFormOf(def);
+  if (form.inputs.size() != 1 || !form.maps[0].isIdentity() ||
+      form.inputs[0].getType() != v.getType() ||
+      (form.offsets.size() == 1 && !form.offsets[0].empty()) ||
+      !form.body->getArgument(0).getType().isF32() ||
+      llvm::any_of(form.body->getArguments().drop_front(),
+                   [](BlockArgument a) { return !a.use_empty(); }))
+    return nullptr;
+  v = form.inputs[0];
+  return form.body;
+}
+
 /// Whether `operand` of `sum` reads `max`'s result at the output point of
 /// `max`: that result itself through the same map, or a tensor.expand_shape
-/// of it that adds unit dimensions, read at index 0 along them.
+/// of it that adds unit dimensions, read at index 0 along them -- either
+/// possibly through an elementwise function of it (`prelude`, its body).
 bool readsMaxAtItsPoint(linalg::GenericOp sum, OpOperand &operand,
-                        linalg::GenericOp max) {
+                        linalg::GenericOp max, Block *&prelude) {
   AffineMap outMap = max.getIndexingMapsArray().back();
   AffineMap map = sum.getMatchingIndexingMap(&operand);
   Value v = operand.get();
+  prelude = elementwisePrelude(v);
   if (v == max->getResult(0))
     return map == outMap;
   auto expand = v.getDefiningOp<tensor::ExpandShapeOp>();
@@ -141,6 +170,18 @@ bool readsMaxAtItsPoint(linalg::GenericOp sum, OpOperand &operand,
          AffineMap::get(map.getNumDims(), 0, kept, map.getContext()) == outMap;
 }
 
+/// The max an input of `sum` reads, possibly through an expand_shape and an
+/// elementwise prelude: a single-result generic that reduces with maximumf.
+linalg::GenericOp maxReadBy(Value v) {
+  elementwisePrelude(v);
+  if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>())
+    v = e.getSrc();
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  return g && g->getNumResults() == 1 && combinedValue<arith::MaximumFOp>(g)
+             ? g
+             : linalg::GenericOp();
+}
+
 /// What the match found in the sum-of-exponentials reduction.
 struct SumOfExp {
   linalg::GenericOp max;
@@ -148,7 +189,9 @@ struct SumOfExp {
   /// the sum's body), with the ops computing g and its max arguments.
   Value maxValue, subtrahend;
   llvm::SetVector<Operation *> guardOps;
-  llvm::SmallVector<BlockArgument> maxArgs;
+  /// The sum's arguments that read the max, each with the body of the
+  /// elementwise function it reads the max through (or null).
+  llvm::SmallVector<std::pair<BlockArgument, Block *>> maxArgs;
 };
 
 //   The pair of reductions above, matched at the second (%s).
@@ -188,15 +231,9 @@ struct FuseLogSumExp : OpRewritePattern<linalg::GenericOp> {
     // The max: the reduction whose result (or an expand_shape of it) a
     // max argument reads.
     SumOfExp m;
-    for (OpOperand *in : sum.getDpsInputOperands()) {
-      Value v = in->get();
-      if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>())
-        v = e.getSrc();
-      if (auto g = v.getDefiningOp<linalg::GenericOp>();
-          g && g != m.max && g->getNumResults() == 1 &&
-          combinedValue<arith::MaximumFOp>(g))
+    for (OpOperand *in : sum.getDpsInputOperands())
+      if (linalg::GenericOp g = maxReadBy(in->get()))
         m.max = g;
-    }
     if (!m.max || failed(checkShapes(m.max, rewriter)) ||
         !fillsWith(m.max.getDpsInits()[0],
                    -std::numeric_limits<double>::infinity()) ||
@@ -218,9 +255,10 @@ struct FuseLogSumExp : OpRewritePattern<linalg::GenericOp> {
               m.max.getMatchingIndexingMap(logits) &&
           !x) {
         x = arg;
-      } else if (readsMaxAtItsPoint(sum, *in, m.max)) {
+      } else if (Block * prelude;
+                 readsMaxAtItsPoint(sum, *in, m.max, prelude)) {
         maxArgs.insert(arg);
-        m.maxArgs.push_back(arg);
+        m.maxArgs.push_back({arg, prelude});
       } else {
         return rewriter.notifyMatchFailure(sum, "reads more than the logits "
                                                 "and their max");
@@ -281,12 +319,23 @@ void buildOnlineBody(OpBuilder &b, Location loc, linalg::GenericOp max,
   linalg::YieldOp::create(b, loc, ValueRange{mNext, sNext});
 }
 
-/// The fixup's body: g(M) as the sum computed it, then S exp(M - g(M))
-/// where M is finite, else exp(M - g(M)).
+/// The fixup's body: g(M) as the sum computed it (through the elementwise
+/// functions it read the max through), then S exp(M - g(M)) where M is
+/// finite, else exp(M - g(M)).
 void buildFixupBody(OpBuilder &b, Location loc, SumOfExp &m, ValueRange args) {
   IRMapping map;
-  for (BlockArgument arg : m.maxArgs)
-    map.map(arg, args[0]);
+  for (auto [arg, prelude] : m.maxArgs) {
+    if (!prelude) {
+      map.map(arg, args[0]);
+      continue;
+    }
+    IRMapping inner;
+    inner.map(prelude->getArgument(0), args[0]);
+    for (Operation &op : prelude->without_terminator())
+      b.clone(op, inner);
+    map.map(arg,
+            inner.lookupOrDefault(prelude->getTerminator()->getOperand(0)));
+  }
   for (Operation *op : m.guardOps)
     b.clone(*op, map);
   Value M = args[0], S = args[1];

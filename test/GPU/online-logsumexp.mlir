@@ -7,6 +7,7 @@
 // and NaN, and the results must agree; and the CUDA kernel splits the
 // merged reduction across a warp's lanes (shuffles of both results).
 //
+// REQUIRES: numpy
 // RUN: sinter-opt %s --sinter-online-logsumexp | FileCheck %s
 // RUN: sinter-opt %s --sinter-online-logsumexp -o %t.mlir
 // RUN: %python %S/Inputs/online_logsumexp.py %s %t.mlir | FileCheck %s --check-prefix=CPU
@@ -79,6 +80,50 @@ func.func @plain(%x: tensor<6x1000xf32>) -> tensor<6xf32> {
     %d = arith.subf %in, %m : f32
     %e = math.exp %d : f32
     %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  } -> tensor<6xf32>
+  return %sum : tensor<6xf32>
+}
+
+// The guard as the fusion pipeline leaves it: a sinter.fused of the
+// expanded max that the sum reads; the fixup applies its body to M.
+// CHECK-LABEL: func.func @guard_fused
+// CHECK: %[[MS:.*]]:2 = linalg.generic {{.*}} attrs = {sinter.online_logsumexp}
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[MS]]#0, %[[MS]]#1
+// CHECK: math.absf
+// CHECK: arith.cmpf oeq
+// CHECK: arith.select
+// CHECK: arith.subf
+// CHECK: math.exp
+func.func @guard_fused(%x: tensor<6x1000xbf16>) -> tensor<6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %empty = tensor.empty() : tensor<6xf32>
+  %minf = linalg.fill ins(%ninf : f32) outs(%empty : tensor<6xf32>) -> tensor<6xf32>
+  %max = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<6x1000xbf16>) outs(%minf : tensor<6xf32>) {
+  ^bb0(%in: bf16, %acc: f32):
+    %a = arith.extf %in : bf16 to f32
+    %n = arith.maximumf %a, %acc : f32
+    linalg.yield %n : f32
+  } -> tensor<6xf32>
+  %me = tensor.expand_shape %max [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
+  %g = sinter.fused ins(%me : tensor<6x1xf32>) maps [#x] {
+  ^bb0(%m: f32):
+    %z = arith.constant 0.0 : f32
+    %inf64 = arith.constant 0x7FF0000000000000 : f64
+    %ab = math.absf %m : f32
+    %ab64 = arith.extf %ab : f32 to f64
+    %isinf = arith.cmpf oeq, %ab64, %inf64 : f64
+    %r = arith.select %isinf, %z, %m : f32
+    sinter.yield %r : f32
+  } -> tensor<6x1xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%empty : tensor<6xf32>) -> tensor<6xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #bc, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %g : tensor<6x1000xbf16>, tensor<6x1xf32>) outs(%zeros : tensor<6xf32>) {
+  ^bb0(%in: bf16, %gm: f32, %acc: f32):
+    %a = arith.extf %in : bf16 to f32
+    %d = arith.subf %a, %gm : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %e, %acc : f32
     linalg.yield %s : f32
   } -> tensor<6xf32>
   return %sum : tensor<6xf32>
@@ -165,6 +210,7 @@ func.func @exp2_sum(%x: tensor<6x1000xf32>) -> tensor<6xf32> {
 // CPU: guarded max ok
 // CPU: guarded sum ok
 // CPU: plain sum ok
+// CPU: guard_fused sum ok
 // CPU: ALL AGREE
 
 // The kernel of @guarded: a warp per row, each lane from the pair's

@@ -84,6 +84,40 @@ func.func @shared(%x: tensor<8x512xf32>) -> (tensor<8x512xf32>, tensor<8xf32>) {
 
 // -----
 
+// A shared producer that reads more bytes than its result (a sum of three
+// gradients, as GPT-2's residual-stream gradient sums 25 and the
+// embedding's backward reads it too) is not recomputed: the reduction
+// reads its result, one tensor instead of three.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @shared_sum
+//       CHECK: %[[P:.*]] = linalg.generic {{.*}}["parallel", "parallel"]
+//       CHECK: linalg.generic {{.*}}["reduction", "parallel"]{{.*}} ins(%[[P]] : tensor<8x512xf32>)
+//  CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+//  CHECK-NEXT:   %[[T:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+//  CHECK-NEXT:   linalg.yield %[[T]]
+func.func @shared_sum(%a: tensor<8x512xf32>, %b: tensor<8x512xf32>, %c: tensor<8x512xf32>) -> (tensor<8x512xf32>, tensor<512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x512xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %c : tensor<8x512xf32>, tensor<8x512xf32>, tensor<8x512xf32>) outs(%e : tensor<8x512xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+    %xy = arith.addf %x, %y : f32
+    %xyz = arith.addf %xy, %z : f32
+    linalg.yield %xyz : f32
+  } -> tensor<8x512xf32>
+  %r = tensor.empty() : tensor<512xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%r : tensor<512xf32>) -> tensor<512xf32>
+  %s = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%p : tensor<8x512xf32>) outs(%s0 : tensor<512xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.addf %in, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<512xf32>
+  return %p, %s : tensor<8x512xf32>, tensor<512xf32>
+}
+
+// -----
+
 // Cross-entropy picking the target's logit: the gather of the widened
 // logits widens the one element it reads.
 

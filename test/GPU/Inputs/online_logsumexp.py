@@ -1,5 +1,5 @@
 # Part of the Sinter project.
-"""Runs @guarded and @plain of the original and the sinter-online-logsumexp
+"""Runs @guarded, @plain and @guard_fused of the original and the sinter-online-logsumexp
 rewritten module on the CPU (the merged reduction serially) and checks that
 they agree: rows of finite values, all -inf (an empty sum), one and two
 +inf, values near -200 (no 0 * inf in the rescale) and a NaN.
@@ -9,6 +9,7 @@ they agree: rows of finite values, all -inf (an empty sum), one and two
 
 import sys
 
+import ml_dtypes
 import numpy as np
 
 import sinter
@@ -45,6 +46,9 @@ def main():
     ok &= agree("guarded max", m1, m0)
     ok &= agree("guarded sum", s1, s0)
     ok &= agree("plain sum", rewritten["plain"](x), original["plain"](x))
+    xb = x.astype(ml_dtypes.bfloat16)
+    ok &= agree("guard_fused sum", rewritten["guard_fused"](xb),
+                original["guard_fused"](xb))
     print("ALL AGREE" if ok else "DISAGREE")
 
 

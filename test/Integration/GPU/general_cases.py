@@ -742,7 +742,10 @@ func.func @main(%%x: %(x)s) -> (%(y)s, %(y)s) {
 
     def make(torch, dev, gen):
         v = torch.randn(rows, cols, generator=gen, device=dev) * 4
-        if rows >= 5:
+        # (Without the guard the two passes give NaN for the special rows,
+        # which the checker cannot compare; the CPU lit test
+        # online-logsumexp.mlir covers them.)
+        if guard and rows >= 5:
             v[0] = float("-inf")
             v[1, cols // 3] = float("inf")
             v[2, 1] = v[2, cols - 1] = float("inf")

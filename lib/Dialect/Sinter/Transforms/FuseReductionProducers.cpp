@@ -39,6 +39,32 @@ bool isElementwiseProducer(linalg::GenericOp op) {
   });
 }
 
+/// Bytes of a statically shaped tensor `v`; nullopt otherwise.
+std::optional<int64_t> tensorBytes(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return t.getNumElements() *
+         llvm::divideCeil(t.getElementType().getIntOrFloatBitWidth(), 8);
+}
+
+/// Whether a reduction reading `result` of a producer that stays for other
+/// users may recompute it: only when the producer reads no more bytes than
+/// the result has (a widening of bf16 logits to f32: 2 bytes for 4), else
+/// the copy reads more than the result it saves reading (a sum of 25
+/// gradients, 25 tensors for one).
+bool cheaperToRecompute(linalg::GenericOp producer, OpResult result) {
+  std::optional<int64_t> saved = tensorBytes(result);
+  int64_t read = 0;
+  for (Value in : producer.getDpsInputs()) {
+    std::optional<int64_t> bytes = tensorBytes(in);
+    if (!bytes || !saved)
+      return false;
+    read += *bytes;
+  }
+  return read <= *saved;
+}
+
 /// A generic with a reduction loop.
 bool isReduction(linalg::GenericOp op) {
   return op && op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0;
@@ -55,7 +81,8 @@ bool isReduction(linalg::GenericOp op) {
 //
 // becomes one reduction reading %x. A producer with other users is cloned
 // for the reduction (recomputed: elementwise work is cheaper than the
-// round trip through memory) and stays for them. Returns the fused op or
+// round trip through memory) and stays for them -- when it reads no more
+// bytes than its result has (cheaperToRecompute). Returns the fused op or
 // null.
 linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                   linalg::GenericOp consumer) {
@@ -65,6 +92,8 @@ linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
         !linalg::areElementwiseOpsFusable(operand))
       continue;
     if (!producer->hasOneUse()) {
+      if (!cheaperToRecompute(producer, cast<OpResult>(operand->get())))
+        continue;
       rewriter.setInsertionPoint(producer);
       Operation *copy = rewriter.clone(*producer);
       operand->set(

@@ -476,7 +476,10 @@ def FuseReductionProducers : Pass<"sinter-fuse-reduction-producers"> {
     then reads the producer's inputs: for the log-sum-exp of bf16 logits,
     2 bytes an element instead of 4 written and 4 read. A producer with
     other users is cloned for the reduction and recomputed there, since
-    elementwise arithmetic costs less than its round trip through memory.
+    elementwise arithmetic costs less than its round trip through memory --
+    when it reads no more bytes than its result has: a sum of many tensors
+    that is written anyway (GPT-2's residual-stream gradient, 25 terms, also
+    read by the embedding's backward) stays one read of its result.
 
     A gather inside a generic (`tensor.extract %e[%i, %j]`, cross-entropy
     picking the target's logit) of an elementwise result computes that one
