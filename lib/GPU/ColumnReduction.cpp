@@ -47,14 +47,14 @@ static constexpr int64_t kColumnLanes = kWarpSize;
 /// Warps per block, each over every kColumnWarps-th point of its chunk.
 static constexpr int64_t kColumnWarps = 8;
 /// Points a warp reads per loop trip (loads in flight).
-static constexpr int64_t kColumnUnroll = 4;
+static constexpr int64_t kColumnUnroll = 8;
 /// Reductions at least this long take the column form.
 static constexpr int64_t kColumnMinTrips = 64;
 /// Blocks per SM the chunks are cut for (the grid aims at this many blocks
 /// on each of the chip's SMs: loads in flight on all of them).
-static constexpr int64_t kColumnBlocksPerSM = 4;
+static constexpr int64_t kColumnBlocksPerSM = 8;
 /// Chunks at most (the finishing kernel reads them unrolled).
-static constexpr int64_t kColumnMaxChunks = 16;
+static constexpr int64_t kColumnMaxChunks = 32;
 /// Loop trips a warp makes at least before the rows are cut into chunks
 /// (a short reduction is one launch).
 static constexpr int64_t kColumnMinWarpTrips = 4;

@@ -70,25 +70,25 @@ func.func @column_sum(%x: tensor<40x300xbf16>) -> tensor<300xbf16> {
 // -----
 
 // The column form (ColumnReduction.cpp) of a longer column sum: blocks of
-// 32 columns x 8 warps, 10 groups x 7 chunks of 144 rows; each warp reads
-// every 8th row of its chunk, 4 per loop trip (the rows past the chunk
+// 32 columns x 8 warps, 10 groups x 3 chunks of 336 rows; each warp reads
+// every 8th row of its chunk, 8 per loop trip (the rows past the chunk
 // keep the accumulator), the warps' partials meet in shared memory and
 // warp 0 stores an f32 partial per chunk; reduce_0_1 adds a column's
 // chunks in order and rounds to bf16 once.
 // CHECK-LABEL: func.func @column_sum_chunks
-// CHECK: %[[P:.*]] = memref.alloc() : memref<2100xf32>
-// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c70, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<1000x300xbf16>, %[[P]] : memref<2100xf32>)
-// CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c2, {{.*}} args(%{{.*}} : memref<2100xf32>, %{{.*}} : memref<300xbf16>)
-// CHECK: gpu.func @reduce_0(%{{.*}}: memref<1000x300xbf16>, %{{.*}}: memref<2100xf32>) workgroup(%[[SMEM:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args
-// CHECK-COUNT-4: arith.select
+// CHECK: %[[P:.*]] = memref.alloc() : memref<900xf32>
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c30, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<1000x300xbf16>, %[[P]] : memref<900xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c2, {{.*}} args(%{{.*}} : memref<900xf32>, %{{.*}} : memref<300xbf16>)
+// CHECK: gpu.func @reduce_0(%{{.*}}: memref<1000x300xbf16>, %{{.*}}: memref<900xf32>) workgroup(%[[SMEM:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64{{.*}} iter_args
+// CHECK-COUNT-8: arith.select
 // CHECK: memref.store %{{.*}}, %[[SMEM]]
 // CHECK: gpu.barrier
 // CHECK-COUNT-8: memref.load %[[SMEM]]
 // CHECK: scf.if
-// CHECK: memref.store %{{.*}} : memref<2100xf32>
+// CHECK: memref.store %{{.*}} : memref<900xf32>
 // CHECK: gpu.func @reduce_0_1
-// CHECK-COUNT-7: memref.load %{{.*}} : memref<2100xf32>
+// CHECK-COUNT-3: memref.load %{{.*}} : memref<900xf32>
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: memref.store %{{.*}} : memref<300xbf16>
 func.func @column_sum_chunks(%x: tensor<1000x300xbf16>) -> tensor<300xbf16> {
