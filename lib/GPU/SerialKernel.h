@@ -25,6 +25,9 @@
 
 namespace sinter::gpu_kernels {
 
+/// f16 and bf16: carried in f32 inside the reduction kernels.
+inline bool isNarrowFloat(mlir::Type t) { return t.isF16() || t.isBF16(); }
+
 /// Threads per block of the serial kernel and of the column form's
 /// finishing kernel.
 inline constexpr int64_t kSerialBlock = 256;
@@ -167,6 +170,11 @@ llvm::SmallVector<mlir::Value> combineSplit(mlir::ImplicitLocOpBuilder &b,
                                             const SplitReduction &split,
                                             llvm::ArrayRef<mlir::Value> acc,
                                             llvm::ArrayRef<mlir::Value> x);
+/// The lanes' partial results (one value per result) combined across the
+/// warp by shuffles (butterfly: every lane ends with the total).
+llvm::SmallVector<mlir::Value>
+warpTotals(mlir::ImplicitLocOpBuilder &b, const SplitReduction &split,
+           llvm::SmallVector<mlir::Value> partial);
 /// `combiner` applied to the accumulator `acc` and `x`.
 mlir::Value combineWith(mlir::ImplicitLocOpBuilder &b,
                         mlir::Operation *combiner, unsigned accOperand,
