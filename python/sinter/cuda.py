@@ -242,13 +242,12 @@ class CudaFunction:
                          for s in self.outputs])
         return self._fast
 
-    def _prepare_fast(self, args, out=None):
+    def _prepare_fast(self, args):
         """The common call -- torch CUDA tensors of the right dtypes and
         shapes, contiguous, 16-byte aligned, on one device; outputs made
-        here or given in `out` (None entries made here) -- checked a list at
-        a time (a training step passes ~1000 tensors). None when any check
-        fails: _prepare then checks tensor by tensor and says which argument
-        is wrong, and how."""
+        here -- checked a list at a time (a training step passes ~1000
+        tensors). None when any check fails: _prepare then checks tensor by
+        tensor and says which argument is wrong, and how."""
         plan = self._plan()
         torch = _torch()
         if len(args) != len(self.inputs):
@@ -281,56 +280,20 @@ class CudaFunction:
             ptrs = [slot[i] for i in range(len(args))]
             keep += scalars
         empty = torch.empty
-        if out is None:
-            outs = [args[alias] if alias is not None else
-                    empty(shape, dtype=dtype, device=device)
-                    for alias, shape, dtype in plan.outputs]
-        else:
-            outs = self._given_outputs(plan, args, out, device)
-            if outs is None:
-                return None
+        outs = [args[alias] if alias is not None else
+                empty(shape, dtype=dtype, device=device)
+                for alias, shape, dtype in plan.outputs]
         ptrs += [o.data_ptr() for o in outs]
         array = (ctypes.c_void_p * len(ptrs))(*ptrs)
         return array, keep, outs, device, scalars
 
-    def _given_outputs(self, plan, args, out, device):
-        """`out`'s tensors where given (checked a list at a time: dtype,
-        shape, contiguous, on `device`, aligned), new ones for its None
-        entries, the input for an output updated in place; None when a
-        check fails."""
-        if len(out) != len(plan.outputs):
-            return None
-        torch = _torch()
-        outs = []
-        for (alias, shape, dtype), o in zip(plan.outputs, out):
-            if alias is not None:
-                if o is not None and o is not args[alias]:
-                    return None
-                outs.append(args[alias])
-            elif o is None:
-                outs.append(torch.empty(shape, dtype=dtype, device=device))
-            else:
-                outs.append(o)
-        given = [o for o in out if o is not None]
-        try:
-            if not all([o.is_cuda and o.is_contiguous() and o.device == device
-                        and o.data_ptr() % _ALIGNMENT == 0 for o in given]):
-                return None
-        except AttributeError:
-            return None
-        if any([o.dtype != dtype or o.shape != shape
-                for (_, shape, dtype), o in zip(plan.outputs, outs)]):
-            return None
-        return outs
-
     def _prepare(self, args, out):
         """Validates the arguments; returns (pointer list, kept objects,
         output tensors, device, scalar slots)."""
-        if out is not None and not isinstance(out, (list, tuple)):
-            out = [out]
-        fast = self._prepare_fast(args, out)
-        if fast is not None:
-            return fast
+        if out is None:
+            fast = self._prepare_fast(args)
+            if fast is not None:
+                return fast
         torch = _torch()
         if len(args) != len(self.inputs):
             raise ArgumentError("%s takes %d inputs (%s), got %d" % (
@@ -363,7 +326,7 @@ class CudaFunction:
                                 dtype=getattr(torch, s["dtype"]),
                                 device=device) for s in self.outputs]
         else:
-            outs = list(out)
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
             if len(outs) != len(self.outputs):
                 raise ArgumentError("%s has %d outputs, got %d in out=" % (
                     self.name, len(self.outputs), len(outs)))
@@ -376,11 +339,6 @@ class CudaFunction:
                             " pass None (or that tensor) for it" % (
                                 self.name, j, spec["alias_of"]))
                     outs[j] = by_name[spec["alias_of"]]
-                    continue
-                if t is None:  # made here
-                    outs[j] = torch.empty(tuple(spec["shape"]),
-                                          dtype=getattr(torch, spec["dtype"]),
-                                          device=device)
                     continue
                 self._check_tensor(len(self.inputs) + j, spec, t, device)
         pointers += [ctypes.c_void_p(t.data_ptr()) for t in outs]
@@ -465,8 +423,7 @@ class CudaProgram:
 
     def run(self, name, *args, out=None, stream=None):
         """Runs function `name` on CUDA tensors; returns the output tensor
-        (or a tuple). `out=` supplies preallocated outputs (a None entry is
-        allocated here)."""
+        (or a tuple). `out=` supplies preallocated outputs."""
         return self[name](*args, out=out, stream=stream)
 
     def library_counts(self):

@@ -25,10 +25,6 @@ import torch
 
 aten = torch.ops.aten
 
-# The forward GraphModule's meta key: how many of its outputs are the
-# user's (the rest are saved for the backward).
-USER_OUTPUTS = "sinter_user_outputs"
-
 # View ops whose chains are replayed in the backward instead of saved (the
 # result is a function of the first argument's values alone).
 _VIEW_OPS = {aten.permute.default, aten.view.default, aten._unsafe_view.default,
@@ -124,7 +120,4 @@ def partition(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
     fw, bw = default_partition(joint_module, joint_inputs,
                                num_fwd_outputs=num_fwd_outputs, **kwargs)
     save_view_bases(fw, bw, num_fwd_outputs)
-    # The forward's outputs past these are saved for the backward: they
-    # live until it has run, all together (backend.saved_only_outputs).
-    fw.meta[USER_OUTPUTS] = num_fwd_outputs
     return fw, bw

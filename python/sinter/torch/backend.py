@@ -41,7 +41,7 @@ from . import _cache
 from ._import import custom_call_args, import_graph
 from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
-from ._partition import USER_OUTPUTS, partition
+from ._partition import partition
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -178,69 +178,7 @@ def _dense_strides(shape):
     return tuple(reversed(strides))
 
 
-def _saved_only_outputs(graph, child, user_outputs):
-    """The outputs of submodule `child` (positions in its output tuple) that
-    the forward `graph` returns only as tensors saved for the backward, at
-    positions past `user_outputs`: they die together once the backward has
-    run, so that one allocation may hold them (_SavedSlab). Empty outside a
-    forward."""
-    if user_outputs is None:
-        return set()
-    out = next(n for n in graph.graph.nodes if n.op == "output").args[0]
-    returned = out if isinstance(out, (tuple, list)) else [out]
-    positions = {}
-    for i, v in enumerate(returned):
-        if isinstance(v, torch.fx.Node):
-            positions.setdefault(v, []).append(i)
-    call = next(n for n in graph.graph.nodes
-                if n.op == "call_module" and n.target == child)
-    items = {u.args[1]: u for u in call.users
-             if u.op == "call_function" and u.target is operator.getitem}
-    values = items or {0: call}
-    return {k for k, v in values.items()
-            if positions.get(v) and
-            all(p >= user_outputs for p in positions[v])}
-
-
-class _SavedSlab:
-    """The outputs of a forward program that are only saved for the
-    backward, made by one allocation per dtype and views of it (a forward
-    returns ~230 such tensors; each torch.empty costs the host microseconds
-    before the first kernel can start). They die together after the
-    backward, so the allocation holds no memory longer than they did. Each
-    view starts 16-byte aligned."""
-
-    def __init__(self, fn, outputs, device):
-        self.device = device
-        self.count = len(fn.outputs)
-        groups = {}
-        for j in sorted(outputs):
-            spec = fn.outputs[j]
-            dtype = getattr(torch, spec["dtype"])
-            groups.setdefault(dtype, []).append((j, tuple(spec["shape"])))
-        self.layout = []
-        for dtype, items in groups.items():
-            step = max(1, 16 // torch.empty(0, dtype=dtype).element_size())
-            sizes = []
-            for _, shape in items:
-                n = 1
-                for d in shape:
-                    n *= d
-                sizes += [n, -n % step]
-            self.layout.append((dtype, items, sizes, sum(sizes)))
-
-    def outputs(self):
-        """The out= list: views for the slab's outputs, None elsewhere."""
-        outs = [None] * self.count
-        for dtype, items, sizes, total in self.layout:
-            parts = torch.empty(total, dtype=dtype,
-                                device=self.device).split(sizes)
-            for k, (j, shape) in enumerate(items):
-                outs[j] = parts[2 * k].view(shape)
-        return outs
-
-
-def _runner(prog, plan, single, device, strides=None, saved_only=()):
+def _runner(prog, plan, single, device, strides=None):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
     back at their positions (_plan_outputs' plan: None where the graph
     returned None, an input where it returned one), with the strides the
@@ -260,19 +198,12 @@ def _runner(prog, plan, single, device, strides=None, saved_only=()):
                 shapes[w[1]]):
             stride = None
         where.append(None if w is None else (w[0] == "arg", w[1], stride))
-    # Program outputs only saved for the backward, returned dense.
-    slab_outputs = {j for j in range(len(shapes)) if cuda and all(
-        i in saved_only and where[i][2] is None
-        for i, w in enumerate(plan) if w == ("out", j)) and
-        ("out", j) in plan and "alias_of" not in fn.outputs[j]}
-    slab = _SavedSlab(fn, slab_outputs, device) if slab_outputs else None
 
     def run(*args):
         if cuda:
             outs = fn(*[a if not isinstance(a, torch.Tensor)
                         or a.is_contiguous() else a.contiguous()
-                        for a in args],
-                      out=slab.outputs() if slab else None)
+                        for a in args])
         else:
             outs = fn(*[to_numpy(a) if isinstance(a, torch.Tensor) else a
                         for a in args])
@@ -350,8 +281,6 @@ class _Partition:
                      for t in [self.target] + _aot_targets() if t}
         self.strides = _expected_strides(gm)
         self.ir = None
-        # Outputs only saved for the backward (_saved_only_outputs).
-        self.saved_only = set()
 
     def in_torch(self, error=None):
         """Restores the partition's graph (it runs in torch); logs why."""
@@ -481,7 +410,7 @@ def _finish_partition(part):
                                  sorted(custom.items())),
              part.device, time.time() - part.t0)
     return _runner(prog, part.plan, part.single, part.device,
-                   part.strides, part.saved_only)
+                   part.strides)
 
 
 class _Compiled(torch.nn.Module):
@@ -581,9 +510,6 @@ def _compile_graph(kind):
                 "SINTER_TORCH_VERIFY") else None
             part = _prepare_partition(name, sub, inputs)
             if part is not None:
-                part.saved_only = _saved_only_outputs(
-                    fused, child,
-                    gm.meta.get(USER_OUTPUTS) if kind == "forward" else None)
                 parts.append((child, part, original))
         _compile_all([part for _, part, _ in parts])
         for child, part, original in parts:

@@ -94,22 +94,3 @@ for args in [(p_, 0.5, wrong(dtype=torch.float16)),
         print("accepted")
     except ArgumentError as e:
         print(e)
-
-# Given outputs (out=): checked a list at a time too; a wrong one falls
-# back to the argument-by-argument message.
-h = CudaFunction(None, {"name": "copy", "arguments": [
-    {"name": "x", "role": "input", "kind": "tensor", "dtype": "float32",
-     "shape": [2, 3]},
-    {"name": "y", "role": "output", "kind": "tensor", "dtype": "float32",
-     "shape": [2, 3]}]})
-given = wrong(data_ptr=lambda: 12288)
-array, keep, outs, device, scalars = h._prepare((Fake(),), [given])
-print("given:", h._prepare_fast((Fake(),), [given]) is not None,
-      [array[0], array[1]], outs[0] is given)
-for o in [wrong(dtype=torch.float16), wrong(data_ptr=lambda: 12290)]:
-    print("fast:", h._prepare_fast((Fake(),), [o]) is not None)
-    try:
-        h._prepare((Fake(),), [o])
-        print("accepted")
-    except ArgumentError as e:
-        print(e)
