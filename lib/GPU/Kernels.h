@@ -73,6 +73,15 @@ constexpr llvm::StringLiteral kTensorMapParamsAttrName =
 /// (SerialKernel.h). Without it, it runs serially -- correct, slower.
 constexpr llvm::StringLiteral kOnlineLogSumExpAttr = "sinter.online_logsumexp";
 
+/// The online logsumexp's arithmetic, one definition for its per-point
+/// update (OnlineLogSumExp.cpp) and its combination of partial results
+/// (SplitReduction.cpp): the finite reference of a running max m (-inf
+/// counts as 0, so that an empty sum rescales to nothing), and exp(x) as
+/// exp2(x log2 e) (ex2.approx on the GPU).
+mlir::Value finiteMaxReference(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value m);
+mlir::Value expAsExp2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
 /// Most tensors one AdamW launch updates (4 pointers each must fit the
 /// kernel parameter space).
 constexpr unsigned kTensorsPerLaunch = 32;

@@ -36,8 +36,6 @@
 
 #include "Kernels.h"
 
-#include "sinter/Dialect/Sinter/IR/SinterOps.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,8 +44,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "sinter/Dialect/Sinter/IR/SinterOps.h"
 #include "sinter/GPU/Passes.h"
 
+#include <cmath>
 #include <limits>
 
 namespace sinter {
@@ -300,17 +300,9 @@ void buildOnlineBody(OpBuilder &b, Location loc, linalg::GenericOp max,
   Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a, M);
   Value hi = arith::SelectOp::create(b, loc, gt, a, M);
   Value lo = arith::SelectOp::create(b, loc, gt, M, a);
-  Value hiIsMinusInf =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, hi,
-                            cst(-std::numeric_limits<double>::infinity()));
-  Value ref = arith::SelectOp::create(b, loc, hiIsMinusInf, cst(0.0), hi);
-  // exp as exp2 of a scaled difference (ex2.approx on the GPU).
-  Value e = math::Exp2Op::create(
+  Value e = expAsExp2(
       b, loc,
-      arith::MulFOp::create(b, loc,
-                            arith::SubFOp::create(b, loc, lo, ref).getResult(),
-                            cst(M_LOG2E))
-          .getResult());
+      arith::SubFOp::create(b, loc, lo, finiteMaxReference(b, loc, hi)));
   Value grown = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, S, e).getResult(), cst(1.0));
   Value kept = arith::AddFOp::create(b, loc, S, e);
@@ -399,6 +391,26 @@ struct OnlineLogSumExp : sinter::impl::OnlineLogSumExpBase<OnlineLogSumExp> {
 };
 
 } // namespace
+
+Value sinter::gpu_kernels::finiteMaxReference(OpBuilder &b, Location loc,
+                                              Value m) {
+  Type f32 = b.getF32Type();
+  Value none = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, m,
+      arith::ConstantOp::create(
+          b, loc, f32,
+          b.getF32FloatAttr(-std::numeric_limits<float>::infinity())));
+  return arith::SelectOp::create(
+      b, loc, none,
+      arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f)), m);
+}
+
+Value sinter::gpu_kernels::expAsExp2(OpBuilder &b, Location loc, Value x) {
+  Value log2e = arith::ConstantOp::create(
+      b, loc, b.getF32Type(), b.getF32FloatAttr(static_cast<float>(M_LOG2E)));
+  return math::Exp2Op::create(
+      b, loc, arith::MulFOp::create(b, loc, x, log2e).getResult());
+}
 
 void sinter::populateOnlineLogSumExpPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseLogSumExp>(patterns.getContext());

@@ -21,9 +21,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
-#include <cmath>
-#include <limits>
-
 using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
@@ -151,21 +148,16 @@ combineOnline(ImplicitLocOpBuilder &b, ArrayRef<Value> acc, ArrayRef<Value> x) {
   auto cst = [&](float v) {
     return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
   };
-  auto ref = [&](Value m) { // the max's finite reference: -inf -> 0
-    Value none =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m,
-                              cst(-std::numeric_limits<float>::infinity()));
-    return arith::SelectOp::create(b, none, cst(0.0f), m);
-  };
   Value gt = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x[0], acc[0]);
   Value hi = arith::SelectOp::create(b, gt, x[0], acc[0]);
   Value lo = arith::SelectOp::create(b, gt, acc[0], x[0]);
   Value sHi = arith::SelectOp::create(b, gt, x[1], acc[1]);
   Value sLo = arith::SelectOp::create(b, gt, acc[1], x[1]);
-  Value scale = math::Exp2Op::create(
-      b, arith::MulFOp::create(
-             b, arith::SubFOp::create(b, ref(lo), ref(hi)).getResult(),
-             cst(static_cast<float>(M_LOG2E))));
+  Location loc = b.getLoc();
+  Value scale =
+      expAsExp2(b, loc,
+                arith::SubFOp::create(b, finiteMaxReference(b, loc, lo),
+                                      finiteMaxReference(b, loc, hi)));
   Value empty =
       arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, sLo, cst(0.0f));
   Value term = arith::SelectOp::create(
