@@ -30,17 +30,25 @@ def load(path):
     return gpu, host
 
 
-def gaps(gpu, min_us=2.0):
-    """(start, end, previous event, next event) of every idle stretch
-    between GPU events longer than min_us."""
-    out = []
-    end, last = None, None
+def busy_spans(gpu):
+    """The GPU events merged into maximal busy stretches, in time order:
+    [start, end, last event of the stretch, first event]."""
+    spans = []
     for e in gpu:
-        if end is not None and e["ts"] - end > min_us:
-            out.append((end, e["ts"], last, e))
-        if end is None or e["ts"] + e["dur"] > end:
-            end, last = e["ts"] + e["dur"], e
-    return out
+        start, end = e["ts"], e["ts"] + e["dur"]
+        if spans and start <= spans[-1][1]:
+            if end > spans[-1][1]:
+                spans[-1][1], spans[-1][2] = end, e
+        else:
+            spans.append([start, end, e, e])
+    return spans
+
+
+def gaps(spans, min_us=2.0):
+    """(start, end, previous event, next event) of every idle stretch
+    between busy spans longer than min_us."""
+    return [(a[1], b[0], a[2], b[3]) for a, b in zip(spans, spans[1:])
+            if b[0] - a[1] > min_us]
 
 
 def summarize(path, top=10):
@@ -48,18 +56,10 @@ def summarize(path, top=10):
     if not gpu:
         return "%s: no GPU events" % path
     t0 = min([e["ts"] for e in host] + [gpu[0]["ts"]])
-    t1 = max(e["ts"] + e["dur"] for e in gpu)
-    busy = 0.0
-    end = None
-    for e in gpu:
-        s, f = e["ts"], e["ts"] + e["dur"]
-        if end is None or s >= end:
-            busy += f - s
-            end = f
-        elif f > end:
-            busy += f - end
-            end = f
-    between = gaps(gpu)
+    spans = busy_spans(gpu)
+    t1 = spans[-1][1]
+    busy = sum(end - start for start, end, _, _ in spans)
+    between = gaps(spans)
     lines = ["%s: window %.2f ms, GPU busy %.2f ms, idle %.2f ms "
              "(before the first kernel %.2f ms, %d gaps over 2 us between "
              "kernels %.2f ms)" % (

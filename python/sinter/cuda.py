@@ -130,7 +130,8 @@ def _as_tensor(value):
 class _CallPlan:
     """CudaFunction._plan's answer."""
 
-    def __init__(self, tensors, scalars, dtypes, shapes, outputs):
+    def __init__(self, expected, tensors, scalars, dtypes, shapes, outputs):
+        self.expected = expected
         self.tensors = tensors
         self.scalars = scalars
         self.dtypes = dtypes
@@ -148,10 +149,7 @@ class CudaFunction:
         self.inputs = [a for a in self.arguments if a["role"] == "input"]
         self.outputs = [a for a in self.arguments if a["role"] == "output"]
         self.launches = spec.get("launches", [])
-        # Per argument index: the torch dtype and shape tuple it expects,
-        # made on first use (torch is imported lazily).
-        self._expect = {}
-        self._fast = None  # _CallPlan, made on first use
+        self._fast = None  # _CallPlan, made on first use (_plan)
 
     def __repr__(self):
         sig = ", ".join("%s: %s%s" % (a["name"], a["dtype"], a["shape"])
@@ -159,17 +157,10 @@ class CudaFunction:
         return "<sinter CUDA function %s(%s), %d launch(es)>" % (
             self.name, sig, len(self.launches))
 
-    def _expected(self, index, spec):
-        e = self._expect.get(index)
-        if e is None:
-            e = (getattr(_torch(), spec["dtype"]), tuple(spec["shape"]))
-            self._expect[index] = e
-        return e
-
     def _check_tensor(self, index, spec, t, device):
         # The common case first, with no message built: a training step
         # passes ~1000 tensors (the optimizer's four per parameter).
-        dtype, shape = self._expected(index, spec)
+        dtype, shape = self._plan().expected[index]
         if (t.is_cuda and (device is None or t.device == device)
                 and t.dtype == dtype and t.shape == shape
                 and t.is_contiguous()
@@ -221,25 +212,30 @@ class CudaFunction:
 
     def _plan(self):
         """What every call checks, made on first use (torch is imported
-        lazily): the positions of the tensor and scalar inputs, the dtypes
-        and shapes of the tensor inputs, and each output's shape and dtype,
-        or the position of the input it is updated in place into."""
+        lazily): per argument (inputs, then outputs) the torch dtype and
+        shape it must have (None for a scalar), the positions of the tensor
+        and scalar inputs, and each output's shape and dtype, or the
+        position of the input it is updated in place into."""
         if self._fast is None:
             torch = _torch()
+            expected = [None if a["kind"] == "scalar" else
+                        (getattr(torch, a["dtype"]), tuple(a["shape"]))
+                        for a in self.inputs + self.outputs]
             tensors = [i for i, s in enumerate(self.inputs)
                        if s["kind"] != "scalar"]
             position = {self.inputs[i]["name"]: i for i in tensors}
+            n = len(self.inputs)
             self._fast = _CallPlan(
+                expected=expected,
                 tensors=tensors,
                 scalars=[i for i, s in enumerate(self.inputs)
                          if s["kind"] == "scalar"],
-                dtypes=[getattr(torch, self.inputs[i]["dtype"])
-                        for i in tensors],
-                shapes=[tuple(self.inputs[i]["shape"]) for i in tensors],
+                dtypes=[expected[i][0] for i in tensors],
+                shapes=[expected[i][1] for i in tensors],
                 outputs=[(position[s["alias_of"]], None, None)
                          if "alias_of" in s else
-                         (None, tuple(s["shape"]), getattr(torch, s["dtype"]))
-                         for s in self.outputs])
+                         (None, expected[n + j][1], expected[n + j][0])
+                         for j, s in enumerate(self.outputs)])
         return self._fast
 
     def _prepare_fast(self, args):
@@ -321,10 +317,9 @@ class CudaFunction:
                    if spec["kind"] != "scalar"}
         if out is None:
             # Outputs updated in place (AdamW) are their input tensors.
-            outs = [by_name[s["alias_of"]] if "alias_of" in s else
-                    torch.empty(tuple(s["shape"]),
-                                dtype=getattr(torch, s["dtype"]),
-                                device=device) for s in self.outputs]
+            outs = [keep[alias] if alias is not None else
+                    torch.empty(shape, dtype=dtype, device=device)
+                    for alias, shape, dtype in self._plan().outputs]
         else:
             outs = list(out) if isinstance(out, (list, tuple)) else [out]
             if len(outs) != len(self.outputs):

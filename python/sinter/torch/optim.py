@@ -124,18 +124,18 @@ class AdamW(torch.optim.Optimizer):
                                  members[i:i + _TENSORS_PER_PROGRAM])
         return loss
 
-    def _function(self, group, device, params):
-        """The sinter.adamw function of `params`' shapes and dtypes and the
-        group's hyperparameters (its IR built and its program looked up
-        once per such key, not per step)."""
+    def _function(self, group, device, params, sharded):
+        """The sinter.adamw function of `params`' shapes and dtypes (their
+        local shards when `sharded`) and the group's hyperparameters (its
+        IR built and its program looked up once per such key, not per
+        step)."""
         beta1, beta2 = group["betas"]
         key = (device, beta1, beta2, group["eps"], group["weight_decay"],
-               tuple((p.shape, p.dtype, hasattr(p, "to_local"))
-                     for p in params))
+               sharded, tuple((p.shape, p.dtype) for p in params))
         functions = self.__dict__.setdefault("_functions", {})
         fn = functions.get(key)
         if fn is None:
-            local = [_local(p) for p in params]
+            local = [_local(p) for p in params] if sharded else params
             ir = adamw_ir([tensor_type(p) for p in local], beta1, beta2,
                           group["eps"], group["weight_decay"])
             fn = _cache.program(ir, _cache.target_of(device))["adamw"]
@@ -148,13 +148,14 @@ class AdamW(torch.optim.Optimizer):
         steps = [s["step"] for s in states]
         torch._foreach_add_(steps, 1)
         step = float(count) + 1
-        fn = self._function(group, device, params)
+        sharded = any([hasattr(p, "to_local") for p in params])  # FSDP2
+        fn = self._function(group, device, params, sharded)
         grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
                  for p in params]
         ms = [s["exp_avg"] for s in states]
         vs = [s["exp_avg_sq"] for s in states]
         tensors = params + grads + ms + vs
-        if any([hasattr(t, "to_local") for t in params]):
+        if sharded:
             tensors = [_local(t) for t in tensors]
         lr = float(group["lr"])
         if device.type == "cuda":
