@@ -12,6 +12,8 @@
 
 #include "sinter/Dialect/Sinter/Transforms/Passes.h"
 
+#include "sinter/Dialect/Sinter/Transforms/FusionReport.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -39,30 +41,21 @@ bool isElementwiseProducer(linalg::GenericOp op) {
   });
 }
 
-/// Bytes of a statically shaped tensor `v`; nullopt otherwise.
-std::optional<int64_t> tensorBytes(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
-    return std::nullopt;
-  return t.getNumElements() *
-         llvm::divideCeil(t.getElementType().getIntOrFloatBitWidth(), 8);
-}
-
 /// Whether a reduction reading `result` of a producer that stays for other
 /// users may recompute it: only when the producer reads no more bytes than
 /// the result has (a widening of bf16 logits to f32: 2 bytes for 4), else
 /// the copy reads more than the result it saves reading (a sum of 25
-/// gradients, 25 tensors for one).
+/// gradients, 25 tensors for one). Not when a size is unknown.
 bool cheaperToRecompute(linalg::GenericOp producer, OpResult result) {
-  std::optional<int64_t> saved = tensorBytes(result);
+  int64_t saved = sinter::tensorBytes(result.getType());
   int64_t read = 0;
   for (Value in : producer.getDpsInputs()) {
-    std::optional<int64_t> bytes = tensorBytes(in);
-    if (!bytes || !saved)
+    auto t = dyn_cast<RankedTensorType>(in.getType());
+    if (t && !t.hasStaticShape())
       return false;
-    read += *bytes;
+    read += sinter::tensorBytes(in.getType());
   }
-  return read <= *saved;
+  return saved > 0 && read <= saved;
 }
 
 /// A generic with a reduction loop.
