@@ -25,9 +25,8 @@
 
 #include "Kernels.h"
 
-#include "mlir/Dialect/Utils/IndexingUtils.h"
-
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 using namespace mlir;
 using namespace sinter;
