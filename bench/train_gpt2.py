@@ -6,7 +6,8 @@ sinter.torch.AdamW.
 
     python3 bench/train_gpt2.py aot CACHE [--batch 8 --seq 1024]   # here
     python3 bench/train_gpt2.py run CACHE --json F [--steps 30]    # GPU
-        [--autocast bf16] [--runs eager,sinter,inductor] [--profile]
+        [--autocast bf16] [--runs eager,sinter,sinter-saved,inductor]
+        [--profile]
         [--compile-log F]
     torchrun --nproc_per_node=N bench/train_gpt2.py run CACHE --engine ddp
 
@@ -221,9 +222,14 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         torch.manual_seed(0)
         model = wrap(GPT(layers=layers).to(dev), engine,
                      device_ids=[dev.index or torch.cuda.current_device()])
-        if label == "sinter":
+        if label in ("sinter", "sinter-saved"):
             opt = st.AdamW(model.parameters(), lr=3e-4, weight_decay=0.0)
-            step_model = torch.compile(model, backend="sinter", dynamic=False)
+            # sinter-saved: sinter.torch.compile, the compiled forward saved
+            # by the first process and loaded by the next (no Dynamo trace,
+            # no AOTAutograd): its second process's first step is the warm
+            # start.
+            step_model = st.compile(model) if label == "sinter-saved" else \
+                torch.compile(model, backend="sinter", dynamic=False)
         else:
             opt = torch.optim.AdamW(model.parameters(), lr=3e-4,
                                     weight_decay=0.0, fused=True)
@@ -293,7 +299,9 @@ def main():
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--json")
     p.add_argument("--runs", default="eager,sinter,inductor",
-                   help="which of eager, sinter, inductor to run, in order")
+                   help="which of eager, sinter, sinter-saved (sinter.torch."
+                   "compile: run it twice, the second process loads what "
+                   "the first saved), inductor to run, in order")
     p.add_argument("--autocast", choices=["bf16"],
                    help="run the model under torch.autocast (bf16); "
                    "without it, f32")

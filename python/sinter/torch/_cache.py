@@ -226,3 +226,45 @@ def target_of(device):
                          % device.type)
     major, minor = torch.cuda.get_device_capability(device)
     return "cuda:sm_%d%d%s" % (major, minor, "a" if major == 9 else "")
+
+
+def artifact_files(ir_key):
+    """The files of the cached artifact `ir_key`, {relative path: bytes}:
+    what a saved compiled model carries so that it loads where the cache
+    lacks it (precompile.py)."""
+    root = os.path.join(cache_dir(), ir_key)
+    files = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, root)] = f.read()
+    if _MANIFEST not in files:
+        raise RuntimeError("sinter.torch: %s is not in the cache (%s)"
+                           % (ir_key, cache_dir()))
+    return files
+
+
+def put_artifact(ir_key, files):
+    """Writes an artifact carried by a saved compiled model into the cache
+    unless one is there (written beside it, then renamed into place)."""
+    final = os.path.join(cache_dir(), ir_key)
+    if os.path.exists(os.path.join(final, _MANIFEST)):
+        return final
+    os.makedirs(cache_dir(), exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".unpacking-", dir=cache_dir())
+    try:
+        for rel, data in files.items():
+            path = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+        shutil.rmtree(final, ignore_errors=True)  # an incomplete one
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process was first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final

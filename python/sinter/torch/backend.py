@@ -42,6 +42,7 @@ from ._import import custom_call_args, import_graph
 from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
 from ._partition import partition
+from ._output_code import CompiledGraph, serializable
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -368,6 +369,7 @@ def _partition_program(part):
     target = part.target
     if part.ir is None:
         ir_key = _cache.index_get(part.keys[target]) if target else None
+        part.ir_key = ir_key
         if ir_key is None:
             raise RuntimeError("torch-mlir is not installed here and the "
                                "cache has no artifact for this graph "
@@ -382,13 +384,14 @@ def _partition_program(part):
     if target is None:
         return None
     prog = _cache.program(part.ir, target, fusion=True)
-    _cache.index_put(part.keys[target], _cache.key_of(part.ir, target, True))
+    part.ir_key = _cache.key_of(part.ir, target, True)
+    _cache.index_put(part.keys[target], part.ir_key)
     return prog
 
 
 def _finish_partition(part):
-    """The runner of a prepared partition, or None (it runs in torch, with
-    a log line; also in ahead-of-time mode). Its logged time is its import
+    """The _Compiled module of a prepared partition, or None (it runs in
+    torch, with a log line; also in ahead-of-time mode). Its logged time is its import
     and its own compile or load, not the others' concurrent compiles."""
     part.t0 = time.time() - part.prepare_s
     try:
@@ -409,20 +412,33 @@ def _finish_partition(part):
              len(calls), "".join(", %d %s" % (c, name) for name, c in
                                  sorted(custom.items())),
              part.device, time.time() - part.t0)
-    return _runner(prog, part.plan, part.single, part.device,
-                   part.strides)
+    spec = (part.ir_key, part.target, part.plan, part.single, part.device,
+            part.strides)
+    return _Compiled(part.name, _runner(prog, *spec[2:]), spec)
 
 
 class _Compiled(torch.nn.Module):
     """A partition replaced by its Sinter program. With
     $SINTER_TORCH_VERIFY set, each call also runs the partition in torch and
-    logs the largest difference of each output."""
+    logs the largest difference of each output. `spec` is what rebuilds it:
+    the artifact's cache key, its target and _runner's arguments."""
 
-    def __init__(self, name, run, original):
+    def __init__(self, name, run, spec, original=None):
         super().__init__()
         self.name = name
         self.run = run
+        self.spec = spec
         self.original = original
+
+    def __reduce__(self):
+        """Pickled (in a saved compiled model, precompile.py) as its
+        artifact's files and `spec`: loading needs no compiler and no
+        cache."""
+        return (_restore_compiled,
+                (self.name, _cache.artifact_files(self.spec[0]), self.spec))
+
+    def __deepcopy__(self, memo):
+        return self  # immutable: AOTAutograd copies its cache entries
 
     def forward(self, *args):
         outs = self.run(*args)
@@ -484,7 +500,7 @@ def _compile_graph(kind):
                         "dynamic (Sinter compiles static shapes; use "
                         "torch.compile(..., dynamic=False) to compile each "
                         "new shape)", kind, graph_id)
-            return gm.forward
+            return CompiledGraph(gm)
         shapes = [tuple(a.shape) for a in example_inputs
                   if isinstance(a, torch.Tensor)]
         log.info("sinter: %s graph %d: compiling for input shapes %s", kind,
@@ -513,13 +529,22 @@ def _compile_graph(kind):
                 parts.append((child, part, original))
         _compile_all([part for _, part, _ in parts])
         for child, part, original in parts:
-            run = _finish_partition(part)
-            if run is not None:
-                setattr(fused, child, _Compiled(part.name, run, original))
+            compiled = _finish_partition(part)
+            if compiled is not None:
+                compiled.original = original
+                setattr(fused, child, compiled)
         fused.recompile()
         _dump("%s graph %d" % (kind, graph_id), fused.code, ".py")
-        return fused.forward
+        return CompiledGraph(fused)
     return compile_graph
+
+
+def _restore_compiled(name, files, spec):
+    """A pickled _Compiled: its artifact put into the cache (unless there)
+    and loaded."""
+    _cache.put_artifact(spec[0], files)
+    return _Compiled(name, _runner(_cache.load_key(spec[0], spec[1]),
+                                   *spec[2:]), spec)
 
 
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -608,7 +633,7 @@ def sinter_backend(gm, example_inputs, **kwargs):
                            bw_compiler=_compile_graph("backward"),
                            partition_fn=partition,
                            decompositions=decompositions())
-    return backend(gm, example_inputs, **kwargs)
+    return serializable(backend(gm, example_inputs, **kwargs))
 
 
 def register():
