@@ -391,8 +391,9 @@ def _partition_program(part):
 
 def _finish_partition(part):
     """The _Compiled module of a prepared partition, or None (it runs in
-    torch, with a log line; also in ahead-of-time mode). Its logged time is its import
-    and its own compile or load, not the others' concurrent compiles."""
+    torch, with a log line; also in ahead-of-time mode). Its logged time
+    is its import and its own compile or load, not the others' concurrent
+    compiles."""
     part.t0 = time.time() - part.prepare_s
     try:
         prog = _partition_program(part)

@@ -7,7 +7,14 @@ step updates a group's parameters of one device, dtype and step count with
 one sinter.adamw program (compiled once per shapes, dtypes and
 hyperparameters; the learning rate and the step count are runtime values).
 On CUDA the program updates the tensors in place on the current stream.
+The programs the first step will need are compiled on background threads
+from the optimizer's construction on (where the compiler is installed), so
+that they are ready by then: GPT-2's three took ~8 s of a cold first step,
+one after the other, at the step.
 """
+
+import logging
+import threading
 
 import torch
 
@@ -51,6 +58,40 @@ def _local(t):
     return to_local() if to_local is not None else t
 
 
+def _buckets(params, counts):
+    """(device, step count, indices into `params`) of each program a step
+    runs: one per device, dtype and step count, split into programs of at
+    most _TENSORS_PER_PROGRAM."""
+    buckets = {}
+    for i, (p, count) in enumerate(zip(params, counts)):
+        buckets.setdefault((p.device, p.dtype, count), []).append(i)
+    for (device, _, count), indices in buckets.items():
+        for i in range(0, len(indices), _TENSORS_PER_PROGRAM):
+            yield device, count, indices[i:i + _TENSORS_PER_PROGRAM]
+
+
+def _is_sharded(params):
+    """Whether `params` are DTensors (FSDP2's fully_shard)."""
+    return any([hasattr(p, "to_local") for p in params])
+
+
+def _program_ir(group, params, sharded):
+    """The adamw IR of `params` (their local shards when `sharded`) with
+    the group's hyperparameters."""
+    beta1, beta2 = group["betas"]
+    local = [_local(p) for p in params] if sharded else params
+    return adamw_ir([tensor_type(p) for p in local], beta1, beta2,
+                    group["eps"], group["weight_decay"])
+
+
+def _precompile_quietly(ir, target):
+    try:
+        _cache.precompile(ir, target)
+    except Exception as e:  # noqa: BLE001 -- step() compiles and reports
+        logging.getLogger("sinter.torch").debug(
+            "sinter: AdamW's program not compiled ahead (%s)", e)
+
+
 class AdamW(torch.optim.Optimizer):
     """Drop-in for torch.optim.AdamW (decoupled weight decay). amsgrad,
     maximize, capturable and differentiable are not supported."""
@@ -87,6 +128,28 @@ class AdamW(torch.optim.Optimizer):
         # (device, hyperparameters, shapes and dtypes) -> adamw function,
         # made by _function.
         self._functions = {}
+        self._compile_ahead()
+
+    def _compile_ahead(self):
+        """Compiles, on background threads, the programs of the first step
+        as it will bucket the parameters (every parameter that requires a
+        gradient, at step 0). Daemon threads: a process that ends sooner
+        does not wait; a failure is left for step() to report."""
+        self._compiling = []  # the threads (tests join them)
+        if _cache._compiler_version() is None:
+            return  # no compiler here: step() loads from the cache
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.requires_grad]
+            if any(p.device.type == "meta" for p in params):
+                continue
+            for device, _, chunk in _buckets(params, [0.0] * len(params)):
+                ps = [params[i] for i in chunk]
+                ir = _program_ir(group, ps, _is_sharded(ps))
+                thread = threading.Thread(
+                    target=_precompile_quietly,
+                    args=(ir, _cache.target_of(device)), daemon=True)
+                thread.start()
+                self._compiling.append(thread)
 
     def _init_state(self, p):
         state = self.state[p]
@@ -114,14 +177,9 @@ class AdamW(torch.optim.Optimizer):
             # The step counts, read in one op (not one .item() each).
             counts = (torch.stack([s["step"] for s in states]).tolist()
                       if states else [])
-            buckets = {}
-            for p, s, count in zip(params, states, counts):
-                buckets.setdefault((p.device, p.dtype, count), []).append(
-                    (p, s))
-            for (device, _, count), members in buckets.items():
-                for i in range(0, len(members), _TENSORS_PER_PROGRAM):
-                    self._update(group, device, count,
-                                 members[i:i + _TENSORS_PER_PROGRAM])
+            for device, count, chunk in _buckets(params, counts):
+                self._update(group, device, count,
+                             [(params[i], states[i]) for i in chunk])
         return loss
 
     def _function(self, group, device, params, sharded):
@@ -135,9 +193,7 @@ class AdamW(torch.optim.Optimizer):
         functions = self.__dict__.setdefault("_functions", {})
         fn = functions.get(key)
         if fn is None:
-            local = [_local(p) for p in params] if sharded else params
-            ir = adamw_ir([tensor_type(p) for p in local], beta1, beta2,
-                          group["eps"], group["weight_decay"])
+            ir = _program_ir(group, params, sharded)
             fn = _cache.program(ir, _cache.target_of(device))["adamw"]
             functions[key] = fn
         return fn
@@ -148,7 +204,7 @@ class AdamW(torch.optim.Optimizer):
         steps = [s["step"] for s in states]
         torch._foreach_add_(steps, 1)
         step = float(count) + 1
-        sharded = any([hasattr(p, "to_local") for p in params])  # FSDP2
+        sharded = _is_sharded(params)
         fn = self._function(group, device, params, sharded)
         grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
                  for p in params]

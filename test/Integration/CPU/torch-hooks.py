@@ -1,13 +1,16 @@
 # sinter.torch on the CPU: AdamW against torch.optim.AdamW (several steps,
-# two parameter groups, state dicts both ways), attention and its autograd
+# two parameter groups, state dicts both ways, the first step's programs
+# compiled ahead on background threads), attention and its autograd
 # against SDPA (causal both alignments, GQA, additive and boolean masks, the
 # mask's gradient, dropout against the same Philox mask written out), and
 # Hugging Face models running with attn_implementation="sinter" against
 # "eager": logits and every parameter's gradient.
 #
 # REQUIRES: torch
+# RUN: rm -rf %t.cache
 # RUN: env SINTER_CACHE_DIR=%t.cache %python %s | FileCheck %s
 # CHECK-NOT: FAIL
+# CHECK: adamw compiled ahead: ok
 # CHECK: ALL PASSED
 
 import copy
@@ -21,6 +24,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import refs  # noqa: E402
 import sinter.torch as st  # noqa: E402
+from sinter.torch import _cache  # noqa: E402
+from sinter.torch.optim import _program_ir  # noqa: E402
 
 torch.manual_seed(0)
 
@@ -51,6 +56,17 @@ def groups(m):
 a, b = model(1), model(1)
 oa = torch.optim.AdamW(groups(a), lr=1e-2)
 ob = st.AdamW(groups(b), lr=1e-2)
+# The first step's programs (one per group here) compile ahead, on
+# background threads from the construction on; no state is made before
+# the first step, as with torch's.
+for thread in ob._compiling:
+    thread.join()
+ahead = [os.path.isdir(os.path.join(st.cache_dir(), _cache.key_of(
+    _program_ir(g, list(g["params"]), False), "cpu")))
+    for g in ob.param_groups]
+print("adamw compiled ahead: %s (%d threads, %s)" % (
+    "ok" if len(ob._compiling) == 2 and all(ahead) and not ob.state
+    else "FAIL", len(ob._compiling), ahead))
 x = torch.randn(64, 17)
 for it in range(10):
     for m, o in ((a, oa), (b, ob)):
