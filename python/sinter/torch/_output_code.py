@@ -7,6 +7,8 @@ function and Sinter's programs -- and loaded in another process without
 tracing again (precompile.py). Pickling the graph pickles its Sinter
 partitions as their artifacts' files (backend._Compiled)."""
 
+import threading
+
 import torch
 from torch._inductor.output_code import OutputCode
 
@@ -15,10 +17,19 @@ class CompiledGraph(OutputCode):
     """A partitioned graph: Sinter's programs and the torch code around
     them, called with AOTAutograd's boxed convention (one list of
     arguments, which the call empties so that the inputs can be freed
-    early)."""
+    early). With `finish`, the programs are compiled and put into the
+    graph by `finish` on a background thread, which the first call (and
+    pickling) waits for: a forward's compile then overlaps AOTAutograd's
+    work on the backward where it compiles the backward at once (ahead of
+    time)."""
 
-    def __init__(self, gm):
+    def __init__(self, gm, finish=None):
         self.gm = gm
+        self._thread = self._error = None
+        if finish is not None:
+            self._thread = threading.Thread(target=self._finish,
+                                            args=(finish,), daemon=True)
+            self._thread.start()
         # A pickled GraphModule is rebuilt by tracing its code with the
         # tracer that made it; make_fx's (an inference graph's) would run
         # the Sinter partitions instead of keeping them as calls. torch.fx's
@@ -30,13 +41,35 @@ class CompiledGraph(OutputCode):
         # torch._dynamo.disable, which copies the instance's __dict__ only.
         self._boxed_call = True
 
+    def _finish(self, finish):
+        try:
+            finish()
+        except BaseException as e:  # noqa: BLE001 -- raised by wait()
+            self._error = e
+
+    def wait(self):
+        """Waits for the background compile (if any); raises what failed
+        there."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+
     def __call__(self, args):
+        if self._thread is not None:
+            self.wait()
         values = list(args)
         args.clear()
         return self.gm(*values)
 
+    def __getstate__(self):
+        self.wait()
+        return dict(self.__dict__)
+
     def prepare_for_serialization(self):
-        """Nothing to drop: the graph and its programs pickle as they are."""
+        """Waits for the programs; the graph and they pickle as they are."""
+        self.wait()
 
     def post_compile(self, example_inputs, constants, graph_kwargs):
         """Nothing to redo on load: _Compiled loaded its program."""

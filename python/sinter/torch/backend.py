@@ -528,14 +528,19 @@ def _compile_graph(kind):
             part = _prepare_partition(name, sub, inputs)
             if part is not None:
                 parts.append((child, part, original))
-        _compile_all([part for _, part, _ in parts])
-        for child, part, original in parts:
-            compiled = _finish_partition(part)
-            if compiled is not None:
-                compiled.original = original
-                setattr(fused, child, compiled)
-        fused.recompile()
-        _dump("%s graph %d" % (kind, graph_id), fused.code, ".py")
+
+        def finish():
+            _compile_all([part for _, part, _ in parts])
+            for child, part, original in parts:
+                compiled = _finish_partition(part)
+                if compiled is not None:
+                    compiled.original = original
+                    setattr(fused, child, compiled)
+            fused.recompile()
+            _dump("%s graph %d" % (kind, graph_id), fused.code, ".py")
+        if kind == "forward" and parts:
+            return CompiledGraph(fused, finish)  # compiles in the background
+        finish()
         return CompiledGraph(fused)
     return compile_graph
 
