@@ -29,6 +29,7 @@ import importlib
 import inspect
 import logging
 import os
+import re
 import time
 
 import torch
@@ -36,6 +37,11 @@ import torch
 from . import _cache
 
 log = logging.getLogger("sinter.torch")
+
+# How torch's AOTCompiledFunction says that its guards failed on a call.
+_GUARDS_FAILED = "GuardManager check failed"
+# Saved forwards kept per call signature (for different guards).
+_VARIANTS = 8
 
 
 def compile(model, cache_dir=None):  # noqa: A001 -- torch.compile's name
@@ -62,26 +68,51 @@ class PrecompiledModule(torch.nn.Module):
         # are in the saved file's name and its guards, checked per call).
         call = (_value_meta(args), _value_meta(kwargs), _modes(),
                 tuple(m.training for m in self._orig_mod.modules()))
-        fn = self._functions.get(call)
-        if fn is None:
-            key = signature_key(self._orig_mod, args, kwargs)
-            fn = self._functions[call] = self._prepare(key, args, kwargs)
-        return fn(*args, **kwargs)
+        fns = self._functions.setdefault(call, [])
+        failed = None
+        for i, fn in enumerate(fns):
+            try:
+                out = fn(*args, **kwargs)
+            except RuntimeError as e:
+                # Dynamo's guards, checked before anything runs, failed on
+                # what `call` does not see (an attribute the forward
+                # reads): another compiled forward may be the one.
+                if not str(e).startswith(_GUARDS_FAILED):
+                    raise
+                failed = e
+                continue
+            if i:
+                fns.insert(0, fns.pop(i))  # the last used first
+            return out
+        if failed is not None:
+            log.info("sinter: %s.forward: the guards of its compiled "
+                     "forward fail on this call (%s)",
+                     type(self._orig_mod).__qualname__, _failed_guard(failed))
+        key = signature_key(self._orig_mod, args, kwargs)
+        fns.insert(0, self._prepare(key, args, kwargs))
+        return fns[0](*args, **kwargs)
 
-    def _path(self, key):
-        directory = self._cache_dir or os.path.join(_cache.cache_dir(),
-                                                    "models")
-        return os.path.join(directory, key + ".pt2")
+    def _paths(self, key):
+        """The files that may hold a signature's forward: one per set of
+        guards it was compiled for (values the forward read, which the
+        key does not see), at most _VARIANTS."""
+        base = os.path.join(self._cache_dir or os.path.join(
+            _cache.cache_dir(), "models"), key)
+        return [base + ".pt2"] + ["%s.%d.pt2" % (base, i)
+                                  for i in range(1, _VARIANTS)]
 
     def _prepare(self, key, args, kwargs):
-        """The callable for one signature: the saved one when it is valid
-        for this call, else a new compile (saved for the next process)."""
+        """The callable for one signature: a saved one valid for this call,
+        else a new compile (saved for the next process)."""
         model = self._orig_mod
         name = type(model).__qualname__
-        path = self._path(key)
-        loaded = _load(path, name, model, args, kwargs)
-        if loaded is not None:
-            return lambda *a, **k: loaded(model, *a, **k)
+        paths = self._paths(key)
+        for path in paths:
+            loaded = _load(path, name, model, args, kwargs)
+            if loaded is not None:
+                return lambda *a, **k: loaded(model, *a, **k)
+        # The first free file (all taken: the first is replaced).
+        path = next((p for p in paths if not os.path.exists(p)), paths[0])
         t0 = time.time()
         try:
             compiled = _aot_compile(model, args, kwargs)
@@ -96,6 +127,14 @@ class PrecompiledModule(torch.nn.Module):
         log.info("sinter: %s.forward compiled in %.2f s, saved to %s", name,
                  time.time() - t0, path)
         return lambda *a, **k: compiled(model, *a, **k)
+
+
+def _failed_guard(error):
+    """The guard that failed, from the error of torch's
+    AOTCompiledFunction ("L['self'].temperature == 1.0")."""
+    text = str(error)
+    match = re.search(r"verbose_code_parts=\[\s*([\"'])(.*?)\s*(#|\1)", text)
+    return match.group(2) if match else " ".join(text.split())[:160]
 
 
 def _tensor_meta(t):
@@ -214,9 +253,13 @@ def _load(path, name, model, args, kwargs):
         log.info("sinter: %s.forward: the source of %s changed since %s "
                  "was saved; compiling again", name, changed, path)
         return None
-    if not compiled.guard_check(model, *args, **kwargs):
-        log.info("sinter: %s.forward: %s was saved for another call (its "
-                 "guards fail); compiling again", name, path)
+    try:
+        guards_pass = compiled.guard_check(model, *args, **kwargs)
+    except Exception:  # noqa: BLE001 -- e.g. an attribute gone
+        guards_pass = False
+    if not guards_pass:
+        log.info("sinter: %s.forward: %s was saved for other values of "
+                 "what its guards check", name, path)
         return None
     log.info("sinter: %s.forward loaded from %s in %.2f s", name, path,
              time.time() - t0)

@@ -4,7 +4,8 @@
 # AOTAutograd, no import -- and trains to eager torch's losses. The saved
 # file carries its programs (a fresh cache, cache-only, loads it); an edit
 # of the model's source, another grad mode or a graph break each compile
-# again, with a log line saying why.
+# again, with a log line saying why; so does an attribute the forward reads
+# (its guards fail), while a frozen parameter runs the same forward.
 #
 # REQUIRES: torch, torch_mlir
 # RUN: rm -rf %t && mkdir -p %t/src
@@ -15,6 +16,11 @@
 # COLD: losses: ok
 # COLD: Tiny.forward compiled in
 # COLD: no_grad: ok
+# COLD: Tiny.forward: the guards of its compiled forward fail on this call (L['self'].temperature == 1.0)
+# COLD: Tiny.forward compiled in {{.*}}.1.pt2
+# COLD-NOT: compiled in
+# COLD: temperature: ok
+# COLD: frozen: ok
 #
 # RUN: env SINTER_CACHE_DIR=%t/cache %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=WARM
 # WARM-NOT: compiling for input shapes
@@ -23,6 +29,10 @@
 # WARM: losses: ok
 # WARM: Tiny.forward loaded from
 # WARM: no_grad: ok
+# WARM: Tiny.forward: the guards of its compiled forward fail on this call
+# WARM: Tiny.forward loaded from {{.*}}.1.pt2
+# WARM: temperature: ok
+# WARM: frozen: ok
 #
 # Only the saved files, a fresh and cache-only program cache:
 # RUN: cp -r %t/cache/models %t/models
@@ -58,14 +68,15 @@ class Tiny(nn.Module):
         self.ln = nn.LayerNorm(32)
         self.qkv = nn.Linear(32, 96)
         self.out = nn.Linear(32, 100)
+        self.temperature = 1.0
 
     def forward(self, idx, targets):
         x = self.ln(self.emb(idx))%s
         q, k, v = self.qkv(x).view(2, 16, 3, 2, 16).permute(2, 0, 3, 1, 4)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         y = y.transpose(1, 2).reshape(2, 16, 32)
-        return F.cross_entropy(self.out(x + y).reshape(-1, 100),
-                               targets.reshape(-1))
+        return F.cross_entropy(self.out(x + y).reshape(-1, 100)
+                               / self.temperature, targets.reshape(-1))
 '''
 VARIANTS = {"plain": "", "halved": " * 0.5",
             "graph_break": "\n        print(float(x.sum()) != 0.0)"}
@@ -120,4 +131,30 @@ with torch.no_grad():
     a, b = ref(idx, tgt).item(), compiled(idx, tgt).item()
 print("no_grad: %s (eager %s, sinter %s)" % (
     "ok" if close([a], [b]) else "FAIL", a, b))
-sys.exit(0 if ok and close([a], [b]) else 1)
+# An attribute the forward reads, changed: the call looks the same, but
+# the saved forward's guards fail (Dynamo specialized on its value); it is
+# compiled again and saved beside the first (loaded, in the next process),
+# and changed back, the first is used again.
+for m in (ref, mine):
+    m.temperature = 2.0
+ta, tb = ref(idx, tgt).item(), compiled(idx, tgt).item()
+hot = close([ta], [tb]) and abs(ta - a) > 1e-3
+for m in (ref, mine):
+    m.temperature = 1.0
+ua, ub = ref(idx, tgt).item(), compiled(idx, tgt).item()
+hot = hot and close([ua], [ub]) and abs(ua - ta) > 1e-3
+print("temperature: %s (eager %s, sinter %s)" % ("ok" if hot else "FAIL",
+                                                 ta, tb))
+# A parameter frozen: the same compiled forward (AOTAutograd's autograd
+# function leaves its gradient out).
+for m in (ref, mine):
+    m.qkv.weight.requires_grad_(False)
+    m.zero_grad()
+idx, tgt = batches()[1]
+ra, rb = ref(idx, tgt), compiled(idx, tgt)
+ra.backward()
+rb.backward()
+frozen = close([ra.item()], [rb.item()]) and mine.qkv.weight.grad is None \
+    and torch.allclose(ref.out.weight.grad, mine.out.weight.grad, atol=1e-6)
+print("frozen: %s" % ("ok" if frozen else "FAIL"))
+sys.exit(0 if ok and close([a], [b]) and hot and frozen else 1)
