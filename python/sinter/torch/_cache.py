@@ -69,15 +69,34 @@ def _is_current(directory):
         return False
 
 
-def _compile_into(ir_text, target, final, fusion=False):
-    """Compiles into a fresh directory beside `final`, then renames it into
-    place (another process may have done the same: first one wins)."""
-    from .. import compile as sinter_compile
-    from ..errors import LoadError
+def _publish(final, fill, prefix):
+    """Makes the directory `final` by `fill`ing a fresh directory beside it
+    and renaming that into place (whatever was at `final` -- an older or
+    incomplete artifact -- is replaced; another process may have done the
+    same meanwhile: the first rename wins)."""
     parent = os.path.dirname(final)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".compiling-", dir=parent)
+    tmp = tempfile.mkdtemp(prefix=prefix, dir=parent)
     try:
+        fill(tmp)
+        if os.path.exists(final):
+            shutil.rmtree(final, ignore_errors=True)
+        try:
+            os.rename(tmp, final)
+        except OSError:  # another process was first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _compile_into(ir_text, target, final, fusion=False):
+    """Compiles into a fresh directory beside `final`, then renames it into
+    place."""
+    from .. import compile as sinter_compile
+    from ..errors import LoadError
+
+    def fill(tmp):
         try:
             sinter_compile(ir_text, target=target, fusion=fusion,
                            out_dir=tmp)
@@ -88,15 +107,7 @@ def _compile_into(ir_text, target, final, fusion=False):
                 raise
         with open(os.path.join(tmp, _STAMP), "w") as f:
             f.write(_compiler_version() or "")
-        if os.path.exists(final):  # compiled by another version
-            shutil.rmtree(final, ignore_errors=True)
-        try:
-            os.rename(tmp, final)
-        except OSError:  # another process was first
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    _publish(final, fill, ".compiling-")
 
 
 @contextlib.contextmanager
@@ -247,24 +258,16 @@ def artifact_files(ir_key):
 
 def put_artifact(ir_key, files):
     """Writes an artifact carried by a saved compiled model into the cache
-    unless one is there (written beside it, then renamed into place)."""
+    unless one is there."""
     final = os.path.join(cache_dir(), ir_key)
     if os.path.exists(os.path.join(final, _MANIFEST)):
         return final
-    os.makedirs(cache_dir(), exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".unpacking-", dir=cache_dir())
-    try:
+
+    def fill(tmp):
         for rel, data in files.items():
             path = os.path.join(tmp, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)
-        shutil.rmtree(final, ignore_errors=True)  # an incomplete one
-        try:
-            os.rename(tmp, final)
-        except OSError:  # another process was first
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    _publish(final, fill, ".unpacking-")
     return final
