@@ -24,12 +24,15 @@ one graph (a graph break) falls back to torch.compile(backend="sinter"),
 with a log line saying why.
 """
 
+import contextlib
 import hashlib
 import importlib
 import inspect
 import logging
 import os
 import re
+import shutil
+import tempfile
 import time
 
 import torch
@@ -42,6 +45,8 @@ log = logging.getLogger("sinter.torch")
 _GUARDS_FAILED = "GuardManager check failed"
 # Saved forwards kept per call signature (for different guards).
 _VARIANTS = 8
+# Where torch (inductor, AOTAutograd, Dynamo's profiles) keeps its caches.
+_TORCH_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
 
 
 def compile(model, cache_dir=None):  # noqa: A001 -- torch.compile's name
@@ -191,13 +196,34 @@ def _aot_compile(model, args, kwargs):
     try:
         for p in grads:
             p.grad = None
-        with torch._dynamo.config.patch(enable_aot_compile=True):
+        with torch._dynamo.config.patch(enable_aot_compile=True), \
+                _private_torch_cache():
             traced = torch.compile(model.forward, fullgraph=True,
                                    backend=sinter_backend, dynamic=False)
             return traced.aot_compile((args, kwargs))
     finally:
         for p, g in grads.items():
             p.grad = g
+
+
+@contextlib.contextmanager
+def _private_torch_cache():
+    """torch's cache directory pointed at a temporary one while the forward
+    is compiled ahead of time: AOTAutograd writes each such compile into
+    its own cache (under a random key when, as here, the graph has no
+    stable one: megabytes per compile, never read), and no entry of
+    another backend's there can be taken for Sinter's."""
+    old = os.environ.get(_TORCH_CACHE_ENV)
+    tmp = tempfile.mkdtemp(prefix="sinter-aot-")
+    os.environ[_TORCH_CACHE_ENV] = tmp
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(_TORCH_CACHE_ENV, None)
+        else:
+            os.environ[_TORCH_CACHE_ENV] = old
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _save(compiled, path, name):

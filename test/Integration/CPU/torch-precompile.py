@@ -10,7 +10,10 @@
 # REQUIRES: torch, torch_mlir
 # RUN: rm -rf %t && mkdir -p %t/src
 # RUN: %python %s write %t/src plain
-# RUN: env SINTER_CACHE_DIR=%t/cache %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=COLD
+# RUN: env SINTER_CACHE_DIR=%t/cache TORCHINDUCTOR_CACHE_DIR=%t/torch %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=COLD
+# Nothing left in torch's own cache (AOTAutograd writes each ahead-of-time
+# compile there, never read again):
+# RUN: %python -c "import os, sys; d = '%t/torch/aotautograd'; sys.exit(1 if os.path.isdir(d) and os.listdir(d) else 0)"
 # COLD: forward graph {{[0-9]+}}: compiling for input shapes
 # COLD: Tiny.forward compiled in {{.*}}, saved to {{.*}}Tiny-{{[0-9a-f]+}}.pt2
 # COLD: losses: ok
