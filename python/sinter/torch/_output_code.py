@@ -78,6 +78,25 @@ class CompiledGraph(OutputCode):
         """Sinter compiles no Triton kernels."""
 
 
+_incomplete = [0]
+_incomplete_lock = threading.Lock()
+
+
+def mark_incomplete():
+    """Records that a partition was left to torch by a failure (a missing
+    artifact, an import or compile error) or by ahead-of-time mode: a
+    graph compiled meanwhile must not be saved, or a later process would
+    run that partition in torch too."""
+    with _incomplete_lock:
+        _incomplete[0] += 1
+
+
+def incomplete_count():
+    """How many partitions this process has left to torch (above)."""
+    with _incomplete_lock:
+        return _incomplete[0]
+
+
 def serializable(compiled_fn):
     """AOTAutograd's compiled function, wrapped for torch's ahead-of-time
     compile (which sets bundled_autograd_cache while it traces) as the

@@ -37,12 +37,12 @@ import time
 
 import torch
 
-from . import _cache
+from . import _cache, _graph_cache
 from ._import import custom_call_args, import_graph
 from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
 from ._partition import partition
-from ._output_code import CompiledGraph, serializable
+from ._output_code import CompiledGraph, mark_incomplete, serializable
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -286,6 +286,7 @@ class _Partition:
     def in_torch(self, error=None):
         """Restores the partition's graph (it runs in torch); logs why."""
         if error is not None:
+            mark_incomplete()
             reason = str(error).strip().splitlines()
             ops = sorted({str(n.target) for n in self.gm.graph.nodes
                           if n.op == "call_function"})
@@ -401,6 +402,7 @@ def _finish_partition(part):
     except Exception as e:
         return part.in_torch(e)
     if prog is None or _aot_targets():
+        mark_incomplete()
         log.info("sinter: %s compiled ahead of time for %s in %.2f s",
                  part.name, ", ".join(_aot_targets()), time.time() - part.t0)
         return part.in_torch()
@@ -647,7 +649,20 @@ def sinter_backend(gm, example_inputs, **kwargs):
                            bw_compiler=_compile_graph("backward"),
                            partition_fn=partition,
                            decompositions=decompositions())
-    return serializable(backend(gm, example_inputs, **kwargs))
+    if torch._functorch.config.bundled_autograd_cache:
+        # Inside torch's ahead-of-time compile (sinter.torch.compile).
+        return serializable(backend(gm, example_inputs, **kwargs))
+    # Not in ahead-of-time mode, whose graphs run in torch, nor when each
+    # call is verified ($SINTER_TORCH_GRAPH_CACHE=0 turns the cache off, as
+    # tests of compile logs do).
+    key = (_graph_cache.graph_key(gm, example_inputs)
+           if os.environ.get("SINTER_TORCH_GRAPH_CACHE", "1") != "0"
+           and not _aot_targets() and not os.environ.get("SINTER_TORCH_VERIFY")
+           else None)
+    if key is None:
+        return backend(gm, example_inputs, **kwargs)
+    return _graph_cache.load(key) or _graph_cache.compile_and_save(
+        key, lambda: backend(gm, example_inputs, **kwargs))
 
 
 def register():

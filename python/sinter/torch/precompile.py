@@ -24,20 +24,19 @@ one graph (a graph break) falls back to torch.compile(backend="sinter"),
 with a log line saying why.
 """
 
-import contextlib
 import hashlib
 import importlib
 import inspect
 import logging
 import os
 import re
-import shutil
-import tempfile
 import time
 
 import torch
 
 from . import _cache
+from ._graph_cache import private_torch_cache, trace_modes
+from ._output_code import incomplete_count
 
 log = logging.getLogger("sinter.torch")
 
@@ -45,8 +44,6 @@ log = logging.getLogger("sinter.torch")
 _GUARDS_FAILED = "GuardManager check failed"
 # Saved forwards kept per call signature (for different guards).
 _VARIANTS = 8
-# Where torch (inductor, AOTAutograd, Dynamo's profiles) keeps its caches.
-_TORCH_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
 
 
 def compile(model, cache_dir=None):  # noqa: A001 -- torch.compile's name
@@ -71,7 +68,7 @@ class PrecompiledModule(torch.nn.Module):
         # Per call, what can change between calls of one model: the
         # arguments, the modes, the training flags (the parameters' shapes
         # are in the saved file's name and its guards, checked per call).
-        call = (_value_meta(args), _value_meta(kwargs), _modes(),
+        call = (_value_meta(args), _value_meta(kwargs), trace_modes(),
                 tuple(m.training for m in self._orig_mod.modules()))
         fns = self._functions.setdefault(call, [])
         failed = None
@@ -119,6 +116,7 @@ class PrecompiledModule(torch.nn.Module):
         # The first free file (all taken: the first is replaced).
         path = next((p for p in paths if not os.path.exists(p)), paths[0])
         t0 = time.time()
+        before = incomplete_count()
         try:
             compiled = _aot_compile(model, args, kwargs)
         except Exception as e:  # noqa: BLE001 -- logged, model still runs
@@ -128,9 +126,9 @@ class PrecompiledModule(torch.nn.Module):
                         str(e).strip().splitlines()[0] if str(e).strip()
                         else type(e).__name__)
             return torch.compile(model, backend="sinter", dynamic=False)
-        _save(compiled, path, name)
-        log.info("sinter: %s.forward compiled in %.2f s, saved to %s", name,
-                 time.time() - t0, path)
+        if _save(compiled, path, name, before):
+            log.info("sinter: %s.forward compiled in %.2f s, saved to %s",
+                     name, time.time() - t0, path)
         return lambda *a, **k: compiled(model, *a, **k)
 
 
@@ -158,23 +156,12 @@ def _value_meta(value):
     return repr(value)
 
 
-def _modes():
-    """The global modes a trace depends on that Dynamo's saved guards do
-    not check: grad mode and each device's autocast state."""
-    modes = [torch.is_grad_enabled()]
-    for device in ("cpu", "cuda"):
-        enabled = torch.is_autocast_enabled(device)
-        modes.append((device, enabled, str(torch.get_autocast_dtype(device))
-                      if enabled else None))
-    return tuple(modes)
-
-
 def signature_key(model, args, kwargs):
     """The file name of the saved forward for this call of `model`."""
     cls = type(model)
     parts = [cls.__module__, cls.__qualname__, torch.__version__,
              _cache._compiler_version() or "", _value_meta(args),
-             _value_meta(kwargs), _modes(),
+             _value_meta(kwargs), trace_modes(),
              tuple(m.training for m in model.modules())]
     parts += [(n, _tensor_meta(t)) for n, t in model.named_parameters()]
     parts += [(n, _tensor_meta(t)) for n, t in model.named_buffers()]
@@ -197,7 +184,7 @@ def _aot_compile(model, args, kwargs):
         for p in grads:
             p.grad = None
         with torch._dynamo.config.patch(enable_aot_compile=True), \
-                _private_torch_cache():
+                private_torch_cache():
             traced = torch.compile(model.forward, fullgraph=True,
                                    backend=sinter_backend, dynamic=False)
             return traced.aot_compile((args, kwargs))
@@ -206,41 +193,27 @@ def _aot_compile(model, args, kwargs):
             p.grad = g
 
 
-@contextlib.contextmanager
-def _private_torch_cache():
-    """torch's cache directory pointed at a temporary one while the forward
-    is compiled ahead of time: AOTAutograd writes each such compile into
-    its own cache (under a random key when, as here, the graph has no
-    stable one: megabytes per compile, never read), and no entry of
-    another backend's there can be taken for Sinter's."""
-    old = os.environ.get(_TORCH_CACHE_ENV)
-    tmp = tempfile.mkdtemp(prefix="sinter-aot-")
-    os.environ[_TORCH_CACHE_ENV] = tmp
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(_TORCH_CACHE_ENV, None)
-        else:
-            os.environ[_TORCH_CACHE_ENV] = old
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _save(compiled, path, name):
+def _save(compiled, path, name, before):
     """Writes the compiled forward beside `path`, then renames it into
-    place; a forward that does not serialize is only logged (it runs, the
-    next process compiles again)."""
+    place; returns whether it did. A forward that does not serialize, or
+    one with partitions left to torch by a failure since `before`
+    (incomplete_count), is only logged: it runs, the next process
+    compiles again."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = "%s.%d.tmp" % (path, os.getpid())
     try:
-        compiled.save_compiled_function(tmp)
+        compiled.save_compiled_function(tmp)  # waits for the programs
+        if incomplete_count() != before:
+            raise RuntimeError("some of its partitions run in torch (above)")
         os.replace(tmp, path)
+        return True
     except Exception as e:  # noqa: BLE001 -- logged, model still runs
         if os.path.exists(tmp):
             os.remove(tmp)
         log.warning("sinter: %s.forward compiled but not saved (%s)", name,
                     str(e).strip().splitlines()[0] if str(e).strip()
                     else type(e).__name__)
+        return False
 
 
 def _changed_source(compiled):
