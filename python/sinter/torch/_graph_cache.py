@@ -18,7 +18,6 @@ import functools
 import hashlib
 import logging
 import os
-import pickle
 import shutil
 import tempfile
 import time
@@ -27,7 +26,7 @@ import torch
 import torch._functorch.config as functorch_config
 
 from . import _cache
-from ._output_code import incomplete_count
+from ._output_code import first_line, incomplete_count
 
 log = logging.getLogger("sinter.torch")
 
@@ -42,7 +41,7 @@ _BUNDLE = {"bundled_autograd_cache": True, "force_autograd_cache": True,
 
 
 @functools.lru_cache(maxsize=None)
-def _sources_digest():
+def sources_digest():
     """A digest of sinter.torch's Python sources (how graphs are routed,
     partitioned and run), computed once per process."""
     h = hashlib.sha256()
@@ -106,7 +105,7 @@ def graph_key(gm, example_inputs):
                 isinstance(d, torch.SymInt) for d in v.shape)):
             return None
     parts = [torch.__version__, _cache._compiler_version() or "",
-             _sources_digest(), gm.code,
+             sources_digest(), gm.code,
              [_input_meta(v) for v in example_inputs], trace_modes(),
              sorted(functorch_config.save_config_portable().items(),
                     key=lambda kv: kv[0])]
@@ -131,8 +130,7 @@ def load(key):
             compiled = Bundled.deserialize_compile_artifacts(f.read())
     except Exception as e:  # noqa: BLE001 -- logged, compiled again
         log.warning("sinter: %s does not load (%s); compiling again", path,
-                    str(e).strip().splitlines()[0] if str(e).strip()
-                    else type(e).__name__)
+                    first_line(e))
         return None
     log.info("sinter: Dynamo's graph loaded from %s in %.2f s (AOTAutograd "
              "skipped)", path, time.time() - t0)
@@ -160,9 +158,7 @@ def compile_and_save(key, compile_fn):
         with open(tmp, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-    except (pickle.PicklingError, AttributeError, TypeError, OSError,
-            RuntimeError) as e:
+    except Exception as e:  # noqa: BLE001 -- logged, the graph still runs
         log.warning("sinter: Dynamo's graph compiled but not saved (%s)",
-                    str(e).strip().splitlines()[0] if str(e).strip()
-                    else type(e).__name__)
+                    first_line(e))
     return compiled

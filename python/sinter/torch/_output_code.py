@@ -78,6 +78,13 @@ class CompiledGraph(OutputCode):
         """Sinter compiles no Triton kernels."""
 
 
+def first_line(error):
+    """An exception's first line for a log line (its type's name when it
+    says nothing)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 _incomplete = [0]
 _incomplete_lock = threading.Lock()
 

@@ -16,12 +16,12 @@ the cache directory, and loads it on the next process's first call:
 
 A saved forward is found by the model's class, its parameters' and the
 call's tensors' shapes, dtypes and devices, the grad and autocast modes,
-the modules' training flags, torch's version and Sinter's build. Before a
-saved one runs, the source of every function Dynamo traced is checked
-against what was traced, and Dynamo's guards against the call: if either
-differs it is compiled again (and logged). A model that does not trace as
-one graph (a graph break) falls back to torch.compile(backend="sinter"),
-with a log line saying why.
+the modules' training flags, torch's version and Sinter's build and Python
+sources. Before a saved one runs, the source of every function Dynamo
+traced is checked against what was traced, and Dynamo's guards against the
+call: if either differs it is compiled again (and logged). A model that
+does not trace as one graph (a graph break) falls back to
+torch.compile(backend="sinter"), with a log line saying why.
 """
 
 import hashlib
@@ -35,8 +35,8 @@ import time
 import torch
 
 from . import _cache
-from ._graph_cache import private_torch_cache, trace_modes
-from ._output_code import incomplete_count
+from ._graph_cache import private_torch_cache, sources_digest, trace_modes
+from ._output_code import first_line, incomplete_count
 
 log = logging.getLogger("sinter.torch")
 
@@ -123,8 +123,7 @@ class PrecompiledModule(torch.nn.Module):
             log.warning("sinter: %s.forward does not compile as one graph "
                         "ahead of time (%s); using torch.compile(backend="
                         "\"sinter\"), which traces in every process", name,
-                        str(e).strip().splitlines()[0] if str(e).strip()
-                        else type(e).__name__)
+                        first_line(e))
             return torch.compile(model, backend="sinter", dynamic=False)
         if _save(compiled, path, name, before):
             log.info("sinter: %s.forward compiled in %.2f s, saved to %s",
@@ -160,7 +159,8 @@ def signature_key(model, args, kwargs):
     """The file name of the saved forward for this call of `model`."""
     cls = type(model)
     parts = [cls.__module__, cls.__qualname__, torch.__version__,
-             _cache._compiler_version() or "", _value_meta(args),
+             _cache._compiler_version() or "", sources_digest(),
+             _value_meta(args),
              _value_meta(kwargs), trace_modes(),
              tuple(m.training for m in model.modules())]
     parts += [(n, _tensor_meta(t)) for n, t in model.named_parameters()]
@@ -211,8 +211,7 @@ def _save(compiled, path, name, before):
         if os.path.exists(tmp):
             os.remove(tmp)
         log.warning("sinter: %s.forward compiled but not saved (%s)", name,
-                    str(e).strip().splitlines()[0] if str(e).strip()
-                    else type(e).__name__)
+                    first_line(e))
         return False
 
 
@@ -244,8 +243,7 @@ def _load(path, name, model, args, kwargs):
             compiled = torch.compiler.load_compiled_function(f)
     except Exception as e:  # noqa: BLE001 -- logged, compiled again
         log.warning("sinter: %s does not load (%s); compiling again", path,
-                    str(e).strip().splitlines()[0] if str(e).strip()
-                    else type(e).__name__)
+                    first_line(e))
         return None
     changed = _changed_source(compiled)
     if changed is not None:
