@@ -37,7 +37,7 @@ def cache_dir():
         os.path.expanduser("~"), ".cache", "sinter")
 
 
-def _compiler_version():
+def compiler_version():
     """The compiler's build, or None where there is no compiler."""
     try:
         from .. import _capi
@@ -59,7 +59,7 @@ def _is_current(directory):
     exists, and it was compiled by this compiler (any, without one)."""
     if not os.path.exists(os.path.join(directory, _MANIFEST)):
         return False
-    version = _compiler_version()
+    version = compiler_version()
     if version is None:
         return True
     try:
@@ -106,7 +106,7 @@ def _compile_into(ir_text, target, final, fusion=False):
             if not os.path.exists(os.path.join(tmp, _MANIFEST)):
                 raise
         with open(os.path.join(tmp, _STAMP), "w") as f:
-            f.write(_compiler_version() or "")
+            f.write(compiler_version() or "")
     _publish(final, fill, ".compiling-")
 
 

@@ -26,7 +26,7 @@ import torch
 import torch._functorch.config as functorch_config
 
 from . import _cache
-from ._output_code import first_line, incomplete_count
+from ._output_code import bundled, first_line, incomplete_count
 
 log = logging.getLogger("sinter.torch")
 
@@ -53,12 +53,21 @@ def sources_digest():
     return h.hexdigest()
 
 
-def _input_meta(value):
-    if isinstance(value, torch.Tensor):
-        return ("tensor", tuple(value.shape), tuple(value.stride()),
-                str(value.dtype), str(value.device), value.requires_grad,
-                isinstance(value, torch.nn.Parameter))
-    return (type(value).__name__, repr(value))
+def tensor_meta(t):
+    """What a tensor contributes to a key: its shape, strides, dtype,
+    device, grad flag and whether it is a parameter."""
+    return ("tensor", tuple(t.shape), tuple(t.stride()), str(t.dtype),
+            str(t.device), t.requires_grad,
+            isinstance(t, torch.nn.Parameter))
+
+
+def has_dynamic_shapes(example_inputs):
+    """Whether a graph's example inputs hold a symbolic size (Dynamo made
+    the graph dynamic)."""
+    return any(isinstance(v, torch.SymInt) or (
+        isinstance(v, torch.Tensor) and any(
+            isinstance(d, torch.SymInt) for d in v.shape))
+        for v in example_inputs)
 
 
 def trace_modes():
@@ -100,13 +109,13 @@ def graph_key(gm, example_inputs):
     for node in gm.graph.nodes:
         if node.op in ("get_attr", "call_module"):
             return None
-    for v in example_inputs:
-        if isinstance(v, torch.SymInt) or (isinstance(v, torch.Tensor) and any(
-                isinstance(d, torch.SymInt) for d in v.shape)):
-            return None
-    parts = [torch.__version__, _cache._compiler_version() or "",
+    if has_dynamic_shapes(example_inputs):
+        return None
+    parts = [torch.__version__, _cache.compiler_version() or "",
              sources_digest(), gm.code,
-             [_input_meta(v) for v in example_inputs], trace_modes(),
+             [tensor_meta(v) if isinstance(v, torch.Tensor)
+              else (type(v).__name__, repr(v)) for v in example_inputs],
+             trace_modes(),
              sorted(functorch_config.save_config_portable().items(),
                     key=lambda kv: kv[0])]
     h.update(repr(parts).encode())
@@ -141,14 +150,13 @@ def compile_and_save(key, compile_fn):
     """`compile_fn()` (AOTAutograd over the backend's compilers) with its
     result bundled, saved under `key`; a result that does not serialize
     is only logged."""
-    from torch._dynamo.aot_compile_types import \
-        BundledAOTAutogradSerializableCallable as Bundled
     before = incomplete_count()
     with functorch_config.patch(_BUNDLE), private_torch_cache():
         compiled = compile_fn()
     path = _path(key)
     try:
-        data = Bundled.serialize_compile_artifacts(Bundled(compiled))
+        wrapped = bundled(compiled)
+        data = type(wrapped).serialize_compile_artifacts(wrapped)
         if incomplete_count() != before:  # the forward's, once compiled
             log.info("sinter: Dynamo's graph not saved: some of its "
                      "partitions run in torch (above)")

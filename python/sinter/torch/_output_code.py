@@ -104,13 +104,10 @@ def incomplete_count():
         return _incomplete[0]
 
 
-def serializable(compiled_fn):
-    """AOTAutograd's compiled function, wrapped for torch's ahead-of-time
-    compile (which sets bundled_autograd_cache while it traces) as the
-    serializable callable it expects from an AOTAutograd backend; as it is
-    otherwise."""
-    if not torch._functorch.config.bundled_autograd_cache:
-        return compiled_fn
+def bundled(compiled_fn):
+    """AOTAutograd's compiled function, compiled with bundling on (torch's
+    ahead-of-time compile, the graph cache), as the serializable callable
+    torch saves and loads."""
     from torch._dynamo.aot_compile_types import \
         BundledAOTAutogradSerializableCallable
     return BundledAOTAutogradSerializableCallable(compiled_fn)

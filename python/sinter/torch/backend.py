@@ -42,7 +42,7 @@ from ._import import custom_call_args, import_graph
 from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
 from ._partition import partition
-from ._output_code import CompiledGraph, mark_incomplete, serializable
+from ._output_code import CompiledGraph, bundled, mark_incomplete
 from ._tensors import from_numpy, to_numpy
 
 log = logging.getLogger("sinter.torch")
@@ -496,10 +496,7 @@ def _compile_graph(kind):
         from torch.fx.passes.infra.partitioner import \
             CapabilityBasedPartitioner
         graph_id = next(_graph_counter)
-        if any(isinstance(a, torch.SymInt) or (
-                isinstance(a, torch.Tensor) and any(
-                    isinstance(d, torch.SymInt) for d in a.shape))
-               for a in example_inputs):
+        if _graph_cache.has_dynamic_shapes(example_inputs):
             log.warning("sinter: %s graph %d runs in torch: its shapes are "
                         "dynamic (Sinter compiles static shapes; use "
                         "torch.compile(..., dynamic=False) to compile each "
@@ -651,7 +648,7 @@ def sinter_backend(gm, example_inputs, **kwargs):
                            decompositions=decompositions())
     if torch._functorch.config.bundled_autograd_cache:
         # Inside torch's ahead-of-time compile (sinter.torch.compile).
-        return serializable(backend(gm, example_inputs, **kwargs))
+        return bundled(backend(gm, example_inputs, **kwargs))
     # Not in ahead-of-time mode, whose graphs run in torch, nor when each
     # call is verified ($SINTER_TORCH_GRAPH_CACHE=0 turns the cache off, as
     # tests of compile logs do).

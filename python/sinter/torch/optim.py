@@ -136,7 +136,7 @@ class AdamW(torch.optim.Optimizer):
         gradient, at step 0). Daemon threads: a process that ends sooner
         does not wait; a failure is left for step() to report."""
         self._compiling = []  # the threads (tests join them)
-        if _cache._compiler_version() is None:
+        if _cache.compiler_version() is None:
             return  # no compiler here: step() loads from the cache
         for group in self.param_groups:
             params = [p for p in group["params"] if p.requires_grad]

@@ -35,7 +35,8 @@ import time
 import torch
 
 from . import _cache
-from ._graph_cache import private_torch_cache, sources_digest, trace_modes
+from ._graph_cache import (private_torch_cache, sources_digest,
+                           tensor_meta, trace_modes)
 from ._output_code import first_line, incomplete_count
 
 log = logging.getLogger("sinter.torch")
@@ -139,15 +140,11 @@ def _failed_guard(error):
     return match.group(2) if match else " ".join(text.split())[:160]
 
 
-def _tensor_meta(t):
-    return (tuple(t.shape), str(t.dtype), str(t.device), t.requires_grad)
-
-
 def _value_meta(value):
     """What a call's argument contributes to its signature: a tensor its
     metadata, a container its elements', anything else its repr."""
     if isinstance(value, torch.Tensor):
-        return _tensor_meta(value)
+        return tensor_meta(value)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__,) + tuple(_value_meta(v) for v in value)
     if isinstance(value, dict):
@@ -159,12 +156,12 @@ def signature_key(model, args, kwargs):
     """The file name of the saved forward for this call of `model`."""
     cls = type(model)
     parts = [cls.__module__, cls.__qualname__, torch.__version__,
-             _cache._compiler_version() or "", sources_digest(),
+             _cache.compiler_version() or "", sources_digest(),
              _value_meta(args),
              _value_meta(kwargs), trace_modes(),
              tuple(m.training for m in model.modules())]
-    parts += [(n, _tensor_meta(t)) for n, t in model.named_parameters()]
-    parts += [(n, _tensor_meta(t)) for n, t in model.named_buffers()]
+    parts += [(n, tensor_meta(t)) for n, t in model.named_parameters()]
+    parts += [(n, tensor_meta(t)) for n, t in model.named_buffers()]
     for t in list(args) + list(kwargs.values()):
         if isinstance(t, torch.Tensor) and t.is_cuda:
             parts.append(torch.cuda.get_device_capability(t.device))
