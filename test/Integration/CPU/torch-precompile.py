@@ -41,6 +41,16 @@
 # RUN: cp -r %t/cache/models %t/models
 # RUN: env SINTER_CACHE_DIR=%t/fresh SINTER_TORCH_IMPORT=0 SAVED=%t/models %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=WARM
 #
+# Cache-only with neither the saved files nor the programs: the partitions
+# run in torch (logged), and such a forward is not saved, or the next
+# process would run them in torch too.
+# RUN: env SINTER_CACHE_DIR=%t/empty SINTER_TORCH_IMPORT=0 SAVED=%t/unsaved %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=UNSAVED
+# RUN: %python -c "import glob, sys; sys.exit(1 if glob.glob('%t/unsaved/*.pt2') else 0)"
+# UNSAVED: runs in torch (
+# UNSAVED: Tiny.forward compiled but not saved (some of its partitions run in torch
+# UNSAVED-NOT: saved to
+# UNSAVED: losses: ok
+#
 # The model's source edited: compiled again.
 # RUN: %python %s write %t/src halved
 # RUN: env SINTER_CACHE_DIR=%t/cache %python %s train %t/src 2>&1 | FileCheck %s --check-prefix=EDITED
