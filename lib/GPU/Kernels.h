@@ -208,13 +208,16 @@ buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
 mlir::LogicalResult checkAttentionBackwardKernel(AttentionBackwardOp op,
                                                  int64_t smVersion,
                                                  std::string &why);
+struct AttentionHeads;
 /// Its three launches: prepare (delta, a zeroed f32 dQ accumulator, both
 /// scratch tensors created before `op`), the main kernel (on wgmma when
-/// the chip has it and `tuning` asks for it), finish (dQ).
+/// the chip has it and `tuning` asks for it), finish (dQ); dO, Q, K and V
+/// are read where `heads` says (planAttentionBackwardHeads).
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildAttentionBackwardKernels(AttentionBackwardOp op,
                               mlir::gpu::GPUModuleOp module,
-                              llvm::StringRef name, const Tuning &tuning);
+                              llvm::StringRef name, const Tuning &tuning,
+                              const AttentionHeads &heads);
 mlir::FailureOr<KernelLaunch> buildSoftmaxKernel(SoftmaxOp op,
                                                  mlir::gpu::GPUModuleOp module,
                                                  llvm::StringRef name,
@@ -254,21 +257,30 @@ struct HeadLayout {
   }
 };
 
-/// The layouts of an attention kernel's Q, K, V and O, and the transposes
-/// that reading and writing heads in place makes dead.
+/// The layouts of an attention kernel's Q, K, V and O (the backward's: Q,
+/// K, V and dO), and the transposes that reading and writing heads in place
+/// makes dead.
 struct AttentionHeads {
   HeadLayout q, k, v, out;
+  /// The backward's gradient of O.
+  HeadLayout gradOut;
   /// The transpose of O whose result the kernel writes (erased with the op).
   mlir::Operation *outTranspose = nullptr;
-  /// The transposes of Q, K and V the kernel reads around.
-  llvm::SmallVector<mlir::Operation *, 3> readTransposes;
+  /// The transposes the kernel reads around, and the numbers of the op's
+  /// operands it reads in place.
+  llvm::SmallVector<mlir::Operation *, 4> readTransposes;
+  llvm::SmallVector<unsigned, 4> operandsReadInPlace;
   bool any() const {
-    return q.seqMajor || k.seqMajor || v.seqMajor || out.seqMajor;
+    return q.seqMajor || k.seqMajor || v.seqMajor || out.seqMajor ||
+           gradOut.seqMajor;
   }
 };
 /// Which of `op`'s operands and result the tensor-core kernel reads and
 /// writes in place (dense layouts where it cannot; Attention/InPlaceHeads.cpp).
 AttentionHeads planAttentionHeads(AttentionOp op);
+/// Which of the backward's dO, Q, K and V its tensor-core kernels read in
+/// place (dense layouts where they cannot).
+AttentionHeads planAttentionBackwardHeads(AttentionBackwardOp op);
 
 /// The buffers of an attention kernel's arguments (q, k, v[, mask][, seed],
 /// out[, lse]), flattened to 1-D; absent ones are null.

@@ -139,7 +139,10 @@ struct InPlacePlans {
   /// their buffers (the transposes, not outlined, still stand).
   void refresh(Operation *op) {
     if (auto it = heads.find(op); it != heads.end())
-      it->second = planAttentionHeads(cast<AttentionOp>(op));
+      it->second =
+          isa<AttentionOp>(op)
+              ? planAttentionHeads(cast<AttentionOp>(op))
+              : planAttentionBackwardHeads(cast<AttentionBackwardOp>(op));
     if (auto it = matmuls.find(op); it != matmuls.end())
       it->second = planMatmulOperands(cast<linalg::LinalgOp>(op));
   }
@@ -147,10 +150,8 @@ struct InPlacePlans {
   /// that produced it need not run for it).
   bool readsAround(OpOperand &use) const {
     unsigned i = use.getOperandNumber();
-    if (const AttentionHeads *h = headsOf(use.getOwner())) {
-      const HeadLayout *layouts[] = {&h->q, &h->k, &h->v};
-      return i < 3 && layouts[i]->seqMajor;
-    }
+    if (const AttentionHeads *h = headsOf(use.getOwner()))
+      return llvm::is_contained(h->operandsReadInPlace, i);
     if (const MatmulOperands *m = matmulOf(use.getOwner()))
       return (i == 0 && m->transA) || (i == 1 && m->transB);
     return false;
@@ -184,7 +185,9 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return backward.emitOpError("has no CUDA kernel for ")
              << "sm_" << tuning.smVersion << " (" << why
              << "): run sinter-tensor-ops-to-linalg with the same chip first";
-    return buildAttentionBackwardKernels(backward, module, name, tuning);
+    const AttentionHeads *heads = plans.headsOf(op);
+    return buildAttentionBackwardKernels(backward, module, name, tuning,
+                                         heads ? *heads : AttentionHeads());
   }
   if (auto fused = dyn_cast<FusedOp>(op))
     return one(buildFusedKernel(fused, module, name, tuning));
@@ -538,8 +541,27 @@ struct OutlineCUDAKernelsPass
     dedupKernels(module);
   }
 
-  /// The in-place plans of `ops`: the attention ops that take the
-  /// tensor-core kernel (planAttentionHeads) and the plain matmuls
+  /// Where the tensor-core kernels of an attention op or its backward read
+  /// and write their heads; none for ops of other kinds or other kernels.
+  static std::optional<AttentionHeads> planHeads(Operation *op,
+                                                 const Tuning &tuning) {
+    if (failed(checkKernelTensors(op)))
+      return std::nullopt;
+    if (auto attention = dyn_cast<AttentionOp>(op)) {
+      if (!chooseAttentionKernel(attention, tuning).tensorCores)
+        return std::nullopt;
+      return planAttentionHeads(attention);
+    }
+    auto backward = dyn_cast<AttentionBackwardOp>(op);
+    std::string why;
+    if (!backward ||
+        failed(checkAttentionBackwardKernel(backward, tuning.smVersion, why)))
+      return std::nullopt;
+    return planAttentionBackwardHeads(backward);
+  }
+
+  /// The in-place plans of `ops`: the attention ops and backwards that take
+  /// the tensor-core kernels (planHeads) and the plain matmuls
   /// (planMatmulOperands). The transposes this makes dead join `taken`:
   /// attention's O transposes, and those whose every use a kernel reads
   /// around.
@@ -575,11 +597,10 @@ struct OutlineCUDAKernelsPass
         plans.matmuls[op] = std::move(operands);
         continue;
       }
-      auto attention = dyn_cast<AttentionOp>(op);
-      if (!attention || failed(checkKernelTensors(op)) ||
-          !chooseAttentionKernel(attention, tuning).tensorCores)
+      std::optional<AttentionHeads> planned = planHeads(op, tuning);
+      if (!planned)
         continue;
-      AttentionHeads heads = planAttentionHeads(attention);
+      AttentionHeads &heads = *planned;
       if (!heads.any())
         continue;
       if (heads.outTranspose)

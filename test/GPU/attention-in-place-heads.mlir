@@ -13,6 +13,9 @@
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="attention-config=wgmma,pipe,mbar,pp,ws,tmastore,warps=8,mtiles=1,bn=128" | FileCheck %s --check-prefix=WS
 // RUN: sinter-opt %s --sinter-lower-to-nvvm="chip=sm_90a format=isa attention-config=wgmma,pipe,mbar,pp,ws,tmastore,warps=8,mtiles=1,bn=128" | FileCheck %s --check-prefix=PTX
 
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels=chip=sm_90a | FileCheck %s --check-prefix=BWD
+// RUN: sinter-opt %s --sinter-outline-cuda-kernels=chip=sm_80 | FileCheck %s --check-prefix=BWDSYNC
+
 // GPT-2's form at B2 S100 H4 D64: three head slices of one projection.
 // CHECK-LABEL: func.func @gpt2_heads
 // CHECK-NOT: @generic_
@@ -104,3 +107,52 @@ func.func @not_in_place(%a: tensor<1x2x64x64xbf16>, %b: tensor<1x64x2x64xf32>) -
 // CHECK-DAG: arith.constant 76800 : index
 // CHECK-DAG: arith.constant 768 : index
 // CHECK: nvgpu.device_async_copy
+
+// The backward reads the same projection for Q, K and V, and dO in the
+// [B, S, H, D] layout the output projection's input gradient has (its
+// expand_shape before the head transpose): no transpose kernel runs. The
+// prepare kernel reads dO in place too (delta = rowsum(dO * O)); O is the
+// forward's dense result.
+// BWD-LABEL: func.func @gpt2_heads_backward
+// BWD-NOT: @generic_
+// BWD: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]] {{.*}} args(%{{.*}} : memref<2x100x4x64xbf16>, %{{.*}} : memref<2x4x100x64xbf16>, %{{.*}} : memref<2x4x100xf32>, %{{.*}} : memref<2x4x100x64xf32>)
+// BWD: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_1 {{.*}} args(%{{.*}} : memref<2x100x4x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>, %{{.*}} : memref<2x4x100xf32>,
+// BWD-NOT: @generic_
+// BWD: return
+// BWDSYNC-LABEL: func.func @gpt2_heads_backward
+// BWDSYNC-NOT: @generic_
+// BWDSYNC: gpu.launch_func @sinter_kernels::@attention_backward_{{[0-9]+}}_1 {{.*}} args(%{{.*}} : memref<2x100x4x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>,
+// BWDSYNC-NOT: @generic_
+// BWDSYNC: return
+func.func @gpt2_heads_backward(%qkv: tensor<2x100x12x64xbf16>, %dx: tensor<200x256xbf16>, %o: tensor<2x4x100x64xbf16>, %lse: tensor<2x4x100xf32>) -> (tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>) {
+  %e = tensor.empty() : tensor<2x4x100x64xbf16>
+  %sq = tensor.extract_slice %qkv[0, 0, 0, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sk = tensor.extract_slice %qkv[0, 0, 4, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sv = tensor.extract_slice %qkv[0, 0, 8, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %q = linalg.transpose ins(%sq : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %k = linalg.transpose ins(%sk : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %v = linalg.transpose ins(%sv : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %g = tensor.expand_shape %dx [[0, 1], [2, 3]] output_shape [2, 100, 4, 64] : tensor<200x256xbf16> into tensor<2x100x4x64xbf16>
+  %do = linalg.transpose ins(%g : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse {causal} : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32> -> tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
+  return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
+}
+
+// A head transpose that something else also reads keeps its kernel (here
+// Q, returned too); the backward reads the other operands in place.
+// BWD-LABEL: func.func @backward_shared_transpose
+// BWD: gpu.launch_func @sinter_kernels::@generic_{{[0-9]+}} {{.*}} args(%{{.*}} : memref<2x100x12x64xbf16>, %{{.*}} : memref<2x4x100x64xbf16>)
+// BWD-NOT: @generic_
+// BWD: gpu.launch_func @sinter_kernels::@attention_backward_{{[0-9]+}}_1 {{.*}} args(%{{.*}} : memref<2x100x4x64xbf16>, %{{.*}} : memref<2x4x100x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>, %{{.*}} : memref<2x100x12x64xbf16>,
+func.func @backward_shared_transpose(%qkv: tensor<2x100x12x64xbf16>, %g: tensor<2x100x4x64xbf16>, %o: tensor<2x4x100x64xbf16>, %lse: tensor<2x4x100xf32>) -> (tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>) {
+  %e = tensor.empty() : tensor<2x4x100x64xbf16>
+  %sq = tensor.extract_slice %qkv[0, 0, 0, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sk = tensor.extract_slice %qkv[0, 0, 4, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sv = tensor.extract_slice %qkv[0, 0, 8, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %q = linalg.transpose ins(%sq : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %k = linalg.transpose ins(%sk : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %v = linalg.transpose ins(%sv : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %do = linalg.transpose ins(%g : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32> -> tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
+  return %q, %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
+}

@@ -108,9 +108,10 @@ struct BackwardTiles {
 
 class BackwardKernel : AttentionShape {
 public:
+  /// `heads`: where dO, Q, K and V are read (planAttentionBackwardHeads).
   BackwardKernel(AttentionBackwardOp op, BackwardRole role, BackwardMMA mma,
                  mlir::ImplicitLocOpBuilder &b, mlir::gpu::GPUFuncOp func,
-                 int64_t smVersion);
+                 int64_t smVersion, const AttentionHeads &heads);
   /// Builds the kernel's body at the builder's insertion point. Its
   /// arguments: dO, Q, K, V, lse, delta, then for key tiles dQ's f32
   /// accumulator (not when `deterministic`), dK and dV; for query tiles dQ.
@@ -123,8 +124,12 @@ private:
   void setupThreads();
   void coords();
   // Loads: 16-byte cp.async copies, rows past the sequence zero-filled.
-  void copyRows(mlir::Value src, mlir::Value seqBase, mlir::Value row0,
+  void copyRows(mlir::Value src, const OperandRows &from, mlir::Value row0,
                 int64_t rows, int64_t seqLen, mlir::Value dst);
+  /// The rows of query head `bhq` (batch * Hq + head) of Q or dO (`layout`).
+  OperandRows queryRows(const HeadLayout &layout, mlir::Value bhq);
+  /// The rows of the block's key/value head of K or V (`layout`).
+  OperandRows keyRows(const HeadLayout &layout);
   void issueQueryTile(mlir::Value item);
   void copyRowStatistics(mlir::Value bhq, mlir::Value q0);
   void queryItem(mlir::Value item, mlir::Value &bhq, mlir::Value &q0);
@@ -188,6 +193,7 @@ private:
                          llvm::ArrayRef<mlir::Value> dV);
 
   AttentionBackwardOp op;
+  AttentionHeads heads;
   BackwardRole role;
   BackwardMMA mmaKind;
   bool deterministic;

@@ -75,8 +75,9 @@ int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
 
 BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
                                BackwardMMA mma, ImplicitLocOpBuilder &b,
-                               gpu::GPUFuncOp func, int64_t smVersion)
-    : AttentionShape(op), op(op), role(role), mmaKind(mma),
+                               gpu::GPUFuncOp func, int64_t smVersion,
+                               const AttentionHeads &heads)
+    : AttentionShape(op), op(op), heads(heads), role(role), mmaKind(mma),
       deterministic(op.getDeterministic()), visibility(KeyVisibility::of(op)),
       stmatrix(smVersion >= 90), maskStride(attentionMaskStrides(op.getMask())),
       tiles(D, mma, op.getDeterministic()), b(b), func(func), mb(b, elt),
@@ -241,7 +242,20 @@ void BackwardKernel::queryItem(Value item, Value &bhq, Value &q0) {
   q0 = mb.mul(t, BM);
 }
 
-void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
+OperandRows BackwardKernel::queryRows(const HeadLayout &layout, Value bhq) {
+  Value seqBase = mb.mul(bhq, Sq);
+  if (!layout.seqMajor)
+    return OperandRows{seqBase, {}, D};
+  return OperandRows::of(mb, layout, seqBase,
+                         arith::DivUIOp::create(b, bhq, kb.idx(Hq)),
+                         arith::RemUIOp::create(b, bhq, kb.idx(Hq)), Sq, D);
+}
+
+OperandRows BackwardKernel::keyRows(const HeadLayout &layout) {
+  return OperandRows::of(mb, layout, kvSeqBase, batch, hkv, Skv, D);
+}
+
+void BackwardKernel::copyRows(Value src, const OperandRows &from, Value row0,
                               int64_t rows, int64_t seqLen, Value dst) {
   int64_t rowsPerPass = BackwardTiles::kThreads / chunks;
   assert(rows % rowsPerPass == 0 && "a pass covers whole rows");
@@ -251,9 +265,8 @@ void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
   bool ragged = seqLen % rows != 0;
   for (int64_t pass = 0; pass < rows / rowsPerPass; ++pass) {
     Value r = mb.add(chunkRow, pass * rowsPerPass);
-    auto [gidx, n] =
-        mb.rowChunkSource(OperandRows{seqBase, {}, D}, mb.add(row0, r), seqLen,
-                          chunkCol, vecElems, ragged);
+    auto [gidx, n] = mb.rowChunkSource(from, mb.add(row0, r), seqLen, chunkCol,
+                                       vecElems, ragged);
     SmallVector<Value, 2> dstIdx{r, chunkCol};
     if (mmaKind == BackwardMMA::Wgmma)
       dstIdx = {mb.add(mb.add(mb.mul(chunkPanel, rows * swizzle::kPanelColumns),
@@ -268,9 +281,8 @@ void BackwardKernel::copyRows(Value src, Value seqBase, Value row0,
 void BackwardKernel::issueQueryTile(Value item) {
   Value bhq, q0;
   queryItem(item, bhq, q0);
-  Value base = mb.mul(bhq, Sq);
-  copyRows(q, base, q0, BM, Sq, qs);
-  copyRows(dOut, base, q0, BM, Sq, dos);
+  copyRows(q, queryRows(heads.q, bhq), q0, BM, Sq, qs);
+  copyRows(dOut, queryRows(heads.gradOut, bhq), q0, BM, Sq, dos);
   if (stats)
     copyRowStatistics(bhq, q0);
   NVVM::CpAsyncCommitGroupOp::create(b);
@@ -603,8 +615,8 @@ void BackwardKernel::addQueryGradient(ArrayRef<Value> acc, Value row0,
 
 void BackwardKernel::mainLoop() {
   // K and V of the block's tile, then the first query tile: two groups.
-  copyRows(k, kvSeqBase, n0, BN, Skv, ks);
-  copyRows(v, kvSeqBase, n0, BN, Skv, vs);
+  copyRows(k, keyRows(heads.k), n0, BN, Skv, ks);
+  copyRows(v, keyRows(heads.v), n0, BN, Skv, vs);
   NVVM::CpAsyncCommitGroupOp::create(b);
   Value any = mb.cmp(arith::CmpIPredicate::ugt, items, kb.idx(0));
   {

@@ -65,12 +65,41 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
   return success();
 }
 
+/// The operand a kernel reads for `operand` laid out as `layout`: the
+/// tensor it reads in place, or the operand itself.
+static Value readTensor(Value operand, const HeadLayout &layout) {
+  return layout.seqMajor ? layout.tensor : operand;
+}
+
+/// The flat index of element `col` of dense row `row` (over [B, H, S]) of an
+/// operand of `shape` [B, H, S, D] read as `layout`.
+static Value headElement(ImplicitLocOpBuilder &b, KernelBuilder &kb,
+                         const HeadLayout &layout, ArrayRef<int64_t> shape,
+                         Value row, Value col) {
+  int64_t H = shape[1], S = shape[2], D = shape[3];
+  if (!layout.seqMajor)
+    return arith::AddIOp::create(b, arith::MulIOp::create(b, row, kb.idx(D)),
+                                 col);
+  // Row (b * H + h) * S + s is [b, s, headOffset + h] of [B, S, Hbuf, D].
+  Value s = arith::RemUIOp::create(b, row, kb.idx(S));
+  Value bh = arith::DivUIOp::create(b, row, kb.idx(S));
+  Value h = arith::RemUIOp::create(b, bh, kb.idx(H));
+  Value batch = arith::DivUIOp::create(b, bh, kb.idx(H));
+  Value bufferRow =
+      arith::AddIOp::create(b, arith::MulIOp::create(b, batch, kb.idx(S)), s);
+  Value head = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, bufferRow, kb.idx(layout.bufferHeads)),
+      arith::AddIOp::create(b, h, kb.idx(layout.headOffset)));
+  return arith::AddIOp::create(b, arith::MulIOp::create(b, head, kb.idx(D)),
+                               col);
+}
+
 /// delta[row] = sum_d dO[row, d] O[row, d] and (with `accT`) acc[row, :] =
 /// 0: a group of D / 8 threads per row, one 16-byte vector each, a shuffle
-/// reduction.
+/// reduction. dO is read where `gradOut` says.
 static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
-                                  Value accT, gpu::GPUModuleOp module,
-                                  StringRef name) {
+                                  Value accT, const HeadLayout &gradOut,
+                                  gpu::GPUModuleOp module, StringRef name) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   int64_t D = qType.getDimSize(3);
   int64_t rows = qType.getNumElements() / D;
@@ -80,7 +109,7 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   KernelLaunch launch;
   launch.grid = llvm::divideCeil(rows, rowsPerBlock);
   launch.block = kElementwiseBlock;
-  launch.operands = {op.getGradOutput(), op.getOutput()};
+  launch.operands = {readTensor(op.getGradOutput(), gradOut), op.getOutput()};
   launch.results = {deltaT};
   if (accT)
     launch.results.push_back(accT);
@@ -99,9 +128,12 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
       arith::DivUIOp::create(b, tid, kb.idx(group)));
   Value in =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, kb.idx(rows));
-  Value at = arith::AddIOp::create(b, arith::MulIOp::create(b, row, kb.idx(D)),
-                                   arith::MulIOp::create(b, part, kb.idx(vec)));
-  Value prod = arith::MulFOp::create(b, kb.loadF32(dO, at, vec, in),
+  Value col = arith::MulIOp::create(b, part, kb.idx(vec));
+  Value at = headElement(b, kb, HeadLayout(), qType.getShape(), row, col);
+  Value dOAt = gradOut.seqMajor
+                   ? headElement(b, kb, gradOut, qType.getShape(), row, col)
+                   : at;
+  Value prod = arith::MulFOp::create(b, kb.loadF32(dO, dOAt, vec, in),
                                      kb.loadF32(o, at, vec, in));
   Value sum = kb.groupReduce(kb.reduceVector(ReduceKind::Sum, prod),
                              ReduceKind::Sum, group, part, row, Value());
@@ -133,7 +165,8 @@ static BackwardMMA backwardMMA(BackwardRole role, const Tuning &tuning) {
 static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
                                Value deltaT, Value accT,
                                gpu::GPUModuleOp module, StringRef name,
-                               const Tuning &tuning) {
+                               const Tuning &tuning,
+                               const AttentionHeads &heads) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   auto kType = cast<RankedTensorType>(op.getKey().getType());
   BackwardMMA mma = backwardMMA(role, tuning);
@@ -146,8 +179,12 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
           : qType.getDimSize(0) * qType.getDimSize(1) *
                 llvm::divideCeil(qType.getDimSize(2), BackwardTiles::kBlockQ);
   launch.block = BackwardTiles::kThreads;
-  launch.operands = {op.getGradOutput(), op.getQuery(), op.getKey(),
-                     op.getValue(),      op.getLse(),   deltaT};
+  launch.operands = {readTensor(op.getGradOutput(), heads.gradOut),
+                     readTensor(op.getQuery(), heads.q),
+                     readTensor(op.getKey(), heads.k),
+                     readTensor(op.getValue(), heads.v),
+                     op.getLse(),
+                     deltaT};
   if (op.getMask())
     launch.operands.push_back(op.getMask());
   if (role == BackwardRole::QueryTiles) {
@@ -166,7 +203,8 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
   b.setInsertionPointToStart(&launch.kernel.getBody().front());
-  BackwardKernel(op, role, mma, b, launch.kernel, tuning.smVersion).build();
+  BackwardKernel(op, role, mma, b, launch.kernel, tuning.smVersion, heads)
+      .build();
   return launch;
 }
 
@@ -202,10 +240,9 @@ static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
 }
 
 FailureOr<SmallVector<KernelLaunch, 1>>
-sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
-                                                   gpu::GPUModuleOp module,
-                                                   StringRef name,
-                                                   const Tuning &tuning) {
+sinter::gpu_kernels::buildAttentionBackwardKernels(
+    AttentionBackwardOp op, gpu::GPUModuleOp module, StringRef name,
+    const Tuning &tuning, const AttentionHeads &heads) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   OpBuilder ob(op);
   SmallVector<int64_t> rowShape(qType.getShape().drop_back());
@@ -218,12 +255,13 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(AttentionBackwardOp op,
     accT = tensor::EmptyOp::create(ob, op.getLoc(), qType.getShape(),
                                    ob.getF32Type());
   SmallVector<KernelLaunch, 1> launches;
-  launches.push_back(prepareLaunch(op, deltaT, accT, module, name));
+  launches.push_back(
+      prepareLaunch(op, deltaT, accT, heads.gradOut, module, name));
   launches.push_back(tileLaunch(op, BackwardRole::KeyTiles, deltaT, accT,
-                                module, (name + "_1").str(), tuning));
+                                module, (name + "_1").str(), tuning, heads));
   launches.push_back(accT ? finishLaunch(op, accT, module, (name + "_2").str())
                           : tileLaunch(op, BackwardRole::QueryTiles, deltaT,
                                        Value(), module, (name + "_2").str(),
-                                       tuning));
+                                       tuning, heads));
   return launches;
 }

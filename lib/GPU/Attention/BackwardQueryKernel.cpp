@@ -105,8 +105,8 @@ void BackwardKernel::buildQueryGradient() {
   Value bhq, q0, keyTiles;
   queryCoords(bhq, q0, keyTiles);
   Value base = mb.mul(bhq, Sq);
-  copyRows(q, base, q0, BM, Sq, qs);
-  copyRows(dOut, base, q0, BM, Sq, dos);
+  copyRows(q, queryRows(heads.q, bhq), q0, BM, Sq, qs);
+  copyRows(dOut, queryRows(heads.gradOut, bhq), q0, BM, Sq, dos);
   NVVM::CpAsyncCommitGroupOp::create(b);
   // lse * log2 e and delta of the thread's two rows (past a ragged end, the
   // last row's: those rows are hidden).
@@ -131,8 +131,8 @@ void BackwardKernel::buildQueryGradient() {
     // The previous tile's K and V are read by every warp before they are
     // overwritten.
     gpu::BarrierOp::create(b);
-    copyRows(k, kvSeqBase, kv0, BN, Skv, ks);
-    copyRows(v, kvSeqBase, kv0, BN, Skv, vs);
+    copyRows(k, keyRows(heads.k), kv0, BN, Skv, ks);
+    copyRows(v, keyRows(heads.v), kv0, BN, Skv, vs);
     NVVM::CpAsyncCommitGroupOp::create(b);
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
     gpu::BarrierOp::create(b);

@@ -186,8 +186,8 @@ void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
 
 void BackwardKernel::mainLoopWgmma() {
   // K and V of the block's tile, then the first query tile: two groups.
-  copyRows(k, kvSeqBase, n0, BN, Skv, ks);
-  copyRows(v, kvSeqBase, n0, BN, Skv, vs);
+  copyRows(k, keyRows(heads.k), n0, BN, Skv, ks);
+  copyRows(v, keyRows(heads.v), n0, BN, Skv, vs);
   NVVM::CpAsyncCommitGroupOp::create(b);
   Value any = mb.cmp(arith::CmpIPredicate::ugt, items, kb.idx(0));
   {

@@ -49,6 +49,19 @@ Value OperandRows::element(FragmentBuilder &mb, Value row, Value col) const {
   return col ? mb.add(start, col) : start;
 }
 
+OperandRows OperandRows::of(FragmentBuilder &mb, const HeadLayout &layout,
+                            Value seqBase, Value batch, Value head,
+                            int64_t seqLen, int64_t headDim) {
+  if (!layout.seqMajor)
+    return OperandRows{seqBase, {}, headDim};
+  // [B, S, Hbuf, D]: batch b's rows start at b * S * Hbuf * D, head
+  // (head + headOffset)'s columns at (head + headOffset) * D.
+  int64_t stride = layout.rowStride(headDim);
+  Value start = mb.add(mb.mul(batch, seqLen * stride),
+                       mb.mul(mb.add(head, layout.headOffset), headDim));
+  return OperandRows{{}, start, stride};
+}
+
 std::pair<Value, Value>
 FragmentBuilder::rowChunkSource(const OperandRows &rows, Value seqRow,
                                 int64_t seqLen, Value col, int64_t vecElems,

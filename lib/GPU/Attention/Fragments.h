@@ -14,6 +14,7 @@
 #define SINTER_LIB_GPU_ATTENTION_FRAGMENTS_H
 
 #include "KernelBuilder.h"
+#include "Kernels.h"
 #include "SharedLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,6 +37,12 @@ struct OperandRows {
   /// The flat index of element `col` of row `row` (col null: 0).
   mlir::Value element(FragmentBuilder &mb, mlir::Value row,
                       mlir::Value col = {}) const;
+  /// The rows of head `head` of batch `batch` (seqLen rows of headDim
+  /// elements) where `layout` puts them; `seqBase` is the first flat row
+  /// of that (batch, head) in the dense [B, H, S, D] form.
+  static OperandRows of(FragmentBuilder &mb, const HeadLayout &layout,
+                        mlir::Value seqBase, mlir::Value batch,
+                        mlir::Value head, int64_t seqLen, int64_t headDim);
 };
 
 class FragmentBuilder {

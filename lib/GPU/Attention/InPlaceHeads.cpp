@@ -91,16 +91,44 @@ static HeadLayout writeInPlace(Value out, Operation *&transpose) {
   return layout;
 }
 
+/// Plans reading `op`'s operand `number` in place into `layout`.
+static void planRead(Operation *op, unsigned number, HeadLayout &layout,
+                     AttentionHeads &heads) {
+  Value operand = op->getOperand(number);
+  layout = readInPlace(operand);
+  if (!layout.seqMajor)
+    return;
+  heads.operandsReadInPlace.push_back(number);
+  if (!llvm::is_contained(heads.readTransposes, operand.getDefiningOp()))
+    heads.readTransposes.push_back(operand.getDefiningOp());
+}
+
 AttentionHeads sinter::gpu_kernels::planAttentionHeads(AttentionOp op) {
   AttentionHeads heads;
-  for (auto [operand, layout] :
-       {std::pair{op.getQuery(), &heads.q}, std::pair{op.getKey(), &heads.k},
-        std::pair{op.getValue(), &heads.v}}) {
-    *layout = readInPlace(operand);
-    if (layout->seqMajor &&
-        !llvm::is_contained(heads.readTransposes, operand.getDefiningOp()))
-      heads.readTransposes.push_back(operand.getDefiningOp());
-  }
+  planRead(op, op.getQueryMutable().getOperandNumber(), heads.q, heads);
+  planRead(op, op.getKeyMutable().getOperandNumber(), heads.k, heads);
+  planRead(op, op.getValueMutable().getOperandNumber(), heads.v, heads);
   heads.out = writeInPlace(op.getOutput(), heads.outTranspose);
+  return heads;
+}
+
+// The backward reads the same projections (its Q, K and V are the
+// forward's, saved) and dO in the layout the output projection's input
+// gradient has, [B, S, H, D] before its head transpose:
+//
+//   %g = tensor.expand_shape %dx [[0, 1], [2, 3]] output_shape [B, S, H, D]
+//   %do = linalg.generic {the head transpose's maps} ins(%g) outs(..)
+//   %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse
+//
+// Its kernels copy rows of D contiguous elements with cp.async, so they
+// read all four in place (O, the forward's own dense result, stays dense).
+AttentionHeads
+sinter::gpu_kernels::planAttentionBackwardHeads(AttentionBackwardOp op) {
+  AttentionHeads heads;
+  planRead(op, op.getGradOutputMutable().getOperandNumber(), heads.gradOut,
+           heads);
+  planRead(op, op.getQueryMutable().getOperandNumber(), heads.q, heads);
+  planRead(op, op.getKeyMutable().getOperandNumber(), heads.k, heads);
+  planRead(op, op.getValueMutable().getOperandNumber(), heads.v, heads);
   return heads;
 }

@@ -157,14 +157,7 @@ void MMAKernel::coords(Value item) {
 
 OperandRows MMAKernel::rowsOf(const HeadLayout &layout, Value seqBase,
                               Value head, int64_t seqLen) {
-  if (!layout.seqMajor)
-    return OperandRows{seqBase, {}, D};
-  // [B, S, Hbuf, D]: batch b's rows start at b * S * Hbuf * D, head
-  // (head + headOffset)'s columns at (head + headOffset) * D.
-  int64_t stride = layout.rowStride(D);
-  Value start = mb.add(mb.mul(batch, seqLen * stride),
-                       mb.mul(mb.add(head, layout.headOffset), D));
-  return OperandRows{{}, start, stride};
+  return OperandRows::of(mb, layout, seqBase, batch, head, seqLen, D);
 }
 
 void MMAKernel::itemRange() {

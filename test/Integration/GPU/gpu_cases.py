@@ -41,7 +41,8 @@ from movement_cases import (  # noqa: E402
     odd_rows_case,
     padded_chain_case,
 )
-from heads_cases import attention_heads_cases  # noqa: E402
+from heads_cases import (  # noqa: E402
+    attention_backward_heads_cases, attention_heads_cases)
 from attention_sweeps import (  # noqa: E402
     PERSISTENT_CASES,
     TWO_STAGE_CASES,
@@ -493,6 +494,7 @@ def correctness_cases():
               for c in backward_cases() if c[0] in MMA_SYNC_BACKWARD]
     cases += [two_stage_case(*c) for c in TWO_STAGE_CASES]
     cases += attention_heads_cases()
+    cases += attention_backward_heads_cases()
     # Residual adds computed by the norm kernel (ragged rows, odd columns).
     cases += [residual_norm_case(8192 // 64, 768),
               residual_norm_case(33, 4096, "f16", "rms_norm"),

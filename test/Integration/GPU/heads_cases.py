@@ -124,3 +124,86 @@ def attention_heads_cases():
              for shape, config in HEADS_CASES]
     cases.append(attention_heads_case(1, 77, 4, 4, 64, "f16", causal=False))
     return cases
+
+
+def attention_backward_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
+                                  deterministic=False, flags=None, tag=""):
+    """The attention backward over heads taken from projections (as in
+    attention_heads_case) with dO as the output projection's input gradient
+    hands it: [B, S, Hq * D] split into heads and transposed. Its kernels
+    read Q, K, V and dO in place (InPlaceHeads.cpp's backward plan): the
+    program is the forward's kernel and the backward's three, no transpose
+    or slice kernel. Returns dQ, dK, dV as [B, H, S, D]."""
+    fused = Hq == Hkv
+    q4, k4 = _tt([B, Hq, S, D], t), _tt([B, Hkv, S, D], t)
+    tl, dom = _tt([B, Hq, S], "f32"), _tt([B, S, Hq * D], t)
+    if fused:
+        args = "%%qkv: %s" % _tt([B, S, 3 * Hq * D], t)
+        body = "".join(_heads("qkv", n, t, B, S, Hq, D, 3 * Hq, i * Hq)
+                       for i, n in enumerate("qkv"))
+    else:
+        args = "%%q: %s, %%kv: %s" % (_tt([B, S, Hq * D], t),
+                                      _tt([B, S, 2 * Hkv * D], t))
+        body = (_heads("q", "q", t, B, S, Hq, D, Hq, 0) +
+                _heads("kv", "k", t, B, S, Hkv, D, 2 * Hkv, 0) +
+                _heads("kv", "v", t, B, S, Hkv, D, 2 * Hkv, Hkv))
+    body += _heads("do", "do", t, B, S, Hq, D, Hq, 0)
+    attrs = [a for a, on in (("deterministic", deterministic),
+                             ("causal", causal)) if on]
+    fwd_attr = " {causal}" if causal else ""
+    bwd_attr = " {%s}" % ", ".join(attrs) if attrs else ""
+    ir = """func.func @main(%s, %%do: %s) -> (%s, %s, %s) {
+%s  %%o, %%lse = sinter.attention %%q_h, %%k_h, %%v_h%s : %s, %s, %s -> %s, %s
+  %%dq, %%dk, %%dv = sinter.attention_backward %%do_h, %%q_h, %%k_h, %%v_h, %%o, %%lse%s : %s, %s, %s, %s, %s, %s -> %s, %s, %s
+  return %%dq, %%dk, %%dv : %s, %s, %s
+}
+""" % (args, dom, q4, k4, k4, body, fwd_attr, q4, k4, k4, q4, tl, bwd_attr,
+       q4, q4, k4, k4, q4, tl, q4, k4, k4, q4, k4, k4)
+    sc = 1.0 / math.sqrt(D)
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, {"bf16": "bfloat16", "f16": "float16"}[t])
+        widths = [3 * Hq * D] if fused else [Hq * D, 2 * Hkv * D]
+        return [torch.randn(B, S, w, generator=gen, device=dev).to(dt)
+                for w in widths + [Hq * D]]
+
+    def grads(torch, dtype, *ins):
+        xs = [a.detach().to(dtype) for a in ins[:-1]]
+        if fused:
+            q, k, v = xs[0].split(Hq * D, -1)
+        else:
+            q, (k, v) = xs[0], xs[1].split(Hkv * D, -1)
+        q, k, v = [x.reshape(B, S, -1, D).transpose(1, 2).detach()
+                   .requires_grad_() for x in (q, k, v)]
+        rep = Hq // Hkv
+        o = torch.nn.functional.scaled_dot_product_attention(
+            q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1),
+            is_causal=causal, scale=sc)
+        o.backward(ins[-1].to(dtype).reshape(B, S, Hq, D).transpose(1, 2))
+        return [q.grad, k.grad, v.grad]
+
+    name = "attention_backward_heads_b%ds%dh%dkv%dd%d_%s%s%s%s" % (
+        B, S, Hq, Hkv, D, t, "_causal" if causal else "",
+        "_deterministic" if deterministic else "", tag)
+    if flags:
+        FLAGS[name] = flags
+    # The forward's kernel and the backward's three: no transpose kernel.
+    LAUNCHES[name] = 4
+    return (name, ir, make,
+            lambda torch, *a: grads(torch, torch.float64, *a),
+            lambda torch, *a: grads(torch, a[0].dtype, *a))
+
+
+def attention_backward_heads_cases():
+    """GPT-2's fused projection (D64) and grouped-query heads (D128), ragged
+    lengths, on wgmma (the default on sm_90a), mma.sync and the
+    deterministic query-tile kernel."""
+    mma_sync = ["--cuda-attention-backward=mma-sync"]
+    return [
+        attention_backward_heads_case(2, 100, 4, 4, 64),
+        attention_backward_heads_case(1, 200, 8, 2, 128, causal=False),
+        attention_backward_heads_case(2, 333, 4, 4, 64, flags=mma_sync,
+                                      tag="_mmasync"),
+        attention_backward_heads_case(1, 130, 8, 2, 128, "f16",
+                                      deterministic=True),
+    ]
