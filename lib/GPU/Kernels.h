@@ -262,24 +262,29 @@ struct HeadLayout {
 /// makes dead.
 struct AttentionHeads {
   HeadLayout q, k, v, out;
-  /// The backward's gradient of O.
-  HeadLayout gradOut;
+  /// The backward's gradient of O (read) and of Q, K and V (written).
+  HeadLayout gradOut, gradQuery, gradKey, gradValue;
   /// The transpose of O whose result the kernel writes (erased with the op).
   mlir::Operation *outTranspose = nullptr;
+  /// The backward's: the concatenation of dQ, dK and dV that its kernels
+  /// write in its stead, then the reshapes and transposes between them and
+  /// it (erased with the op, in this order).
+  llvm::SmallVector<mlir::Operation *, 8> writtenAround;
   /// The transposes the kernel reads around, and the numbers of the op's
   /// operands it reads in place.
   llvm::SmallVector<mlir::Operation *, 4> readTransposes;
   llvm::SmallVector<unsigned, 4> operandsReadInPlace;
   bool any() const {
     return q.seqMajor || k.seqMajor || v.seqMajor || out.seqMajor ||
-           gradOut.seqMajor;
+           gradOut.seqMajor || gradQuery.seqMajor;
   }
 };
 /// Which of `op`'s operands and result the tensor-core kernel reads and
 /// writes in place (dense layouts where it cannot; Attention/InPlaceHeads.cpp).
 AttentionHeads planAttentionHeads(AttentionOp op);
 /// Which of the backward's dO, Q, K and V its tensor-core kernels read in
-/// place (dense layouts where they cannot).
+/// place, and whether they write dQ, dK and dV into the concatenation that
+/// joins them (dense layouts where they cannot).
 AttentionHeads planAttentionBackwardHeads(AttentionBackwardOp op);
 
 /// The buffers of an attention kernel's arguments (q, k, v[, mask][, seed],

@@ -503,11 +503,15 @@ struct OutlineCUDAKernelsPass
       llvm::DenseMap<Value, Value> written;
       for (const KernelLaunch &launch : *launches)
         emitLaunch(b, op->getLoc(), launch, &written);
-      // The transpose of O the attention kernel wrote in its stead, the
-      // chain a norm computed.
-      if (const AttentionHeads *heads = plans.headsOf(op);
-          heads && heads->outTranspose)
-        heads->outTranspose->erase();
+      // The transpose of O the attention kernel wrote in its stead (the
+      // backward's: the concatenation of its gradients and the reshapes
+      // and transposes before it), the chain a norm computed.
+      if (const AttentionHeads *heads = plans.headsOf(op)) {
+        if (heads->outTranspose)
+          heads->outTranspose->erase();
+        for (Operation *written : heads->writtenAround)
+          written->erase();
+      }
       if (FusedOp chain = plans.prologues.lookup(op)) {
         op->erase();
         chain->erase();
@@ -578,6 +582,9 @@ struct OutlineCUDAKernelsPass
         continue;
       }
       if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+        // (Not one an attention backward writes in its stead.)
+        if (taken.contains(op))
+          continue;
         SmallVector<ConcatPart> &parts = plans.concatParts[op];
         for (Value in : concat.getInputs())
           parts.push_back(concatPart(in, concat, tuning, taken));
@@ -605,6 +612,7 @@ struct OutlineCUDAKernelsPass
         continue;
       if (heads.outTranspose)
         taken.insert(heads.outTranspose);
+      taken.insert(heads.writtenAround.begin(), heads.writtenAround.end());
       llvm::append_range(readTransposes, heads.readTransposes);
       plans.heads[op] = std::move(heads);
     }

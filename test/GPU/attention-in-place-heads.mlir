@@ -156,3 +156,46 @@ func.func @backward_shared_transpose(%qkv: tensor<2x100x12x64xbf16>, %g: tensor<
   %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32> -> tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
   return %q, %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
 }
+
+// The gradients go back to the fused projection's gradient (transposed to
+// [B, S, H, D], merged, joined): the key-tile kernel makes the joined
+// [B, S, 3 H D] tensor, writing dK and dV at heads 4 and 8 of its
+// [B, S, 12, D] view, and the finish kernel writes dQ at head 0 in place.
+// No transpose or concatenation kernel runs.
+// BWD-LABEL: func.func @gpt2_heads_backward_concat
+// BWD-NOT: @generic_
+// BWD-NOT: @concat_
+// BWD: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 {{.*}} args({{.*}}, %[[J:.*]] : memref<2x100x768xbf16>)
+// BWD: %[[JT:.*]] = bufferization.to_tensor %[[J]]
+// BWD: %[[JB:.*]] = bufferization.to_buffer %[[JT]] : tensor<2x100x768xbf16> to memref<2x100x768xbf16>
+// BWD: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_2 {{.*}} args(%{{.*}} : memref<2x4x100x64xf32>, %[[JB]] : memref<2x100x768xbf16>)
+// BWD-NOT: @generic_
+// BWD-NOT: @concat_
+// BWD: return
+// The same on sm_80 (the mma.sync key-tile kernel).
+// BWDSYNC-LABEL: func.func @gpt2_heads_backward_concat
+// BWDSYNC-NOT: @concat_
+// BWDSYNC: gpu.launch_func @sinter_kernels::@attention_backward_{{[0-9]+}}_1 {{.*}} args({{.*}}, %{{.*}} : memref<2x100x768xbf16>)
+// BWDSYNC-NOT: @concat_
+// BWDSYNC: return
+func.func @gpt2_heads_backward_concat(%qkv: tensor<2x100x12x64xbf16>, %dx: tensor<200x256xbf16>, %o: tensor<2x4x100x64xbf16>, %lse: tensor<2x4x100xf32>) -> tensor<2x100x768xbf16> {
+  %e = tensor.empty() : tensor<2x4x100x64xbf16>
+  %sq = tensor.extract_slice %qkv[0, 0, 0, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sk = tensor.extract_slice %qkv[0, 0, 4, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %sv = tensor.extract_slice %qkv[0, 0, 8, 0] [2, 100, 4, 64] [1, 1, 1, 1] : tensor<2x100x12x64xbf16> to tensor<2x100x4x64xbf16>
+  %q = linalg.transpose ins(%sq : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %k = linalg.transpose ins(%sk : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %v = linalg.transpose ins(%sv : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %g = tensor.expand_shape %dx [[0, 1], [2, 3]] output_shape [2, 100, 4, 64] : tensor<200x256xbf16> into tensor<2x100x4x64xbf16>
+  %do = linalg.transpose ins(%g : tensor<2x100x4x64xbf16>) outs(%e : tensor<2x4x100x64xbf16>) permutation = [0, 2, 1, 3]
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse {causal} : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32> -> tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>
+  %e2 = tensor.empty() : tensor<2x100x4x64xbf16>
+  %tq = linalg.transpose ins(%dq : tensor<2x4x100x64xbf16>) outs(%e2 : tensor<2x100x4x64xbf16>) permutation = [0, 2, 1, 3]
+  %tk = linalg.transpose ins(%dk : tensor<2x4x100x64xbf16>) outs(%e2 : tensor<2x100x4x64xbf16>) permutation = [0, 2, 1, 3]
+  %tv = linalg.transpose ins(%dv : tensor<2x4x100x64xbf16>) outs(%e2 : tensor<2x100x4x64xbf16>) permutation = [0, 2, 1, 3]
+  %mq = tensor.collapse_shape %tq [[0], [1], [2, 3]] : tensor<2x100x4x64xbf16> into tensor<2x100x256xbf16>
+  %mk = tensor.collapse_shape %tk [[0], [1], [2, 3]] : tensor<2x100x4x64xbf16> into tensor<2x100x256xbf16>
+  %mv = tensor.collapse_shape %tv [[0], [1], [2, 3]] : tensor<2x100x4x64xbf16> into tensor<2x100x256xbf16>
+  %c = tensor.concat dim(2) %mq, %mk, %mv : (tensor<2x100x256xbf16>, tensor<2x100x256xbf16>, tensor<2x100x256xbf16>) -> tensor<2x100x768xbf16>
+  return %c : tensor<2x100x768xbf16>
+}

@@ -120,8 +120,9 @@ void BackwardKernel::build() {
   }
   if (!deterministic)
     dqAcc = kb.flatten(args[next++]);
+  // dK and dV written into the concatenation that joins them: one buffer.
   dK = kb.flatten(args[next++]);
-  dV = kb.flatten(args[next]);
+  dV = heads.gradValue.seqMajor ? dK : kb.flatten(args[next]);
   coords();
   if (mmaKind == BackwardMMA::Wgmma)
     mainLoopWgmma();
@@ -682,12 +683,15 @@ void BackwardKernel::storeKeyGradients(ArrayRef<Value> dKAcc,
     Value in;
     if (Skv % BN != 0)
       in = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
-    Value rowBase = mb.mul(mb.add(kvSeqBase, j), D);
+    Value kBase = keyRows(heads.gradKey).element(mb, j);
+    Value vBase = heads.gradValue.seqMajor
+                      ? keyRows(heads.gradValue).element(mb, j)
+                      : kBase;
     for (int64_t dt = 0; dt < DT; ++dt) {
-      Value at = mb.add(mb.add(rowBase, quadCol), 8 * dt);
-      kb.storeF32(dK, at,
+      kb.storeF32(dK, mb.add(mb.add(kBase, quadCol), 8 * dt),
                   arith::MulFOp::create(b, mb.row(dKAcc[dt], r), scale2), in);
-      kb.storeF32(dV, at, mb.row(dVAcc[dt], r), in);
+      kb.storeF32(dV, mb.add(mb.add(vBase, quadCol), 8 * dt),
+                  mb.row(dVAcc[dt], r), in);
     }
   }
 }

@@ -65,10 +65,24 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
   return success();
 }
 
-/// The operand a kernel reads for `operand` laid out as `layout`: the
-/// tensor it reads in place, or the operand itself.
-static Value readTensor(Value operand, const HeadLayout &layout) {
-  return layout.seqMajor ? layout.tensor : operand;
+/// The tensor a kernel reads or writes for `value` laid out as `layout`:
+/// the one it reads or writes in place, or `value` itself.
+static Value tensorOf(Value value, const HeadLayout &layout) {
+  return layout.seqMajor ? layout.tensor : value;
+}
+
+/// Makes `launch` write `grad`: a result of its own, or (`layout` in place)
+/// the concatenation an earlier launch of the op made, written again in
+/// place.
+static void writeGradient(KernelLaunch &launch, Value grad,
+                          const HeadLayout &layout) {
+  if (!layout.seqMajor) {
+    launch.results.push_back(grad);
+    return;
+  }
+  launch.inPlace.push_back(
+      {layout.tensor, static_cast<unsigned>(launch.operands.size())});
+  launch.operands.push_back(layout.tensor);
 }
 
 /// The flat index of element `col` of dense row `row` (over [B, H, S]) of an
@@ -109,7 +123,7 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   KernelLaunch launch;
   launch.grid = llvm::divideCeil(rows, rowsPerBlock);
   launch.block = kElementwiseBlock;
-  launch.operands = {readTensor(op.getGradOutput(), gradOut), op.getOutput()};
+  launch.operands = {tensorOf(op.getGradOutput(), gradOut), op.getOutput()};
   launch.results = {deltaT};
   if (accT)
     launch.results.push_back(accT);
@@ -179,23 +193,27 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
           : qType.getDimSize(0) * qType.getDimSize(1) *
                 llvm::divideCeil(qType.getDimSize(2), BackwardTiles::kBlockQ);
   launch.block = BackwardTiles::kThreads;
-  launch.operands = {readTensor(op.getGradOutput(), heads.gradOut),
-                     readTensor(op.getQuery(), heads.q),
-                     readTensor(op.getKey(), heads.k),
-                     readTensor(op.getValue(), heads.v),
+  launch.operands = {tensorOf(op.getGradOutput(), heads.gradOut),
+                     tensorOf(op.getQuery(), heads.q),
+                     tensorOf(op.getKey(), heads.k),
+                     tensorOf(op.getValue(), heads.v),
                      op.getLse(),
                      deltaT};
   if (op.getMask())
     launch.operands.push_back(op.getMask());
   if (role == BackwardRole::QueryTiles) {
-    launch.results = {op.getGradQuery()};
+    writeGradient(launch, op.getGradQuery(), heads.gradQuery);
   } else {
     if (accT) {
       // The accumulator is added into where prepare zeroed it.
       launch.inPlace = {{accT, static_cast<unsigned>(launch.operands.size())}};
       launch.operands.push_back(accT);
     }
-    launch.results = {op.getGradKey(), op.getGradValue()};
+    // dK and dV, or the concatenation of dQ, dK and dV that this launch
+    // makes and the one after it completes.
+    launch.results = {tensorOf(op.getGradKey(), heads.gradKey)};
+    if (!heads.gradValue.seqMajor)
+      launch.results.push_back(op.getGradValue());
   }
   launch.sharedMemory =
       tiles.sharedBytes(role, qType.getElementTypeBitWidth() / 8);
@@ -208,16 +226,19 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   return launch;
 }
 
-/// dQ = scale * acc in dQ's type, four elements per thread.
+/// dQ = scale * acc in dQ's type, four elements per thread, written where
+/// `gradQuery` says.
 static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
+                                 const HeadLayout &gradQuery,
                                  gpu::GPUModuleOp module, StringRef name) {
   auto qType = cast<RankedTensorType>(op.getQuery().getType());
   int64_t n = qType.getNumElements();
+  int64_t D = qType.getDimSize(3);
   KernelLaunch launch;
   launch.grid = llvm::divideCeil(n / kFinishVector, kElementwiseBlock);
   launch.block = kElementwiseBlock;
   launch.operands = {accT};
-  launch.results = {op.getGradQuery()};
+  writeGradient(launch, op.getGradQuery(), gradQuery);
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
@@ -235,7 +256,13 @@ static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
   Value scaled = arith::MulFOp::create(
       b, kb.loadF32(acc, at, kFinishVector, in),
       kb.splat(kb.f32(op.getEffectiveScale()), kFinishVector));
-  kb.storeF32(dq, at, scaled, in);
+  // (A vector of four stays in its row: D is a multiple of 4.)
+  Value dqAt = gradQuery.seqMajor
+                   ? headElement(b, kb, gradQuery, qType.getShape(),
+                                 arith::DivUIOp::create(b, at, kb.idx(D)),
+                                 arith::RemUIOp::create(b, at, kb.idx(D)))
+                   : at;
+  kb.storeF32(dq, dqAt, scaled, in);
   return launch;
 }
 
@@ -259,9 +286,10 @@ sinter::gpu_kernels::buildAttentionBackwardKernels(
       prepareLaunch(op, deltaT, accT, heads.gradOut, module, name));
   launches.push_back(tileLaunch(op, BackwardRole::KeyTiles, deltaT, accT,
                                 module, (name + "_1").str(), tuning, heads));
-  launches.push_back(accT ? finishLaunch(op, accT, module, (name + "_2").str())
-                          : tileLaunch(op, BackwardRole::QueryTiles, deltaT,
-                                       Value(), module, (name + "_2").str(),
-                                       tuning, heads));
+  launches.push_back(
+      accT
+          ? finishLaunch(op, accT, heads.gradQuery, module, (name + "_2").str())
+          : tileLaunch(op, BackwardRole::QueryTiles, deltaT, Value(), module,
+                       (name + "_2").str(), tuning, heads));
   return launches;
 }

@@ -94,7 +94,7 @@ void BackwardKernel::storeQueryGradient(ArrayRef<Value> acc, Value bhq,
     Value in;
     if (Sq % BM != 0)
       in = mb.cmp(arith::CmpIPredicate::ult, i, kb.idx(Sq));
-    Value rowBase = mb.mul(mb.add(mb.mul(bhq, Sq), i), D);
+    Value rowBase = queryRows(heads.gradQuery, bhq).element(mb, i);
     for (int64_t dt = 0; dt < DT; ++dt)
       kb.storeF32(dQ, mb.add(mb.add(rowBase, quadCol), 8 * dt),
                   arith::MulFOp::create(b, mb.row(acc[dt], r), scale2), in);

@@ -122,6 +122,74 @@ AttentionHeads sinter::gpu_kernels::planAttentionHeads(AttentionOp op) {
 //
 // Its kernels copy rows of D contiguous elements with cp.async, so they
 // read all four in place (O, the forward's own dense result, stays dense).
+//
+// Its gradients go back to the fused projection's gradient: each is
+// transposed to [B, S, H, D], merged to [B, S, H * D], and the three are
+// joined along the last dimension:
+//
+//   %t = linalg.generic {the head transpose's maps} ins(%dq) ... (dK, dV too)
+//   %m = tensor.collapse_shape %t [[0], [1], [2, 3]]
+//   %c = tensor.concat dim(2) %mq, %mk, %mv
+//
+// The kernels store rows of D contiguous elements too, so they write each
+// gradient straight into %c viewed as [B, S, Hq + 2 Hkv, D] at its part's
+// head offset; the concatenation, the merges and the transposes go.
+
+/// The merge into [B, S, H * D] of `grad`'s head transpose (`transpose`),
+/// when that chain is the only use of each, or null.
+static tensor::CollapseShapeOp mergedHeads(Value grad, Operation *&transpose) {
+  if (!grad.hasOneUse())
+    return {};
+  auto t = dyn_cast<linalg::GenericOp>(*grad.getUsers().begin());
+  if (!isHeadTranspose(t) || t.getDpsInputs()[0] != grad ||
+      !t->getResult(0).hasOneUse())
+    return {};
+  auto merge =
+      dyn_cast<tensor::CollapseShapeOp>(*t->getResult(0).getUsers().begin());
+  if (!merge || merge.getSrcType().getRank() != 4 ||
+      merge.getResultType().getRank() != 3 || !merge->hasOneUse() ||
+      merge.getReassociationIndices().back().size() != 2)
+    return {};
+  transpose = t;
+  return merge;
+}
+
+/// Plans writing dQ, dK and dV into the concatenation that joins them
+/// (above); leaves them dense unless all three go there.
+static void planGradientConcat(AttentionBackwardOp op, AttentionHeads &heads) {
+  Value grads[] = {op.getGradQuery(), op.getGradKey(), op.getGradValue()};
+  HeadLayout *layouts[] = {&heads.gradQuery, &heads.gradKey, &heads.gradValue};
+  Operation *transposes[3];
+  tensor::CollapseShapeOp merges[3];
+  for (int i = 0; i < 3; ++i)
+    if (!(merges[i] = mergedHeads(grads[i], transposes[i])))
+      return;
+  auto concat = dyn_cast<tensor::ConcatOp>(*merges[0]->getUsers().begin());
+  if (!concat || concat.getDim() != 2 || concat.getInputs().size() != 3 ||
+      !concat.getResultType().hasStaticShape())
+    return;
+  int64_t D = cast<RankedTensorType>(grads[0].getType()).getDimSize(3);
+  int64_t offset = 0;
+  int64_t offsets[3] = {-1, -1, -1};
+  for (Value in : concat.getInputs()) {
+    auto *it = llvm::find_if(
+        merges, [&](tensor::CollapseShapeOp m) { return m.getResult() == in; });
+    if (it == std::end(merges))
+      return;
+    offsets[it - std::begin(merges)] = offset;
+    offset += cast<RankedTensorType>(in.getType()).getDimSize(2) / D;
+  }
+  for (int i = 0; i < 3; ++i) {
+    layouts[i]->seqMajor = true;
+    layouts[i]->tensor = concat.getResult();
+    layouts[i]->bufferHeads = offset;
+    layouts[i]->headOffset = offsets[i];
+  }
+  heads.writtenAround.push_back(concat);
+  heads.writtenAround.append(std::begin(merges), std::end(merges));
+  heads.writtenAround.append(std::begin(transposes), std::end(transposes));
+}
+
 AttentionHeads
 sinter::gpu_kernels::planAttentionBackwardHeads(AttentionBackwardOp op) {
   AttentionHeads heads;
@@ -130,5 +198,6 @@ sinter::gpu_kernels::planAttentionBackwardHeads(AttentionBackwardOp op) {
   planRead(op, op.getQueryMutable().getOperandNumber(), heads.q, heads);
   planRead(op, op.getKeyMutable().getOperandNumber(), heads.k, heads);
   planRead(op, op.getValueMutable().getOperandNumber(), heads.v, heads);
+  planGradientConcat(op, heads);
   return heads;
 }

@@ -126,14 +126,30 @@ def attention_heads_cases():
     return cases
 
 
+def _merged(src, t, B, S, H, D):
+    """IR of the [B, H, S, D] gradient %<src> as torch-mlir hands it to the
+    projection's gradient: transposed to [B, S, H, D] and merged to
+    [B, S, H * D], bound to %<src>_m."""
+    heads, split = _tt([B, H, S, D], t), _tt([B, S, H, D], t)
+    return ("  %%%s_i = tensor.empty() : %s\n"
+            "  %%%s_t = linalg.transpose ins(%%%s : %s) outs(%%%s_i : %s) "
+            "permutation = [0, 2, 1, 3]\n"
+            "  %%%s_m = tensor.collapse_shape %%%s_t [[0], [1], [2, 3]] : %s "
+            "into %s\n" % (src, split, src, src, heads, src, split, src, src,
+                           split, _tt([B, S, H * D], t)))
+
+
 def attention_backward_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
-                                  deterministic=False, flags=None, tag=""):
+                                  deterministic=False, flags=None, tag="",
+                                  concat=False):
     """The attention backward over heads taken from projections (as in
     attention_heads_case) with dO as the output projection's input gradient
     hands it: [B, S, Hq * D] split into heads and transposed. Its kernels
     read Q, K, V and dO in place (InPlaceHeads.cpp's backward plan): the
     program is the forward's kernel and the backward's three, no transpose
-    or slice kernel. Returns dQ, dK, dV as [B, H, S, D]."""
+    or slice kernel. Returns dQ, dK, dV as [B, H, S, D], or (`concat`) as
+    the projection's gradient does: transposed back, merged and joined to
+    [B, S, (Hq + 2 Hkv) * D], which the kernels write in place."""
     fused = Hq == Hkv
     q4, k4 = _tt([B, Hq, S, D], t), _tt([B, Hkv, S, D], t)
     tl, dom = _tt([B, Hq, S], "f32"), _tt([B, S, Hq * D], t)
@@ -152,13 +168,23 @@ def attention_backward_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
                              ("causal", causal)) if on]
     fwd_attr = " {causal}" if causal else ""
     bwd_attr = " {%s}" % ", ".join(attrs) if attrs else ""
-    ir = """func.func @main(%s, %%do: %s) -> (%s, %s, %s) {
+    results, tail = "%s, %s, %s" % (q4, k4, k4), \
+        "  return %%dq, %%dk, %%dv : %s, %s, %s\n" % (q4, k4, k4)
+    if concat:
+        joined = _tt([B, S, (Hq + 2 * Hkv) * D], t)
+        tail = "".join(_merged(g, t, B, S, h, D)
+                       for g, h in (("dq", Hq), ("dk", Hkv), ("dv", Hkv)))
+        tail += ("  %%g = tensor.concat dim(2) %%dq_m, %%dk_m, %%dv_m : (%s, "
+                 "%s, %s) -> %s\n  return %%g : %s\n" % (
+                     _tt([B, S, Hq * D], t), _tt([B, S, Hkv * D], t),
+                     _tt([B, S, Hkv * D], t), joined, joined))
+        results = joined
+    ir = """func.func @main(%s, %%do: %s) -> (%s) {
 %s  %%o, %%lse = sinter.attention %%q_h, %%k_h, %%v_h%s : %s, %s, %s -> %s, %s
   %%dq, %%dk, %%dv = sinter.attention_backward %%do_h, %%q_h, %%k_h, %%v_h, %%o, %%lse%s : %s, %s, %s, %s, %s, %s -> %s, %s, %s
-  return %%dq, %%dk, %%dv : %s, %s, %s
-}
-""" % (args, dom, q4, k4, k4, body, fwd_attr, q4, k4, k4, q4, tl, bwd_attr,
-       q4, q4, k4, k4, q4, tl, q4, k4, k4, q4, k4, k4)
+%s}
+""" % (args, dom, results, body, fwd_attr, q4, k4, k4, q4, tl, bwd_attr,
+       q4, q4, k4, k4, q4, tl, q4, k4, k4, tail)
     sc = 1.0 / math.sqrt(D)
 
     def make(torch, dev, gen):
@@ -180,11 +206,15 @@ def attention_backward_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
             q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1),
             is_causal=causal, scale=sc)
         o.backward(ins[-1].to(dtype).reshape(B, S, Hq, D).transpose(1, 2))
+        if concat:
+            return [torch.cat([g.grad.transpose(1, 2).reshape(B, S, -1)
+                               for g in (q, k, v)], -1)]
         return [q.grad, k.grad, v.grad]
 
-    name = "attention_backward_heads_b%ds%dh%dkv%dd%d_%s%s%s%s" % (
+    name = "attention_backward_heads_b%ds%dh%dkv%dd%d_%s%s%s%s%s" % (
         B, S, Hq, Hkv, D, t, "_causal" if causal else "",
-        "_deterministic" if deterministic else "", tag)
+        "_deterministic" if deterministic else "", "_concat" if concat else "",
+        tag)
     if flags:
         FLAGS[name] = flags
     # The forward's kernel and the backward's three: no transpose kernel.
@@ -206,4 +236,13 @@ def attention_backward_heads_cases():
                                       tag="_mmasync"),
         attention_backward_heads_case(1, 130, 8, 2, 128, "f16",
                                       deterministic=True),
+        # dQ, dK and dV written into their concatenation (GPT-2's c_attn
+        # gradient; grouped-query parts of two sizes).
+        attention_backward_heads_case(2, 100, 4, 4, 64, concat=True),
+        attention_backward_heads_case(1, 200, 8, 2, 128, causal=False,
+                                      concat=True),
+        attention_backward_heads_case(2, 333, 4, 4, 64, flags=mma_sync,
+                                      tag="_mmasync", concat=True),
+        attention_backward_heads_case(1, 130, 8, 2, 128, "f16",
+                                      deterministic=True, concat=True),
     ]
