@@ -196,12 +196,19 @@ mlir::FailureOr<KernelLaunch> buildNormKernel(mlir::Operation *op,
 /// read through the identity, every other reader of its result after the
 /// norm, and a non-persistent row kernel (tuning.rowPersistent 0).
 FusedOp matchNormPrologue(mlir::Operation *norm, const Tuning &tuning);
+/// The elementwise chain that is the only reader of a norm backward's dx,
+/// which its row kernel computes where it would store dx (NormPrologue.cpp),
+/// or null.
+FusedOp matchNormBackwardEpilogue(mlir::Operation *normBackward);
 /// sinter.layer_norm_backward / sinter.rms_norm_backward: a persistent row
 /// kernel (dx, and partial column sums into a scratch tensor it creates
 /// before `op`) and, with dweight or dbias, a column kernel adding them.
+/// With `epilogue` (matchNormBackwardEpilogue) the row kernel writes the
+/// chain's results instead of dx.
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
-                         llvm::StringRef name, const Tuning &tuning);
+                         llvm::StringRef name, const Tuning &tuning,
+                         FusedOp epilogue = {});
 /// Whether the tensor-core attention backward (Attention/Backward.h) runs
 /// `op` on sm_`smVersion`; `why` says why not (the op then takes its
 /// reference form, TensorOpsToLinalg).

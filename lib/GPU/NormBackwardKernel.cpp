@@ -50,8 +50,10 @@ struct NormBackward {
   Value dy, x, mean, rstd, weight; // mean: LayerNorm only
   Value dx, dweight, dbias;        // dbias: LayerNorm only
   int64_t rows = 1, cols = 1;
+  /// The chain the row kernel computes from dx (matchNormBackwardEpilogue).
+  FusedOp epilogue;
 
-  explicit NormBackward(Operation *o) : op(o) {
+  NormBackward(Operation *o, FusedOp epilogue) : op(o), epilogue(epilogue) {
     int64_t nrank;
     if (auto ln = dyn_cast<LayerNormBackwardOp>(o)) {
       dy = ln.getGradOutput(), x = ln.getInput(), mean = ln.getMean();
@@ -69,6 +71,21 @@ struct NormBackward {
     auto type = cast<RankedTensorType>(x.getType());
     for (auto [i, d] : llvm::enumerate(type.getShape()))
       (static_cast<int64_t>(i) >= type.getRank() - nrank ? cols : rows) *= d;
+  }
+  /// The epilogue's inputs other than dx (the row kernel's extra operands).
+  SmallVector<Value> epilogueInputs() const {
+    SmallVector<Value> v;
+    FusedOp chain = epilogue; // (op handles' getters are not const)
+    for (Value in : chain ? chain.getInputs() : ValueRange())
+      if (in != dx)
+        v.push_back(in);
+    return v;
+  }
+  /// What the row kernel writes per element: dx, or the epilogue's results.
+  SmallVector<Value> rowResults() const {
+    if (!epilogue)
+      return {dx};
+    return SmallVector<Value>(epilogue->getResults());
   }
   /// The column sums asked for: dweight, then dbias.
   SmallVector<Value> columnSums() const {
@@ -88,16 +105,54 @@ struct RowLoopState {
   Value parity;
 };
 
-/// One row: loads x and dy, reduces, stores dx and returns the updated
-/// accumulators.
+/// Where the row kernel's values of dx go: dx's buffer, or the epilogue
+/// evaluated on them (its other inputs loaded at the same elements) and its
+/// results' buffers.
+struct RowStore {
+  SmallVector<Value> outs;   // dx, or the epilogue's results (flattened)
+  SmallVector<Value> inputs; // the epilogue's inputs, null at dx
+  Type dxType;               // dx's element type
+  std::optional<ChainEvaluator> chain;
+
+  /// Stores the f32 vector `v` of dx's elements at `at`.
+  void store(KernelBuilder &kb, const RowConfig &c, Value at, Value v,
+             Value pred) const {
+    if (!chain) {
+      kb.streamStoreF32(outs[0], at, v, pred);
+      return;
+    }
+    ImplicitLocOpBuilder &b = kb.builder();
+    // dx as the chain reads it: rounded to its type, as stored.
+    Value dxv = v;
+    if (!dxType.isF32())
+      dxv = arith::TruncFOp::create(b, VectorType::get({c.vec}, dxType), v);
+    SmallVector<Value> bufs, ats;
+    for (Value in : inputs)
+      if (in) {
+        bufs.push_back(in);
+        ats.push_back(at);
+      }
+    SmallVector<Value> raw = kb.loadAll(bufs, ats, c.vec, pred,
+                                        /*toF32=*/false, /*stream=*/true);
+    SmallVector<Value> ins;
+    auto next = raw.begin();
+    for (Value in : inputs)
+      ins.push_back(in ? *next++ : dxv);
+    for (auto [out, r] : llvm::zip_equal(outs, chain->evaluate(b, ins, c.vec)))
+      kb.streamStoreF32(out, at, kb.extF32(r), pred);
+  }
+};
+
+/// One row: loads x and dy, reduces, stores dx (`store`) and returns the
+/// updated accumulators.
 RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
                      const NormBackward &nb, const RowThread &t,
-                     ArrayRef<Value> bufs, ArrayRef<Value> weightVecs,
-                     ArrayRef<Value> prefetched, Value smem, Value smem2,
-                     const RowLoopState &in) {
+                     ArrayRef<Value> bufs, const RowStore &store,
+                     ArrayRef<Value> weightVecs, ArrayRef<Value> prefetched,
+                     Value smem, Value smem2, const RowLoopState &in) {
   ImplicitLocOpBuilder &b = kb.builder();
-  auto [dy, x, mean, rstd, dx] =
-      std::make_tuple(bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]);
+  auto [dy, x, mean, rstd] =
+      std::make_tuple(bufs[0], bufs[1], bufs[2], bufs[3]);
   Value base = rowBase(kb, c, t.row);
   auto scalarAt = [&](Value buf) {
     Value v = kb.loadF32(buf, t.row, 1, t.rowValid, 0.0, false);
@@ -155,8 +210,8 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
     if (meanVec)
       v = arith::SubFOp::create(b, v, cG);
     v = arith::MulFOp::create(b, v, rstdVec);
-    kb.streamStoreF32(dx, arith::AddIOp::create(b, base, t.colIndex[k]), v,
-                      t.pred[k]);
+    store.store(kb, c, arith::AddIOp::create(b, base, t.colIndex[k]), v,
+                t.pred[k]);
     if (!out.dwAcc.empty())
       out.dwAcc[k] = arith::AddFOp::create(
           b, out.dwAcc[k], arith::MulFOp::create(b, dys[k], xhat[k]));
@@ -173,11 +228,13 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
                                        gpu::GPUModuleOp module, StringRef name,
                                        const Tuning &tuning) {
   ImplicitLocOpBuilder b(nb.op->getLoc(), nb.op->getContext());
-  SmallVector<Value> results = {nb.dx};
+  SmallVector<Value> operands(nb.op->getOperands());
+  llvm::append_range(operands, nb.epilogueInputs());
+  SmallVector<Value> results = nb.rowResults();
   if (partials)
     results.push_back(partials);
   auto [launch, smem, smem2] = startRowKernel(
-      b, nb.op, c, module, name, /*runtimeSizedGrid=*/false, results);
+      b, nb.op, c, module, name, /*runtimeSizedGrid=*/false, results, operands);
   KernelBuilder kb(b, tuning.cacheHints);
   ValueRange args = launch.kernel.getArguments();
   unsigned a = 0;
@@ -185,7 +242,15 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
   Value mean = nb.mean ? kb.flatten(args[a++]) : Value();
   Value rstd = kb.flatten(args[a++]);
   Value weight = nb.weight ? kb.flatten(args[a++]) : Value();
-  Value dx = kb.flatten(args[a++]);
+  RowStore store;
+  store.dxType = getElementTypeOrSelf(nb.dx);
+  if (FusedOp chain = nb.epilogue) {
+    for (Value in : chain.getInputs())
+      store.inputs.push_back(in == nb.dx ? Value() : kb.flatten(args[a++]));
+    store.chain.emplace(b, chain);
+  }
+  for (size_t i = 0; i < nb.rowResults().size(); ++i)
+    store.outs.push_back(kb.flatten(args[a++]));
   Value part = partials ? kb.flatten(args[a++]) : Value();
 
   RowLanes l = setupLanes(kb, c);
@@ -242,7 +307,7 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     for (int64_t k = 0; weight && k < c.perThread; ++k)
       weightVecs.push_back(
           kb.loadF32(weight, t.colIndex[k], c.vec, l.inRow[k]));
-    RowLoopState out = rowStep(kb, c, nb, t, {dy, x, mean, rstd, dx},
+    RowLoopState out = rowStep(kb, c, nb, t, {dy, x, mean, rstd}, store,
                                weightVecs, current, smem, smem2, in);
     SmallVector<Value> yields = out.dwAcc;
     llvm::append_range(yields, out.dbAcc);
@@ -388,8 +453,9 @@ FailureOr<SmallVector<KernelLaunch, 1>>
 sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
                                               gpu::GPUModuleOp module,
                                               StringRef name,
-                                              const Tuning &tuning) {
-  NormBackward nb(op);
+                                              const Tuning &tuning,
+                                              FusedOp epilogue) {
+  NormBackward nb(op, epilogue);
   // Persistent blocks (their count fixes the scratch's shape), as many
   // per SM as leave each thread the registers its row needs: per vector
   // x, dy, xhat, g and the K accumulators (f32), the next row's x and dy
@@ -406,9 +472,11 @@ sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
     return failure();
   bool prefetch = tuning.rowPersistent != 1;
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  // x and dy of the next row, carried in their element type.
+  // x and dy of the next row, carried in their element type; the
+  // epilogue's other inputs, loaded at the store.
   int64_t perVector = 4 + static_cast<int64_t>(nb.columnSums().size()) +
-                      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0);
+                      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0) +
+                      static_cast<int64_t>(nb.epilogueInputs().size());
   int64_t registers = llvm::alignTo(
       perVector * cfg->vec * cfg->perThread + kRowBackwardRegisterSlack, 8);
   const ChipInfo &chip = chipInfo(tuning.smVersion);

@@ -22,6 +22,26 @@
 // draw dropout, have more results, or are read before the norm (those
 // readers would be outlined before the kernel that computes %s).
 //
+// The backward's counterpart is an epilogue. The residual stream's
+// gradient adds each norm's input gradient to what the later layers passed
+// back, and autocast rounds the sum for the next matmul:
+//
+//   %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd ...
+//   %s:2 = sinter.fused ins(%g, %dx : tensor<BxSxCxf32>, tensor<BxSxCxf32>)
+//          maps [identity, identity] {
+//   ^bb0(%a: f32, %b: f32):
+//     %r = arith.addf %a, %b : f32
+//     %h = arith.truncf %r : f32 to bf16
+//     sinter.yield %r, %h : f32, bf16
+//   }
+//
+// Run apart, the norm backward's kernel writes %dx and the chain reads it
+// back. The row kernel evaluates the chain where it would store %dx (the
+// same ops on the same element types) and stores the chain's results.
+// What this does not take: a %dx read elsewhere too, chains that broadcast,
+// read a matmul's product (its epilogue), or read a value defined after
+// the norm backward (the kernel runs where the norm backward is).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -34,6 +54,47 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
+/// Whether `chain` is an elementwise chain a row kernel can evaluate per
+/// vector of rows shaped as `type`: every input of that shape (its own
+/// element type) through an identity map, every op arith or math, no input
+/// a matmul's product (its bias epilogue, MatmulEpilogue.cpp).
+static bool isRowwiseChain(FusedOp chain, RankedTensorType type) {
+  for (auto [in, map] : llvm::zip(chain.getInputs(), chain.getIndexingMaps()))
+    if (in.getType() !=
+            RankedTensorType::get(type.getShape(), getElementTypeOrSelf(in)) ||
+        !cast<AffineMapAttr>(map).getValue().isIdentity() ||
+        isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(
+            in.getDefiningOp()))
+      return false;
+  for (Operation &op : chain.getBody().front().without_terminator())
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            op.getDialect()))
+      return false;
+  return true;
+}
+
+FusedOp sinter::gpu_kernels::matchNormBackwardEpilogue(Operation *backward) {
+  if (!isa<LayerNormBackwardOp, RMSNormBackwardOp>(backward))
+    return {};
+  Value dx = backward->getResult(0);
+  if (!dx.hasOneUse())
+    return {};
+  auto chain = dyn_cast<FusedOp>(*dx.getUsers().begin());
+  auto type = cast<RankedTensorType>(dx.getType());
+  if (!chain || chain->getBlock() != backward->getBlock() ||
+      !isRowwiseChain(chain, type))
+    return {};
+  for (Value r : chain->getResults())
+    if (cast<RankedTensorType>(r.getType()).getShape() != type.getShape())
+      return {};
+  for (Value in : chain.getInputs())
+    if (Operation *def = in.getDefiningOp();
+        def && def->getBlock() == backward->getBlock() && def != backward &&
+        !def->isBeforeInBlock(backward))
+      return {};
+  return chain;
+}
+
 FusedOp sinter::gpu_kernels::matchNormPrologue(Operation *norm,
                                                const Tuning &tuning) {
   if (!isa<LayerNormOp, RMSNormOp>(norm) || tuning.rowPersistent != 0)
@@ -43,22 +104,8 @@ FusedOp sinter::gpu_kernels::matchNormPrologue(Operation *norm,
   if (!chain || chain->getNumResults() != 1 ||
       chain->getBlock() != norm->getBlock())
     return {};
-  auto type = cast<RankedTensorType>(input.getType());
-  for (auto [in, map] : llvm::zip(chain.getInputs(), chain.getIndexingMaps()))
-    if (in.getType() !=
-            RankedTensorType::get(type.getShape(), getElementTypeOrSelf(in)) ||
-        !cast<AffineMapAttr>(map).getValue().isIdentity())
-      return {};
-  // A chain that reads a matmul's product is its bias epilogue
-  // (MatmulEpilogue.cpp) when it is the product's only reader.
-  for (Value in : chain.getInputs())
-    if (isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(
-            in.getDefiningOp()))
-      return {};
-  for (Operation &op : chain.getBody().front().without_terminator())
-    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-            op.getDialect()))
-      return {};
+  if (!isRowwiseChain(chain, cast<RankedTensorType>(input.getType())))
+    return {};
   for (Operation *user : input.getUsers())
     if (user != norm &&
         (user->getBlock() != norm->getBlock() || user->isBeforeInBlock(norm)))

@@ -119,8 +119,10 @@ static ConcatPart concatPart(Value in, tensor::ConcatOp concat,
 struct InPlacePlans {
   llvm::DenseMap<Operation *, AttentionHeads> heads;
   llvm::DenseMap<Operation *, MatmulOperands> matmuls;
-  /// Norms that compute their input's elementwise chain (NormPrologue.cpp).
+  /// Norms that compute their input's elementwise chain, norm backwards the
+  /// chain that reads their dx (NormPrologue.cpp).
   llvm::DenseMap<Operation *, FusedOp> prologues;
+  llvm::DenseMap<Operation *, FusedOp> epilogues;
   /// Pads whose kernel runs the elementwise op that produced their source.
   llvm::DenseMap<Operation *, Operation *> padProducers;
   /// The parts of concatenations (ConcatKernel.cpp).
@@ -177,7 +179,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto softmax = dyn_cast<SoftmaxOp>(op))
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (isa<LayerNormBackwardOp, RMSNormBackwardOp>(op))
-    return buildNormBackwardKernels(op, module, name, tuning);
+    return buildNormBackwardKernels(op, module, name, tuning,
+                                    plans.epilogues.lookup(op));
   if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
     // sinter-tensor-ops-to-linalg left only those this kernel runs.
     std::string why;
@@ -517,6 +520,11 @@ struct OutlineCUDAKernelsPass
         chain->erase();
         continue;
       }
+      if (FusedOp chain = plans.epilogues.lookup(op)) {
+        chain->erase();
+        op->erase();
+        continue;
+      }
       if (Operation *producer = plans.padProducers.lookup(op)) {
         op->erase();
         producer->erase();
@@ -592,6 +600,11 @@ struct OutlineCUDAKernelsPass
       }
       if (FusedOp chain = matchNormPrologue(op, tuning)) {
         plans.prologues[op] = chain;
+        taken.insert(chain);
+        continue;
+      }
+      if (FusedOp chain = matchNormBackwardEpilogue(op)) {
+        plans.epilogues[op] = chain;
         taken.insert(chain);
         continue;
       }

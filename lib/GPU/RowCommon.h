@@ -58,6 +58,27 @@ startRowKernel(mlir::ImplicitLocOpBuilder &b, mlir::Operation *op,
                llvm::ArrayRef<mlir::Value> results = {},
                llvm::ArrayRef<mlir::Value> operands = {});
 
+/// An elementwise chain a row kernel computes per vector of its rows (a
+/// norm's prologue, a norm backward's epilogue: NormPrologue.cpp): its body
+/// cloned per element as the elementwise kernel runs it (the same ops on
+/// the same element types, so the same roundings).
+struct ChainEvaluator {
+  FusedOp chain;
+  /// cloneConstantsAbove's map of the body's constants into the kernel.
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> constants;
+  /// As the elementwise kernel: tanh's approximation for bf16 results.
+  bool fastTanh = false;
+
+  /// Clones the constants the body reads from above into the kernel at
+  /// the builder's position.
+  ChainEvaluator(mlir::OpBuilder &b, FusedOp chain);
+  /// The yielded values, as vectors of their types, for `ins` (one
+  /// `vec`-wide vector per body argument, in its type).
+  llvm::SmallVector<mlir::Value> evaluate(mlir::ImplicitLocOpBuilder &b,
+                                          mlir::ValueRange ins,
+                                          int64_t vec) const;
+};
+
 } // namespace sinter::gpu_kernels
 
 #endif // SINTER_LIB_GPU_ROWCOMMON_H

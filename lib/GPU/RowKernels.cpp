@@ -372,18 +372,41 @@ static void forEachRow(KernelBuilder &kb, const RowConfig &c, Value x,
   scf::YieldOp::create(b, yields);
 }
 
+ChainEvaluator::ChainEvaluator(OpBuilder &b, FusedOp chain)
+    : chain(chain), constants(cloneConstantsAbove(b, chain.getBody().front())),
+      fastTanh(getElementTypeOrSelf(chain->getResult(0)).isBF16()) {}
+
+SmallVector<Value> ChainEvaluator::evaluate(ImplicitLocOpBuilder &b,
+                                            ValueRange ins, int64_t vec) const {
+  Block &body = chain->getRegion(0).front();
+  ValueRange yielded = body.getTerminator()->getOperands();
+  SmallVector<SmallVector<Value>> elems(yielded.size());
+  for (int64_t j = 0; j < vec; ++j) {
+    IRMapping mapping;
+    for (auto [above, inKernel] : constants)
+      mapping.map(above, inKernel);
+    for (auto [arg, v] : llvm::zip_equal(body.getArguments(), ins))
+      mapping.map(arg, vector::ExtractOp::create(b, v, ArrayRef<int64_t>{j}));
+    for (Operation &op : body.without_terminator())
+      cloneElementOp(b, op, mapping, fastTanh);
+    for (auto [i, y] : llvm::enumerate(yielded))
+      elems[i].push_back(mapping.lookupOrDefault(y));
+  }
+  SmallVector<Value> out;
+  for (auto [y, es] : llvm::zip_equal(yielded, elems))
+    out.push_back(vector::FromElementsOp::create(
+        b, VectorType::get({vec}, y.getType()), es));
+  return out;
+}
+
 namespace {
 /// A norm's elementwise prologue (matchNormPrologue) evaluated per vector
-/// of a row: its inputs loaded in their element type, its body cloned per
-/// element as the elementwise kernel runs it (the same roundings), its
-/// result stored when others read it too.
+/// of a row: its inputs loaded in their element type, its body evaluated
+/// (ChainEvaluator), its result stored when others read it too.
 struct Prologue {
-  FusedOp chain;
+  std::optional<ChainEvaluator> chain;
   SmallVector<Value> inputs; // the kernel's flattened buffers
   Value out;                 // the chain's result buffer, or null
-  SmallVector<std::pair<Value, Value>> constants; // from above -> in kernel
-  /// As the elementwise kernel: tanh's approximation for bf16 results.
-  bool fastTanh = false;
 
   Value vector(KernelBuilder &kb, const RowConfig &c, const RowThread &t,
                Value base, int64_t k) {
@@ -392,23 +415,7 @@ struct Prologue {
     SmallVector<Value> ats(inputs.size(), at);
     SmallVector<Value> raw = kb.loadAll(inputs, ats, c.vec, t.pred[k],
                                         /*toF32=*/false, /*stream=*/true);
-    Block &body = chain.getBody().front();
-    Value yielded = body.getTerminator()->getOperand(0);
-    SmallVector<Value> elems;
-    for (int64_t j = 0; j < c.vec; ++j) {
-      IRMapping mapping;
-      for (auto [above, inKernel] : constants)
-        mapping.map(above, inKernel);
-      for (auto [arg, vec] : llvm::zip_equal(body.getArguments(), raw))
-        mapping.map(arg,
-                    vector::ExtractOp::create(b, vec, ArrayRef<int64_t>{j}));
-      for (Operation &op : body.without_terminator())
-        cloneElementOp(b, op, mapping, fastTanh);
-      elems.push_back(mapping.lookupOrDefault(yielded));
-    }
-    Value v = vector::FromElementsOp::create(
-        b, VectorType::get({c.vec}, yielded.getType()), elems);
-    Value f32 = kb.extF32(v);
+    Value f32 = kb.extF32(chain->evaluate(b, raw, c.vec)[0]);
     if (out)
       kb.streamStoreF32(out, at, f32, t.pred[k]);
     return f32;
@@ -458,7 +465,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   KernelBuilder kb(b, tuning.cacheHints);
   ValueRange args = func.getArguments();
   unsigned a = 0;
-  Prologue pro{prologue};
+  Prologue pro;
   Value x;
   if (prologue) {
     for (size_t i = 0; i < prologue.getInputs().size(); ++i)
@@ -467,8 +474,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
     // the workgroup attributions).
     if (prologueOut)
       pro.out = kb.flatten(args[func.getFunctionType().getNumInputs() - 1]);
-    pro.constants = cloneConstantsAbove(b, prologue.getBody().front());
-    pro.fastTanh = getElementTypeOrSelf(prologue->getResult(0)).isBF16();
+    pro.chain.emplace(b, prologue);
   } else {
     x = kb.flatten(args[a++]);
   }

@@ -3,7 +3,7 @@
 backward, and is checked against torch autograd of the same computation in
 float64 (the reference) and in the storage dtype (the same-dtype peer)."""
 
-from case_common import TYPES, _tt
+from case_common import LAUNCHES, TYPES, _tt
 
 import refs  # the numpy Philox reference of the CPU tests
 
@@ -62,6 +62,68 @@ def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32", dy_t=None):
     return ("%s_norm_backward_%dx%d_%s%s" % (
         kind, rows, cols, t, "_dy_" + dy_t if dy_t != t else ""), ir, make,
         ref, torch_same_dtype)
+
+
+def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
+    """A norm backward whose dx only feeds the residual stream's gradient,
+    as in GPT-2's bf16-autocast backward: %g + dx, and that sum rounded to
+    dy's type for the next matmul. The norm's row kernel computes the sum
+    where it would store dx (NormPrologue.cpp's epilogue): the program is
+    the forward norm's kernel and the backward's two."""
+    layer = kind == "layer"
+    x, w, s = _tt([rows, cols], t), _tt([cols], t), _tt([rows], "f32")
+    d, h = _tt([rows, cols], dy_t), _tt([rows, cols], dy_t)
+    dtail = " dy(%s)" % d if dy_t != t else ""
+    if layer:
+        norm = """  %%y, %%mean, %%rstd = sinter.layer_norm %%x weight(%%w : %(w)s) bias(%%b : %(w)s) : %(x)s -> %(x)s mean(%(s)s) rstd(%(s)s)
+  %%dx, %%dw, %%db = sinter.layer_norm_backward %%dy, %%x, %%mean, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(w)s) dbias(%(w)s)%(dtail)s"""
+        args, sums = "%%x: %(x)s, %%w: %(w)s, %%b: %(w)s", ", %%dw, %%db"
+        sum_types = ", %(w)s, %(w)s"
+    else:
+        norm = """  %%y, %%rstd = sinter.rms_norm %%x weight(%%w : %(w)s) : %(x)s -> %(x)s rstd(%(s)s)
+  %%dx, %%dw = sinter.rms_norm_backward %%dy, %%x, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(w)s)%(dtail)s"""
+        args, sums, sum_types = "%%x: %(x)s, %%w: %(w)s", ", %%dw", ", %(w)s"
+    ir = ("func.func @main(" + args + ", %%dy: %(d)s, %%g: %(x)s) -> (%(x)s, "
+          "%(h)s" + sum_types + ") {\n" + norm + """
+  %%r:2 = sinter.fused ins(%%g, %%dx : %(x)s, %(x)s) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%%a: %(et)s, %%c: %(et)s):
+    %%sum = arith.addf %%a, %%c : %(et)s
+    %%low = arith.truncf %%sum : %(et)s to %(ed)s
+    sinter.yield %%sum, %%low : %(et)s, %(ed)s
+  } -> %(x)s, %(h)s
+  return %%r#0, %%r#1""" + sums + " : %(x)s, %(h)s" + sum_types + "\n}\n") % {
+        "x": x, "w": w, "s": s, "d": d, "h": h, "dtail": dtail, "et": t,
+        "ed": dy_t}
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+               (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
+        if layer:
+            ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
+        ins.append(torch.randn(rows, cols, generator=gen,
+                               device=dev).to(getattr(torch, TYPES[dy_t])))
+        ins.append(torch.randn(rows, cols, generator=gen, device=dev).to(dt))
+        return ins
+
+    def grads(torch, dtype, *ins):
+        xs = [a.detach().to(dtype).requires_grad_() for a in ins[:-2]]
+        dy, g = ins[-2].to(dtype), ins[-1].to(dtype)
+        if layer:
+            y = torch.nn.functional.layer_norm(xs[0], (cols,), xs[1], xs[2])
+        else:
+            y = torch.nn.functional.rms_norm(xs[0], (cols,), xs[1], eps=1e-6)
+        y.backward(dy)
+        total = g + xs[0].grad
+        return [total, total.to(getattr(torch, TYPES[dy_t]))] + \
+            [a.grad for a in xs[1:]]
+
+    name = "%s_norm_backward_residual_%dx%d_%s_dy_%s" % (kind, rows, cols, t,
+                                                         dy_t)
+    LAUNCHES[name] = 3
+    return (name, ir, make,
+            lambda torch, *a: grads(torch, torch.float64, *a),
+            lambda torch, *a: grads(torch, a[0].dtype, *a))
 
 
 def softmax_backward_case(rows, cols, t="bf16"):
@@ -174,6 +236,10 @@ def backward_cases():
         norm_backward_case("rms", 7, 129, "f16", "f16"),
         norm_backward_case("layer", 1024, 768, "f32", "f32", dy_t="bf16"),
         norm_backward_case("rms", 99, 1000, "f32", "f32", dy_t="bf16"),
+        # dx added into the residual stream's gradient in the norm's kernel.
+        norm_backward_residual_case("layer", 1024, 768),
+        norm_backward_residual_case("layer", 113, 1000),
+        norm_backward_residual_case("rms", 99, 4096),
         softmax_backward_case(256, 1024),
         softmax_backward_case(33, 100, "f32"),
         attention_backward_case(1, 4, 2, 256, 256, 64, causal=True),
