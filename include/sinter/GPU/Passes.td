@@ -261,9 +261,8 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     cross-entropy gradient and its pad for the lm_head GEMMs: one kernel).
     A `tensor.concat` runs one such kernel per part, each storing into the
     joined buffer at its offset, in place after the first; a part's
-    producer (through a `tensor.collapse_shape`) runs in it (GPT-2's dQ,
-    dK, dV transposed to [B, S, H*D] and joined: three kernels, no
-    gather). Reductions run one thread per output element, a warp per
+    producer (through a `tensor.collapse_shape`) runs in it (three
+    transposed parts: three kernels, no gather). Reductions run one thread per output element, a warp per
     element when long, a block per element when long and few (a loss's
     sum), the column form for column sums. Upstream aggregate
     ops (`linalg.softmax`) and torch-mlir's `tm_tensor` ops left by fusion
@@ -292,11 +291,19 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     tensor-core attention kernels read Q, K and V split into heads and
     transposed from the projection that holds them ([B, S, H', D] at a head
     offset) and write O straight into the [B, S, H, D] tensor its transpose
-    made (lib/GPU/InPlaceOperands.cpp, Attention/InPlaceHeads.cpp). A
-    LayerNorm or RMSNorm whose input is an elementwise chain of same-shape
-    inputs (a residual add) computes the chain itself and stores its result
-    for the chain's other readers (NormPrologue.cpp; non-persistent row
-    kernels).
+    made (lib/GPU/InPlaceOperands.cpp, Attention/InPlaceHeads.cpp). The
+    tensor-core attention backward reads Q, K and V there too, and dO in the
+    [B, S, H, D] gradient it was transposed from; when dQ, dK and dV are
+    transposed back, merged and joined (`tensor.concat`, the fused
+    projection's gradient), its kernels write each into the joined tensor at
+    its heads and the concatenation runs no kernel. A LayerNorm or RMSNorm
+    whose input is an elementwise chain of same-shape inputs (a residual
+    add) computes the chain itself and stores its result for the chain's
+    other readers (NormPrologue.cpp; non-persistent row kernels); a
+    LayerNorm or RMSNorm backward whose dx only an elementwise chain of
+    same-shape inputs reads (the residual stream's gradient, g + dx and its
+    rounding) computes that chain where it would store dx and stores the
+    chain's results instead.
 
     ```mlir
     gpu.launch_func @sinter_kernels::@matmul_0 blocks in (%c8, %c1, %c1)
