@@ -8,6 +8,19 @@ from case_common import LAUNCHES, TYPES, _tt
 import refs  # the numpy Philox reference of the CPU tests
 
 
+def _norm_inputs(torch, dev, gen, layer, rows, cols, t, dy_t):
+    """x, the weight (near 1), the bias (LayerNorm) in `t`, and dy in
+    `dy_t`."""
+    dt = getattr(torch, TYPES[t])
+    ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
+           (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
+    if layer:
+        ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
+    ins.append(torch.randn(rows, cols, generator=gen,
+                           device=dev).to(getattr(torch, TYPES[dy_t])))
+    return ins
+
+
 def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32", dy_t=None):
     """LayerNorm (weight and bias) or RMSNorm (weight) forward saving its
     statistics, then the backward: dx, dweight (and dbias). `dy_t`: dy of
@@ -34,14 +47,7 @@ def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32", dy_t=None):
           "\n}\n") % {"x": x, "w": w, "s": s, "g": g, "d": d, "dtail": dtail}
 
     def make(torch, dev, gen):
-        dt = getattr(torch, TYPES[t])
-        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
-               (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
-        if layer:
-            ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
-        ins.append(torch.randn(rows, cols, generator=gen,
-                               device=dev).to(getattr(torch, TYPES[dy_t])))
-        return ins
+        return _norm_inputs(torch, dev, gen, layer, rows, cols, t, dy_t)
 
     def grads(torch, dtype, *ins):
         xs = [a.detach().to(dtype).requires_grad_() for a in ins[:-1]]
@@ -96,15 +102,9 @@ def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
         "ed": dy_t}
 
     def make(torch, dev, gen):
-        dt = getattr(torch, TYPES[t])
-        ins = [torch.randn(rows, cols, generator=gen, device=dev).to(dt),
-               (1 + 0.2 * torch.randn(cols, generator=gen, device=dev)).to(dt)]
-        if layer:
-            ins.append(torch.randn(cols, generator=gen, device=dev).to(dt))
-        ins.append(torch.randn(rows, cols, generator=gen,
-                               device=dev).to(getattr(torch, TYPES[dy_t])))
-        ins.append(torch.randn(rows, cols, generator=gen, device=dev).to(dt))
-        return ins
+        return _norm_inputs(torch, dev, gen, layer, rows, cols, t, dy_t) + [
+            torch.randn(rows, cols, generator=gen,
+                        device=dev).to(getattr(torch, TYPES[t]))]
 
     def grads(torch, dtype, *ins):
         xs = [a.detach().to(dtype).requires_grad_() for a in ins[:-2]]

@@ -36,6 +36,22 @@ def _heads(src, out, t, B, S, H, D, width, offset):
     return ir
 
 
+def _projection_heads(t, B, S, Hq, Hkv, D):
+    """(arguments, IR) of Q, K and V as %q_h, %k_h, %v_h taken from one fused
+    [B, S, 3 * Hq * D] projection (Hq == Hkv: GPT-2's c_attn), else from a
+    [B, S, Hq * D] query projection and a fused [B, S, 2 * Hkv * D]
+    key/value one."""
+    if Hq == Hkv:
+        return ("%%qkv: %s" % _tt([B, S, 3 * Hq * D], t),
+                "".join(_heads("qkv", n, t, B, S, Hq, D, 3 * Hq, i * Hq)
+                        for i, n in enumerate("qkv")))
+    return ("%%q: %s, %%kv: %s" % (_tt([B, S, Hq * D], t),
+                                   _tt([B, S, 2 * Hkv * D], t)),
+            _heads("q", "q", t, B, S, Hq, D, Hq, 0) +
+            _heads("kv", "k", t, B, S, Hkv, D, 2 * Hkv, 0) +
+            _heads("kv", "v", t, B, S, Hkv, D, 2 * Hkv, Hkv))
+
+
 def attention_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
                          config=None, tag=""):
     """Causal (or not) self-attention over heads taken from projections:
@@ -45,16 +61,7 @@ def attention_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
     fused = Hq == Hkv
     o4, om = _tt([B, S, Hq, D], t), _tt([B, S, Hq * D], t)
     q4, k4 = _tt([B, Hq, S, D], t), _tt([B, Hkv, S, D], t)
-    if fused:
-        args = "%%qkv: %s" % _tt([B, S, 3 * Hq * D], t)
-        body = "".join(_heads("qkv", n, t, B, S, Hq, D, 3 * Hq, i * Hq)
-                       for i, n in enumerate("qkv"))
-    else:
-        args = "%%q: %s, %%kv: %s" % (_tt([B, S, Hq * D], t),
-                                      _tt([B, S, 2 * Hkv * D], t))
-        body = (_heads("q", "q", t, B, S, Hq, D, Hq, 0) +
-                _heads("kv", "k", t, B, S, Hkv, D, 2 * Hkv, 0) +
-                _heads("kv", "v", t, B, S, Hkv, D, 2 * Hkv, Hkv))
+    args, body = _projection_heads(t, B, S, Hq, Hkv, D)
     ir = """func.func @main(%s) -> %s {
 %s  %%o = sinter.attention %%q_h, %%k_h, %%v_h%s : %s, %s, %s -> %s
   %%oi = tensor.empty() : %s
@@ -153,16 +160,7 @@ def attention_backward_heads_case(B, S, Hq, Hkv, D, t="bf16", causal=True,
     fused = Hq == Hkv
     q4, k4 = _tt([B, Hq, S, D], t), _tt([B, Hkv, S, D], t)
     tl, dom = _tt([B, Hq, S], "f32"), _tt([B, S, Hq * D], t)
-    if fused:
-        args = "%%qkv: %s" % _tt([B, S, 3 * Hq * D], t)
-        body = "".join(_heads("qkv", n, t, B, S, Hq, D, 3 * Hq, i * Hq)
-                       for i, n in enumerate("qkv"))
-    else:
-        args = "%%q: %s, %%kv: %s" % (_tt([B, S, Hq * D], t),
-                                      _tt([B, S, 2 * Hkv * D], t))
-        body = (_heads("q", "q", t, B, S, Hq, D, Hq, 0) +
-                _heads("kv", "k", t, B, S, Hkv, D, 2 * Hkv, 0) +
-                _heads("kv", "v", t, B, S, Hkv, D, 2 * Hkv, Hkv))
+    args, body = _projection_heads(t, B, S, Hq, Hkv, D)
     body += _heads("do", "do", t, B, S, Hq, D, Hq, 0)
     attrs = [a for a, on in (("deterministic", deterministic),
                              ("causal", causal)) if on]
