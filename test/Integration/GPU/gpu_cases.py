@@ -11,7 +11,7 @@ import os
 import sys
 
 from case_common import (  # noqa: F401
-    FLAGS, LAUNCHES, LIBRARY_CALLS, TYPES, WG, WGP, _tt)
+    FLAGS, LAUNCHES, LIBRARY_CALLS, ROUNDED, TYPES, WG, WGP, _tt)
 from general_cases import (  # noqa: F401
     unfused_mlp_case,
     reduce_sum_case,
