@@ -150,6 +150,9 @@ class CudaFunction:
         self.outputs = [a for a in self.arguments if a["role"] == "output"]
         self.launches = spec.get("launches", [])
         self._fast = None  # _CallPlan, made on first use (_plan)
+        # (device, stream, outputs) made ahead for the next call
+        # (spare_outputs), or None.
+        self._spare = None
 
     def __repr__(self):
         sig = ", ".join("%s: %s%s" % (a["name"], a["dtype"], a["shape"])
@@ -238,7 +241,30 @@ class CudaFunction:
                          for j, s in enumerate(self.outputs)])
         return self._fast
 
-    def _prepare_fast(self, args):
+    def spare_outputs(self, device):
+        """Allocates the outputs of the next call on `device` now, on the
+        current stream: the next call on that stream takes them instead of
+        allocating its own (a caller that knows when memory is free and
+        the GPU busy: sinter.torch's training forwards, _spare_outputs.py).
+        May run on another thread than the calls."""
+        torch = _torch()
+        stream = torch.cuda.current_stream(device).cuda_stream
+        outs = [None if alias is not None else
+                torch.empty(shape, dtype=dtype, device=device)
+                for alias, shape, dtype in self._plan().outputs]
+        self._spare = (device, stream, outs)
+
+    def _take_spare(self, device, stream):
+        """The outputs spare_outputs made for a call on `device` and
+        `stream` (a CUDA stream handle, None: the current one), or None."""
+        spare, self._spare = self._spare, None
+        if spare is None or spare[0] != device:
+            return None
+        if stream is None:
+            stream = _torch().cuda.current_stream(device).cuda_stream
+        return spare[2] if spare[1] == stream else None
+
+    def _prepare_fast(self, args, stream=None):
         """The common call -- torch CUDA tensors of the right dtypes and
         shapes, contiguous, 16-byte aligned, on one device; outputs made
         here -- checked a list at a time (a training step passes ~1000
@@ -275,19 +301,24 @@ class CudaFunction:
                 slot[i] = ctypes.addressof(c)
             ptrs = [slot[i] for i in range(len(args))]
             keep += scalars
-        empty = torch.empty
-        outs = [args[alias] if alias is not None else
-                empty(shape, dtype=dtype, device=device)
-                for alias, shape, dtype in plan.outputs]
+        spare = self._take_spare(device, stream) if self._spare else None
+        if spare is not None:
+            outs = [args[alias] if alias is not None else made
+                    for (alias, _, _), made in zip(plan.outputs, spare)]
+        else:
+            empty = torch.empty
+            outs = [args[alias] if alias is not None else
+                    empty(shape, dtype=dtype, device=device)
+                    for alias, shape, dtype in plan.outputs]
         ptrs += [o.data_ptr() for o in outs]
         array = (ctypes.c_void_p * len(ptrs))(*ptrs)
         return array, keep, outs, device, scalars
 
-    def _prepare(self, args, out):
+    def _prepare(self, args, out, stream=None):
         """Validates the arguments; returns (pointer list, kept objects,
         output tensors, device, scalar slots)."""
         if out is None:
-            fast = self._prepare_fast(args)
+            fast = self._prepare_fast(args, stream)
             if fast is not None:
                 return fast
         torch = _torch()
@@ -350,7 +381,8 @@ class CudaFunction:
                 len(array), ctypes.c_void_p(stream)))
 
     def __call__(self, *args, out=None, stream=None):
-        array, keep, outs, device, _ = self._prepare(args, out)
+        array, keep, outs, device, _ = self._prepare(
+            args, out, getattr(stream, "cuda_stream", stream))
         self._launch(array, device, stream)
         return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -117,7 +117,9 @@ def partition(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
     """AOTAutograd's partition_fn: torch's default partition, then saved
     views replaced by their bases (save_view_bases)."""
     from torch._functorch.partitioners import default_partition
+    from ._spare_outputs import note_user_outputs
     fw, bw = default_partition(joint_module, joint_inputs,
                                num_fwd_outputs=num_fwd_outputs, **kwargs)
     save_view_bases(fw, bw, num_fwd_outputs)
+    note_user_outputs(num_fwd_outputs)
     return fw, bw

@@ -37,7 +37,7 @@ import time
 
 import torch
 
-from . import _cache, _graph_cache
+from . import _cache, _graph_cache, _spare_outputs
 from ._import import custom_call_args, import_graph
 from ._cross_entropy import route_cross_entropy
 from ._manual_attention import route_manual_attention
@@ -179,13 +179,16 @@ def _dense_strides(shape):
     return tuple(reversed(strides))
 
 
-def _runner(prog, plan, single, device, strides=None):
+def _runner(prog, plan, single, device, strides=None, watch=None):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
     back at their positions (_plan_outputs' plan: None where the graph
     returned None, an input where it returned one), with the strides the
-    trace gave them."""
+    trace gave them. `watch`: the program output whose death allocates the
+    next call's outputs (_spare_outputs.py), or None."""
     fn = prog["main"]
     cuda = device.type == "cuda"
+    if not (cuda and _spare_outputs.enabled()):
+        watch = None
     # Per output: (from an input?, its index, the strides it must be given
     # or None). The program's outputs are dense: only those traced
     # otherwise are restrided (decided here once, not per call); inputs
@@ -199,6 +202,10 @@ def _runner(prog, plan, single, device, strides=None):
                 shapes[w[1]]):
             stride = None
         where.append(None if w is None else (w[0] == "arg", w[1], stride))
+    # The position of the watched program output among the returned ones.
+    watched = next((p for p, w in enumerate(where)
+                    if watch is not None and w is not None and not w[0]
+                    and w[1] == watch), None)
 
     def run(*args):
         if cuda:
@@ -219,6 +226,8 @@ def _runner(prog, plan, single, device, strides=None):
             is_arg, index, stride = w
             o = args[index] if is_arg else outs[index]
             full.append(o if stride is None else _restride(o, stride))
+        if watched is not None:  # (the tensor returned: maybe restrided)
+            _spare_outputs.watch(fn, full, watched, device)
         return full[0] if single else tuple(full)
     return run
 
@@ -282,6 +291,8 @@ class _Partition:
                      for t in [self.target] + _aot_targets() if t}
         self.strides = _expected_strides(gm)
         self.ir = None
+        # The outputs only the backward reads (_spare_outputs.py).
+        self.backward_only = set()
 
     def in_torch(self, error=None):
         """Restores the partition's graph (it runs in torch); logs why."""
@@ -416,8 +427,12 @@ def _finish_partition(part):
              len(calls), "".join(", %d %s" % (c, name) for name, c in
                                  sorted(custom.items())),
              part.device, time.time() - part.t0)
+    watch = None
+    if part.device.type == "cuda":
+        watch = _spare_outputs.watched_output(part.plan, part.backward_only,
+                                              prog["main"].outputs)
     spec = (part.ir_key, part.target, part.plan, part.single, part.device,
-            part.strides)
+            part.strides, watch)
     return _Compiled(part.name, _runner(prog, *spec[2:]), spec)
 
 
@@ -516,6 +531,9 @@ def _compile_graph(kind):
         if left:
             log.info("sinter: %s graph %d: ops run by torch: %s", kind,
                      graph_id, ", ".join(left))
+        # A training forward's outputs that go only to the backward.
+        users = _spare_outputs.take_user_outputs() if kind == "forward" \
+            else None
         parts = []
         for child, sub in list(fused.named_children()):
             inputs = [n.meta.get("val") for n in sub.graph.nodes
@@ -527,6 +545,8 @@ def _compile_graph(kind):
                 "SINTER_TORCH_VERIFY") else None
             part = _prepare_partition(name, sub, inputs)
             if part is not None:
+                part.backward_only = set() if users is None else \
+                    _spare_outputs.backward_only_outputs(fused, child, users)
                 parts.append((child, part, original))
 
         def finish():

@@ -1,0 +1,100 @@
+# Part of the Sinter project.
+"""A training forward's outputs, allocated while the GPU runs its backward.
+
+A training step starts on an idle GPU (the loop reads the loss), so the
+host work before the forward's first kernel is step time. For GPT-2 most
+of Sinter's is the forward program's ~230 outputs, one torch.empty each:
+inductor's generated code interleaves its allocations with its launches,
+but Sinter's runtime launches a whole program in one call, after all of
+them.
+
+The tensors a forward saves for its backward die together once the
+backward has run (autograd frees a node's saved tensors right after
+calling it), while the GPU still runs the backward and the host goes on
+to the optimizer. A finalizer on the largest output that only the
+backward reads then allocates the next call's outputs
+(CudaFunction.spare_outputs): the caching allocator hands back the blocks
+just freed (stream-ordered: the next forward's kernels run after the
+backward's on the same stream), so peak memory does not grow, and the
+next forward launches without allocating. They are fresh tensors: nothing
+a caller holds is reused. A user output is never watched (the caller may
+keep it, and a spare set would live beside it). $SINTER_TORCH_SPARE_OUTPUTS=0
+turns this off.
+"""
+
+import operator
+import os
+import weakref
+
+import torch
+
+# The number of user outputs of the forward graph that AOTAutograd's
+# partition function split last (partition() notes it, the forward
+# compiler takes it: both run in the compiling thread, one after the
+# other). None for a graph with no backward.
+_user_outputs = None
+
+
+def enabled():
+    return os.environ.get("SINTER_TORCH_SPARE_OUTPUTS", "1") != "0"
+
+
+def note_user_outputs(count):
+    """Called by the partition function with its num_fwd_outputs."""
+    global _user_outputs
+    _user_outputs = count
+
+
+def take_user_outputs():
+    """The count noted for the forward graph being compiled now, once
+    (None for an inference graph: no partition function ran for it)."""
+    global _user_outputs
+    count, _user_outputs = _user_outputs, None
+    return count
+
+
+def backward_only_outputs(fused, child, user_outputs):
+    """The indices of the outputs of partition `child` (a submodule called
+    by graph module `fused`) that the graph returns only past its first
+    `user_outputs` outputs: what the forward saves for the backward."""
+    call = next(n for n in fused.graph.nodes
+                if n.op == "call_module" and n.target == child)
+    returned = next(n for n in fused.graph.nodes if n.op == "output").args[0]
+    returned = list(returned) if isinstance(returned, (tuple, list)) \
+        else [returned]
+    getitems = [u for u in call.users if u.target is operator.getitem]
+    # (A single-output partition's value is its call.)
+    values = {u: u.args[1] for u in getitems} if getitems else {call: 0}
+    positions = {}
+    for p, value in enumerate(returned):
+        if value in values:
+            positions.setdefault(values[value], []).append(p)
+    return {j for j, ps in positions.items()
+            if min(ps) >= user_outputs}
+
+
+def watched_output(plan, backward_only, outputs):
+    """The program output to watch: the largest of those that go only to
+    the backward (`plan` maps the partition's outputs to the program's,
+    backend._plan_outputs; `outputs` are the program's output specs), or
+    None."""
+    candidates = {w[1] for j, w in enumerate(plan)
+                  if w is not None and w[0] == "out" and j in backward_only}
+    # An output that is also returned at a user position is not a candidate.
+    candidates -= {w[1] for j, w in enumerate(plan)
+                   if w is not None and w[0] == "out"
+                   and j not in backward_only}
+
+    def size(k):
+        spec = outputs[k]
+        n = 1
+        for d in spec["shape"]:
+            n *= d
+        return n * getattr(torch, spec["dtype"]).itemsize
+    return max(candidates, key=size, default=None)
+
+
+def watch(fn, outs, index, device):
+    """Allocates `fn`'s next outputs when outs[index] dies."""
+    finalizer = weakref.finalize(outs[index], fn.spare_outputs, device)
+    finalizer.atexit = False  # nothing to allocate for at exit

@@ -1,0 +1,88 @@
+# Which output of a training forward's partition allocates the next call's
+# outputs when it dies (python/sinter/torch/_spare_outputs.py): the largest
+# of those the forward graph returns only for the backward -- never a user
+# output, nor a value returned both to the user and to the backward. An
+# inference graph (no partition function ran) watches nothing. The CUDA
+# side (CudaFunction.spare_outputs) runs in the GPU step benchmark.
+#
+# REQUIRES: torch
+# RUN: %python %s 2>&1 | FileCheck %s
+# CHECK: user outputs: 2
+# CHECK: backward-only partition outputs: [0]
+# CHECK: returned to the user too: False
+# CHECK: watched program output: 1
+# CHECK: none backward-only: None
+# CHECK: also returned to the user: None
+# CHECK: inference graph: None
+
+import operator
+
+import torch
+from functorch.compile import aot_function, make_boxed_func
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+
+from sinter.torch import _spare_outputs as spare
+from sinter.torch._partition import partition
+
+
+class Everything:
+    def is_node_supported(self, modules, node):
+        return node.op == "call_function"
+
+
+seen = {}
+
+
+def forward_compiler(gm, example_inputs):
+    users = spare.take_user_outputs()
+    seen["users"] = users
+    fused = CapabilityBasedPartitioner(
+        gm, Everything(), allows_single_node_partition=True
+    ).partition_and_fuse()
+    (child, _), = fused.named_children()
+    seen["fused"], seen["child"] = fused, child
+    if users is not None:
+        seen["only"] = spare.backward_only_outputs(fused, child, users)
+    return make_boxed_func(gm.forward)
+
+
+def f(x, w):
+    y = torch.tanh(x @ w)  # saved for tanh's backward only
+    return y.sum(), y * 2
+
+
+g = aot_function(f, fw_compiler=forward_compiler,
+                 bw_compiler=lambda gm, ex: make_boxed_func(gm.forward),
+                 partition_fn=partition)
+x = torch.randn(4, 5, requires_grad=True)
+w = torch.randn(5, 3, requires_grad=True)
+g(x, w)
+print("user outputs:", seen["users"])
+only = sorted(seen["only"])
+print("backward-only partition outputs:", only)
+fused, child = seen["fused"], seen["child"]
+call = next(n for n in fused.graph.nodes if n.target == child)
+returned = next(n for n in fused.graph.nodes if n.op == "output").args[0]
+user_values = {v for v in returned[:seen["users"]]}
+print("returned to the user too:", any(
+    u in user_values for u in call.users
+    if u.target is operator.getitem and u.args[1] in only))
+
+# Program outputs 0..2 (the partition's outputs in order): the largest
+# backward-only one is watched; a program output that is also returned at a
+# user position is not, however large.
+plan = [("out", 0), ("out", 1), ("out", 2)]
+specs = [{"shape": [4], "dtype": "float32"},
+         {"shape": [4, 3], "dtype": "bfloat16"},
+         {"shape": [400, 3], "dtype": "float32"}]
+print("watched program output:", spare.watched_output(plan, {1}, specs))
+print("none backward-only:", spare.watched_output(plan, set(), specs))
+print("also returned to the user:", spare.watched_output(
+    [("out", 0), ("out", 2), ("out", 2)], {2}, specs))
+
+# Without a backward (no_grad), AOTAutograd compiles an inference graph:
+# no partition function runs and nothing is noted.
+seen.clear()
+with torch.no_grad():
+    aot_function(f, fw_compiler=forward_compiler)(x, w)
+print("inference graph:", seen["users"])
