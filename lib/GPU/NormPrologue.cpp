@@ -39,8 +39,9 @@
 // back. The row kernel evaluates the chain where it would store %dx (the
 // same ops on the same element types) and stores the chain's results.
 // What this does not take: a %dx read elsewhere too, chains that broadcast,
-// read a matmul's product (its epilogue), or read a value defined after
-// the norm backward (the kernel runs where the norm backward is).
+// read a matmul's product (its epilogue), read or make other than f32,
+// bf16 or f16 elements, or read a value defined after the norm backward
+// (the kernel runs where the norm backward is).
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,9 +85,17 @@ FusedOp sinter::gpu_kernels::matchNormBackwardEpilogue(Operation *backward) {
   if (!chain || chain->getBlock() != backward->getBlock() ||
       !isRowwiseChain(chain, type))
     return {};
+  // The row kernel loads and stores 16-bit and f32 floats.
+  auto rowFloat = [](Value v) {
+    Type t = getElementTypeOrSelf(v);
+    return t.isF32() || t.isBF16() || t.isF16();
+  };
   for (Value r : chain->getResults())
-    if (cast<RankedTensorType>(r.getType()).getShape() != type.getShape())
+    if (cast<RankedTensorType>(r.getType()).getShape() != type.getShape() ||
+        !rowFloat(r))
       return {};
+  if (!llvm::all_of(chain.getInputs(), rowFloat))
+    return {};
   for (Value in : chain.getInputs())
     if (Operation *def = in.getDefiningOp();
         def && def->getBlock() == backward->getBlock() && def != backward &&

@@ -84,3 +84,18 @@ func.func @input_made_later(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, 
   } -> tensor<2x7x768xf32>
   return %s, %dw, %db : tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>
 }
+
+// A chain with an i1 result (a comparison): the row kernel stores floats
+// only, so the chain keeps its kernel.
+// CHECK-LABEL: func.func @boolean_result
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}}
+// CHECK: gpu.launch_func @sinter_kernels::@fused_
+func.func @boolean_result(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mean: tensor<2x7xf32>, %rstd: tensor<2x7xf32>, %w: tensor<768xf32>, %g: tensor<2x7x768xf32>) -> (tensor<2x7x768xi1>, tensor<768xf32>, tensor<768xf32>) {
+  %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<768xf32>) : tensor<2x7x768xf32>, tensor<2x7xf32> -> tensor<2x7x768xf32> dweight(tensor<768xf32>) dbias(tensor<768xf32>) dy(tensor<2x7x768xbf16>)
+  %s = sinter.fused ins(%g, %dx : tensor<2x7x768xf32>, tensor<2x7x768xf32>) maps [#id, #id] {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.cmpf olt, %a, %b : f32
+    sinter.yield %r : i1
+  } -> tensor<2x7x768xi1>
+  return %s, %dw, %db : tensor<2x7x768xi1>, tensor<768xf32>, tensor<768xf32>
+}
