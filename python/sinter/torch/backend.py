@@ -179,16 +179,16 @@ def _dense_strides(shape):
     return tuple(reversed(strides))
 
 
-def _runner(prog, plan, single, device, strides=None, watch=None):
+def _runner(prog, plan, single, device, strides=None, watch=()):
     """Calls the compiled `main` on the graph's inputs and puts the outputs
     back at their positions (_plan_outputs' plan: None where the graph
     returned None, an input where it returned one), with the strides the
-    trace gave them. `watch`: the program output whose death allocates the
-    next call's outputs (_spare_outputs.py), or None."""
+    trace gave them. `watch`: the program outputs whose death allocates the
+    next call's outputs (_spare_outputs.py)."""
     fn = prog["main"]
     cuda = device.type == "cuda"
     if not (cuda and _spare_outputs.enabled()):
-        watch = None
+        watch = ()
     # Per output: (from an input?, its index, the strides it must be given
     # or None). The program's outputs are dense: only those traced
     # otherwise are restrided (decided here once, not per call); inputs
@@ -202,10 +202,11 @@ def _runner(prog, plan, single, device, strides=None, watch=None):
                 shapes[w[1]]):
             stride = None
         where.append(None if w is None else (w[0] == "arg", w[1], stride))
-    # The position of the watched program output among the returned ones.
-    watched = next((p for p, w in enumerate(where)
-                    if watch is not None and w is not None and not w[0]
-                    and w[1] == watch), None)
+    # The positions of the watched program outputs among the returned ones
+    # (each output's first).
+    watched = sorted({next(p for p, w in enumerate(where)
+                           if w is not None and not w[0] and w[1] == k)
+                      for k in watch})
 
     def run(*args):
         if cuda:
@@ -226,8 +227,8 @@ def _runner(prog, plan, single, device, strides=None, watch=None):
             is_arg, index, stride = w
             o = args[index] if is_arg else outs[index]
             full.append(o if stride is None else _restride(o, stride))
-        if watched is not None:  # (the tensor returned: maybe restrided)
-            _spare_outputs.watch(fn, full, watched, device)
+        if watched:  # (the tensors returned: maybe restrided)
+            _spare_outputs.watch(fn, [full[p] for p in watched], device)
         return full[0] if single else tuple(full)
     return run
 
@@ -427,10 +428,9 @@ def _finish_partition(part):
              len(calls), "".join(", %d %s" % (c, name) for name, c in
                                  sorted(custom.items())),
              part.device, time.time() - part.t0)
-    watch = None
+    watch = ()
     if part.device.type == "cuda":
-        watch = _spare_outputs.watched_output(part.plan, part.backward_only,
-                                              prog["main"].outputs)
+        watch = _spare_outputs.watched_outputs(part.plan, part.backward_only)
     spec = (part.ir_key, part.target, part.plan, part.single, part.device,
             part.strides, watch)
     return _Compiled(part.name, _runner(prog, *spec[2:]), spec)

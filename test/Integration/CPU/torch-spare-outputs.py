@@ -1,18 +1,21 @@
-# Which output of a training forward's partition allocates the next call's
-# outputs when it dies (python/sinter/torch/_spare_outputs.py): the largest
-# of those the forward graph returns only for the backward -- never a user
+# Which outputs of a training forward's partition allocate the next call's
+# outputs when the last of them dies (python/sinter/torch/_spare_outputs.py):
+# those the forward graph returns only for the backward -- never a user
 # output, nor a value returned both to the user and to the backward. An
-# inference graph (no partition function ran) watches nothing. The CUDA
-# side (CudaFunction.spare_outputs) runs in the GPU step benchmark.
+# inference graph (no partition function ran) watches nothing. The token
+# the watched tensors share dies with the last of them, not before. The
+# CUDA side (CudaFunction.spare_outputs) runs in the GPU step benchmark.
 #
 # REQUIRES: torch
 # RUN: %python %s 2>&1 | FileCheck %s
 # CHECK: user outputs: 2
 # CHECK: backward-only partition outputs: [0]
 # CHECK: returned to the user too: False
-# CHECK: watched program output: 1
-# CHECK: none backward-only: None
-# CHECK: also returned to the user: None
+# CHECK: watched program outputs: [1, 2]
+# CHECK: none backward-only: []
+# CHECK: also returned to the user: [1]
+# CHECK: after the first dies: []
+# CHECK: after the last dies: ['next outputs']
 # CHECK: inference graph: None
 
 import operator
@@ -68,17 +71,31 @@ print("returned to the user too:", any(
     u in user_values for u in call.users
     if u.target is operator.getitem and u.args[1] in only))
 
-# Program outputs 0..2 (the partition's outputs in order): the largest
-# backward-only one is watched; a program output that is also returned at a
-# user position is not, however large.
+# Program outputs 0..2 (the partition's outputs in order): the
+# backward-only ones are watched; a program output that is also returned at
+# a user position is not.
 plan = [("out", 0), ("out", 1), ("out", 2)]
-specs = [{"shape": [4], "dtype": "float32"},
-         {"shape": [4, 3], "dtype": "bfloat16"},
-         {"shape": [400, 3], "dtype": "float32"}]
-print("watched program output:", spare.watched_output(plan, {1}, specs))
-print("none backward-only:", spare.watched_output(plan, set(), specs))
-print("also returned to the user:", spare.watched_output(
-    [("out", 0), ("out", 2), ("out", 2)], {2}, specs))
+print("watched program outputs:", spare.watched_outputs(plan, {1, 2}))
+print("none backward-only:", spare.watched_outputs(plan, set()))
+print("also returned to the user:", spare.watched_outputs(
+    [("out", 0), ("out", 2), ("out", 2), ("out", 1)], {2, 3}))
+
+
+class Function:  # stands for a CudaFunction
+    def __init__(self):
+        self.made = []
+
+    def spare_outputs(self, device):
+        self.made.append("next outputs")
+
+
+fn = Function()
+a, b = torch.randn(3), torch.randn(5)
+spare.watch(fn, [a, b], "cuda")
+del a
+print("after the first dies:", fn.made)
+del b
+print("after the last dies:", fn.made)
 
 # Without a backward (no_grad), AOTAutograd compiles an inference graph:
 # no partition function runs and nothing is noted.
