@@ -17,6 +17,7 @@
 # CHECK: after the first dies: []
 # CHECK: after the last dies: ['next outputs']
 # CHECK: inference graph: None
+# CHECK: enabled by default: False
 
 import operator
 
@@ -103,3 +104,4 @@ seen.clear()
 with torch.no_grad():
     aot_function(f, fw_compiler=forward_compiler)(x, w)
 print("inference graph:", seen["users"])
+print("enabled by default:", spare.enabled())
