@@ -598,12 +598,16 @@ struct OutlineCUDAKernelsPass
           parts.push_back(concatPart(in, concat, tuning, taken));
         continue;
       }
-      if (FusedOp chain = matchNormPrologue(op, tuning)) {
+      // (A chain one norm kernel computes is not another's: a norm
+      // backward's epilogue may be the next norm's input.)
+      if (FusedOp chain = matchNormPrologue(op, tuning);
+          chain && !taken.contains(chain)) {
         plans.prologues[op] = chain;
         taken.insert(chain);
         continue;
       }
-      if (FusedOp chain = matchNormBackwardEpilogue(op)) {
+      if (FusedOp chain = matchNormBackwardEpilogue(op);
+          chain && !taken.contains(chain)) {
         plans.epilogues[op] = chain;
         taken.insert(chain);
         continue;

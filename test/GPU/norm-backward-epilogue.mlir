@@ -99,3 +99,25 @@ func.func @boolean_result(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %m
   } -> tensor<2x7x768xi1>
   return %s, %dw, %db : tensor<2x7x768xi1>, tensor<768xf32>, tensor<768xf32>
 }
+
+// The epilogue is also the input of a norm (a norm prologue's form): the
+// norm backward takes it, its kernel stores the sum, and the norm reads that
+// sum (it is no one's chain twice).
+// CHECK-LABEL: func.func @epilogue_feeds_a_norm
+// CHECK-NOT: @fused_
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}} {{.*}} args({{.*}}, %{{.*}} : memref<768xf32>, %{{.*}} : memref<2x7x768xf32>, %[[S:.*]] : memref<2x7x768xf32>, %{{.*}} : memref<2x{{[0-9]+}}x768xf32>)
+// CHECK: %[[ST:.*]] = bufferization.to_tensor %[[S]]
+// CHECK: %[[SB:.*]] = bufferization.to_buffer %[[ST]]
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_{{[0-9]+}} {{.*}} args(%[[SB]] : memref<2x7x768xf32>
+// CHECK-NOT: @fused_
+// CHECK: return
+func.func @epilogue_feeds_a_norm(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mean: tensor<2x7xf32>, %rstd: tensor<2x7xf32>, %w: tensor<768xf32>, %g: tensor<2x7x768xf32>) -> (tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>) {
+  %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<768xf32>) : tensor<2x7x768xf32>, tensor<2x7xf32> -> tensor<2x7x768xf32> dweight(tensor<768xf32>) dbias(tensor<768xf32>) dy(tensor<2x7x768xbf16>)
+  %s = sinter.fused ins(%g, %dx : tensor<2x7x768xf32>, tensor<2x7x768xf32>) maps [#id, #id] {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    sinter.yield %r : f32
+  } -> tensor<2x7x768xf32>
+  %n = sinter.layer_norm %s weight(%w : tensor<768xf32>) : tensor<2x7x768xf32> -> tensor<2x7x768xf32>
+  return %n, %dw, %db : tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>
+}
