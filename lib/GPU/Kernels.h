@@ -281,9 +281,12 @@ struct AttentionHeads {
   /// operands it reads in place.
   llvm::SmallVector<mlir::Operation *, 4> readTransposes;
   llvm::SmallVector<unsigned, 4> operandsReadInPlace;
+  /// Whether the backward writes dQ, dK and dV into one joined tensor
+  /// (all three in place, or none).
+  bool joinsGradients() const { return gradQuery.seqMajor; }
   bool any() const {
     return q.seqMajor || k.seqMajor || v.seqMajor || out.seqMajor ||
-           gradOut.seqMajor || gradQuery.seqMajor;
+           gradOut.seqMajor || joinsGradients();
   }
 };
 /// Which of `op`'s operands and result the tensor-core kernel reads and

@@ -122,7 +122,7 @@ void BackwardKernel::build() {
     dqAcc = kb.flatten(args[next++]);
   // dK and dV written into the concatenation that joins them: one buffer.
   dK = kb.flatten(args[next++]);
-  dV = heads.gradValue.seqMajor ? dK : kb.flatten(args[next]);
+  dV = heads.joinsGradients() ? dK : kb.flatten(args[next]);
   coords();
   if (mmaKind == BackwardMMA::Wgmma)
     mainLoopWgmma();
@@ -684,7 +684,7 @@ void BackwardKernel::storeKeyGradients(ArrayRef<Value> dKAcc,
     if (Skv % BN != 0)
       in = mb.cmp(arith::CmpIPredicate::ult, j, kb.idx(Skv));
     Value kBase = keyRows(heads.gradKey).element(mb, j);
-    Value vBase = heads.gradValue.seqMajor
+    Value vBase = heads.joinsGradients()
                       ? keyRows(heads.gradValue).element(mb, j)
                       : kBase;
     for (int64_t dt = 0; dt < DT; ++dt) {

@@ -86,26 +86,24 @@ static void writeGradient(KernelLaunch &launch, Value grad,
 }
 
 /// The flat index of element `col` of dense row `row` (over [B, H, S]) of an
-/// operand of `shape` [B, H, S, D] read as `layout`.
+/// operand of type `type` ([B, H, S, D]) read as `layout`.
 static Value headElement(ImplicitLocOpBuilder &b, KernelBuilder &kb,
-                         const HeadLayout &layout, ArrayRef<int64_t> shape,
+                         const HeadLayout &layout, RankedTensorType type,
                          Value row, Value col) {
-  int64_t H = shape[1], S = shape[2], D = shape[3];
+  int64_t H = type.getDimSize(1), S = type.getDimSize(2);
+  int64_t D = type.getDimSize(3);
   if (!layout.seqMajor)
     return arith::AddIOp::create(b, arith::MulIOp::create(b, row, kb.idx(D)),
                                  col);
-  // Row (b * H + h) * S + s is [b, s, headOffset + h] of [B, S, Hbuf, D].
+  // Dense row (batch * H + h) * S + s: row s of head h of that batch,
+  // where the fragment kernels find it (OperandRows::of).
+  FragmentBuilder mb(b, type.getElementType());
   Value s = arith::RemUIOp::create(b, row, kb.idx(S));
   Value bh = arith::DivUIOp::create(b, row, kb.idx(S));
-  Value h = arith::RemUIOp::create(b, bh, kb.idx(H));
-  Value batch = arith::DivUIOp::create(b, bh, kb.idx(H));
-  Value bufferRow =
-      arith::AddIOp::create(b, arith::MulIOp::create(b, batch, kb.idx(S)), s);
-  Value head = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, bufferRow, kb.idx(layout.bufferHeads)),
-      arith::AddIOp::create(b, h, kb.idx(layout.headOffset)));
-  return arith::AddIOp::create(b, arith::MulIOp::create(b, head, kb.idx(D)),
-                               col);
+  return OperandRows::of(mb, layout, Value(),
+                         arith::DivUIOp::create(b, bh, kb.idx(H)),
+                         arith::RemUIOp::create(b, bh, kb.idx(H)), S, D)
+      .element(mb, s, col);
 }
 
 /// delta[row] = sum_d dO[row, d] O[row, d] and (with `accT`) acc[row, :] =
@@ -143,10 +141,9 @@ static KernelLaunch prepareLaunch(AttentionBackwardOp op, Value deltaT,
   Value in =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, kb.idx(rows));
   Value col = arith::MulIOp::create(b, part, kb.idx(vec));
-  Value at = headElement(b, kb, HeadLayout(), qType.getShape(), row, col);
-  Value dOAt = gradOut.seqMajor
-                   ? headElement(b, kb, gradOut, qType.getShape(), row, col)
-                   : at;
+  Value at = headElement(b, kb, HeadLayout(), qType, row, col);
+  Value dOAt =
+      gradOut.seqMajor ? headElement(b, kb, gradOut, qType, row, col) : at;
   Value prod = arith::MulFOp::create(b, kb.loadF32(dO, dOAt, vec, in),
                                      kb.loadF32(o, at, vec, in));
   Value sum = kb.groupReduce(kb.reduceVector(ReduceKind::Sum, prod),
@@ -212,7 +209,7 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
     // dK and dV, or the concatenation of dQ, dK and dV that this launch
     // makes and the one after it completes.
     launch.results = {tensorOf(op.getGradKey(), heads.gradKey)};
-    if (!heads.gradValue.seqMajor)
+    if (!heads.joinsGradients())
       launch.results.push_back(op.getGradValue());
   }
   launch.sharedMemory =
@@ -258,7 +255,7 @@ static KernelLaunch finishLaunch(AttentionBackwardOp op, Value accT,
       kb.splat(kb.f32(op.getEffectiveScale()), kFinishVector));
   // (A vector of four stays in its row: D is a multiple of 4.)
   Value dqAt = gradQuery.seqMajor
-                   ? headElement(b, kb, gradQuery, qType.getShape(),
+                   ? headElement(b, kb, gradQuery, qType,
                                  arith::DivUIOp::create(b, at, kb.idx(D)),
                                  arith::RemUIOp::create(b, at, kb.idx(D)))
                    : at;
