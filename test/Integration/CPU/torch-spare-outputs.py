@@ -17,9 +17,11 @@
 # CHECK: after the first dies: []
 # CHECK: after the last dies: ['next outputs']
 # CHECK: inference graph: None
-# CHECK: enabled by default: False
+# CHECK: enabled by default: True
+# CHECK: SINTER_TORCH_SPARE_OUTPUTS=0: False
 
 import operator
+import os
 
 import torch
 from functorch.compile import aot_function, make_boxed_func
@@ -104,4 +106,7 @@ seen.clear()
 with torch.no_grad():
     aot_function(f, fw_compiler=forward_compiler)(x, w)
 print("inference graph:", seen["users"])
+os.environ.pop("SINTER_TORCH_SPARE_OUTPUTS", None)
 print("enabled by default:", spare.enabled())
+os.environ["SINTER_TORCH_SPARE_OUTPUTS"] = "0"
+print("SINTER_TORCH_SPARE_OUTPUTS=0:", spare.enabled())
