@@ -62,8 +62,11 @@ static constexpr int64_t kColumnMinWarpTrips = 4;
 bool SerialKernel::planColumns() {
   std::optional<SplitReduction> points =
       matchSplitReduction(op, trips, kColumnMinTrips);
-  // (Its shared memory carries f32 partials; its combines are per result.)
+  // (Its shared memory carries f32 partials; its combines are per result;
+  // its last trip re-reads points, and a first launch of several writes
+  // partials only: no slice copy.)
   if (!points || inits.empty() || points->onlineLogSumExp ||
+      (sliced && sliced->copy) ||
       llvm::any_of(points->identities,
                    [](TypedAttr a) { return !a.getType().isF32(); }))
     return false;

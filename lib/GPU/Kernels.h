@@ -419,7 +419,20 @@ buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
 /// launches when its rows are split into chunks (SerialKernel.h).
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildSerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module,
-                  llvm::StringRef name, int64_t smCount);
+                  llvm::StringRef name, int64_t smCount,
+                  const struct SlicedInput *sliced = nullptr);
+/// An input of a reduction that its kernel reads in the tensor it was
+/// sliced from (SlicedInputs.cpp): `input` is `slice`'s result, read at
+/// the slice's offsets in its source; with `copy`, the same kernel also
+/// writes the slice (every element once, as it reads it) for the slice's
+/// other users, and no copy kernel runs.
+struct SlicedInput {
+  unsigned input = 0;
+  mlir::tensor::ExtractSliceOp slice;
+  bool copy = false;
+};
+/// The sliced input `op`'s kernel reads in place, if it has one.
+std::optional<SlicedInput> planSlicedInput(mlir::linalg::GenericOp op);
 /// Checks that the serial kernel can run `op` (a generic, or a named op
 /// before it is generalized, so that errors name it); emits a located error
 /// otherwise.

@@ -127,6 +127,8 @@ struct InPlacePlans {
   llvm::DenseMap<Operation *, Operation *> padProducers;
   /// The parts of concatenations (ConcatKernel.cpp).
   llvm::DenseMap<Operation *, SmallVector<ConcatPart>> concatParts;
+  /// Reductions that read a slice in its source (SlicedInputs.cpp).
+  llvm::DenseMap<Operation *, SlicedInput> slicedInputs;
 
   const AttentionHeads *headsOf(Operation *op) const {
     auto it = heads.find(op);
@@ -135,6 +137,10 @@ struct InPlacePlans {
   const MatmulOperands *matmulOf(Operation *op) const {
     auto it = matmuls.find(op);
     return it == matmuls.end() ? nullptr : &it->second;
+  }
+  const SlicedInput *slicedOf(Operation *op) const {
+    auto it = slicedInputs.find(op);
+    return it == slicedInputs.end() ? nullptr : &it->second;
   }
   /// Plans again for `op` on the IR as it is now: the tensors a plan names
   /// may be the results of ops outlined since it was made, replaced by
@@ -214,7 +220,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     // Reductions, contractions with transposed operands, permuted writes.
     if (!isElementwiseGeneric(generic))
-      return buildSerialKernel(generic, module, name, smCountOf(tuning));
+      return buildSerialKernel(generic, module, name, smCountOf(tuning),
+                               plans.slicedOf(op));
     // A sliced input is read in place: its source at the slice's offsets.
     ElementwiseForm form = elementwiseFormOf(generic);
     return one(buildElementwiseKernel(generic, form.inputs, form.maps,
@@ -530,6 +537,15 @@ struct OutlineCUDAKernelsPass
         producer->erase();
         continue;
       }
+      if (const SlicedInput *sliced = plans.slicedOf(op)) {
+        // The slice's other readers read the copy the kernel wrote, or the
+        // source in place.
+        tensor::ExtractSliceOp slice = sliced->slice;
+        op->erase();
+        if (slice->use_empty())
+          slice->erase();
+        continue;
+      }
       if (auto it = plans.concatParts.find(op); it != plans.concatParts.end()) {
         op->erase();
         for (const ConcatPart &part : it->second) {
@@ -610,6 +626,15 @@ struct OutlineCUDAKernelsPass
           chain && !taken.contains(chain)) {
         plans.epilogues[op] = chain;
         taken.insert(chain);
+        continue;
+      }
+      if (auto generic = dyn_cast<linalg::GenericOp>(op);
+          generic && !isElementwiseGeneric(generic)) {
+        if (std::optional<SlicedInput> sliced = planSlicedInput(generic);
+            sliced && !taken.contains(sliced->slice)) {
+          taken.insert(sliced->slice);
+          plans.slicedInputs[op] = *sliced;
+        }
         continue;
       }
       if (isPlainMatmul(op)) {

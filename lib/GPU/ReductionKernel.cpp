@@ -320,7 +320,8 @@ void SerialKernel::planOperands() {
   for (auto [i, input] : llvm::enumerate(inputs))
     if (!isDenseConstant(input)) {
       inputArg[i] = launch.operands.size();
-      launch.operands.push_back(input);
+      launch.operands.push_back(
+          sliced && sliced->input == i ? sliced->slice.getSource() : input);
     }
   initArg.assign(inits.size(), 0);
   for (auto [j, init] : llvm::enumerate(inits))
@@ -332,6 +333,8 @@ void SerialKernel::planOperands() {
   launch.operands.append(capturedArgs.begin(), capturedArgs.end());
   firstResult = launch.operands.size();
   launch.results.append(op->result_begin(), op->result_end());
+  if (sliced && sliced->copy)
+    launch.results.push_back(sliced->slice.getResult());
 }
 
 Value SerialKernel::promoted(Value v) {
@@ -497,6 +500,10 @@ SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
       continue;
     }
     OpOperand *operand = op.getDpsInputOperand(i);
+    if (sliced && sliced->input == i) {
+      mapping.map(arg, promoted(emitSlicedLoad(operand)));
+      continue;
+    }
     auto type = cast<RankedTensorType>(input.getType());
     Value index = linearIndex(kb, op.getMatchingIndexingMap(operand),
                               type.getShape(), iv);
@@ -553,11 +560,39 @@ SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
   return next;
 }
 
+Value SerialKernel::emitSlicedLoad(OpOperand *operand) {
+  // The slice's coordinates of this point (the input's map is a
+  // permutation of the loops), then the source's: plus the offsets.
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  SmallVector<Value> at, source;
+  for (AffineExpr e : map.getResults())
+    at.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
+  for (auto [k, offset] : llvm::enumerate(sliced->slice.getStaticOffsets()))
+    source.push_back(offset ? arith::AddIOp::create(b, at[k], kb.idx(offset))
+                            : at[k]);
+  Value x =
+      load(inputViews[sliced->input],
+           linearIndexOf(kb, sliced->slice.getSourceType().getShape(), source));
+  if (sliced->copy)
+    pendingCopies.push_back(
+        {x, linearIndexOf(kb, sliced->slice.getType().getShape(), at)});
+  return x;
+}
+
+void SerialKernel::emitCopies() {
+  for (auto [x, index] : pendingCopies)
+    store(x, resultViews.back(), index);
+  pendingCopies.clear();
+}
+
 SmallVector<Value> SerialKernel::emitSerialLoops(unsigned level,
                                                  ValueRange current) {
   // The reduction loops, outermost first, carrying the accumulators.
-  if (level == reductionDims.size())
-    return emitRegion(current);
+  if (level == reductionDims.size()) {
+    SmallVector<Value> next = emitRegion(current);
+    emitCopies();
+    return next;
+  }
   unsigned d = reductionDims[level];
   auto loop =
       scf::ForOp::create(b, kb.idx(0), kb.idx(ranges[d]), kb.idx(1), current);
@@ -652,6 +687,7 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
       acc = emitPoint(arith::AddIOp::create(b, unrolled.getInductionVar(),
                                             kb.idx(u * lanes)),
                       acc);
+    emitCopies();
     scf::YieldOp::create(b, acc);
   }
   // Where this lane's single steps start: after its unrolled trips.
@@ -672,8 +708,10 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(
-        b, emitPoint(loop.getInductionVar(), loop.getRegionIterArgs()));
+    SmallVector<Value> next =
+        emitPoint(loop.getInductionVar(), loop.getRegionIterArgs());
+    emitCopies();
+    scf::YieldOp::create(b, next);
   }
   SmallVector<Value> totals =
       warpTotals(b, *split, SmallVector<Value>(loop.getResults()));
@@ -705,13 +743,12 @@ void SerialKernel::emitStores(ArrayRef<Value> results) {
   }
 }
 
-FailureOr<SmallVector<KernelLaunch, 1>>
-sinter::gpu_kernels::buildSerialKernel(linalg::GenericOp op,
-                                       gpu::GPUModuleOp module, StringRef name,
-                                       int64_t smCount) {
+FailureOr<SmallVector<KernelLaunch, 1>> sinter::gpu_kernels::buildSerialKernel(
+    linalg::GenericOp op, gpu::GPUModuleOp module, StringRef name,
+    int64_t smCount, const SlicedInput *sliced) {
   if (failed(checkSerialKernel(op)))
     return failure();
-  SerialKernel kernel(op, module, smCount);
+  SerialKernel kernel(op, module, smCount, sliced);
   if (failed(kernel.plan()))
     return failure();
   return kernel.emit(name);

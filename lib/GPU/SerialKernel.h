@@ -68,10 +68,14 @@ class SerialKernel {
 public:
   /// `smCount`: the target chip's SMs (the column form sizes its grid by
   /// them).
+  /// `sliced`: an input read in its slice's source (SlicedInputs.cpp).
   SerialKernel(mlir::linalg::GenericOp op, mlir::gpu::GPUModuleOp module,
-               int64_t smCount)
+               int64_t smCount, const SlicedInput *sliced = nullptr)
       : op(op), module(module), smCount(smCount), body(op.getRegion().front()),
-        b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {}
+        b(op->getLoc(), op->getContext()), kb(b), f32(b.getF32Type()) {
+    if (sliced)
+      this->sliced = *sliced;
+  }
   /// Which inits and captured values the kernel reads, its operands and its
   /// launch shape; fails (with a diagnostic) on what a kernel cannot take.
   mlir::LogicalResult plan();
@@ -96,6 +100,12 @@ private:
   void emitCoordinates(mlir::Value element);
   void emitInitialAccumulators(mlir::Value element);
   llvm::SmallVector<mlir::Value> emitRegion(mlir::ValueRange current);
+  /// The sliced input's element at the current point, read in the slice's
+  /// source; when the kernel makes the slice's copy, its store waits in
+  /// `pendingCopies` until emitCopies (after the loop trip's loads: a store
+  /// between them would keep the next from issuing before it).
+  mlir::Value emitSlicedLoad(mlir::OpOperand *operand);
+  void emitCopies();
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitPoint(mlir::Value point,
@@ -145,6 +155,10 @@ private:
   /// How the reduction's points are split (warp-per-element or column
   /// form), when they are.
   std::optional<SplitReduction> split;
+  /// The input read in its slice's source; with a copy, the copy is the
+  /// launch's last result.
+  std::optional<SlicedInput> sliced;
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pendingCopies;
   std::optional<ColumnSplit> column;
   KernelLaunch launch;
   // The kernel under construction.

@@ -40,6 +40,7 @@ from movement_cases import (  # noqa: E402
     concat_rows_case,
     odd_rows_case,
     padded_chain_case,
+    sliced_statistics_case,
 )
 from heads_cases import (  # noqa: E402
     attention_backward_heads_cases, attention_heads_cases)
@@ -411,6 +412,10 @@ def correctness_cases():
     # A logsumexp's two reductions as one online pass (a warp per row).
     cases.append(logsumexp_case(40, 50257))
     cases.append(logsumexp_case(7, 1000, guard=False))
+    # Over a slice of a padded product, read in place (and copied out).
+    cases.append(sliced_statistics_case(40, 50264, 50257))
+    cases.append(sliced_statistics_case(300, 1032, 1025))
+    cases.append(sliced_statistics_case(9, 700, 613, start=5, copy=False))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     # Rows of odd length: slots across rows (GPT-2's logits sliced from

@@ -252,3 +252,85 @@ def odd_rows_case(rows=40, cols=1001, t="bf16"):
 
     return ("odd_rows_%dx%d_%s" % (rows, cols, t), ir, make, ref,
             torch_same_dtype)
+
+
+def sliced_statistics_case(rows, padded, cols, start=0, copy=True):
+    """A row reduction over a slice, read in the sliced tensor
+    (lib/GPU/SlicedInputs.cpp): GPT-2's cross-entropy statistics over the
+    lm_head's padded bf16 product -- the row max and the sum of exp(x -
+    max), one online pass -- the slice returned too (copy=True), which the
+    reduction writes as it reads it; copy=False: f32 rows at a column
+    offset, only summed (no copy written)."""
+    t = "bf16" if copy else "f32"
+    x = _tt([rows, padded], t)
+    s = _tt([rows, cols], t)
+    y = _tt([rows], "f32")
+    e = _tt([rows, 1], "f32")
+    ext = "%%a = arith.extf %%in : %s to f32" % t if t != "f32" else \
+        "%a = arith.addf %in, %zero : f32"
+    # The padded product: x + 0.5, rounded to its type (a kernel's result,
+    # as the lm_head's is: a slice of an argument is copied before
+    # outlining, sinter-copy-aliased-results).
+    shift = ("%%w = arith.extf %%in : %s to f32\n    %%h = arith.addf %%w, "
+             "%%half : f32\n    %%q = arith.truncf %%h : f32 to %s" % (t, t)
+             if t != "f32" else "%q = arith.addf %in, %half : f32")
+    results = "%%max, %%sum, %%s : %s, %s, %s" % (y, y, s) if copy else \
+        "%%max, %%sum : %s, %s" % (y, y)
+    types = "(%s, %s, %s)" % (y, y, s) if copy else "(%s, %s)" % (y, y)
+    ir = """#x = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#bc = affine_map<(d0, d1) -> (d0, 0)>
+func.func @main(%%x: %(x)s) -> %(types)s {
+  %%zero = arith.constant 0.0 : f32
+  %%half = arith.constant 0.5 : f32
+  %%ninf = arith.constant 0xFF800000 : f32
+  %%pe = tensor.empty() : %(x)s
+  %%p = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]} ins(%%x : %(x)s) outs(%%pe : %(x)s) {
+  ^bb0(%%in: %(t)s, %%o: %(t)s):
+    %(shift)s
+    linalg.yield %%q : %(t)s
+  } -> %(x)s
+  %%s = tensor.extract_slice %%p[0, %(start)d] [%(rows)d, %(cols)d] [1, 1] : %(x)s to %(s)s
+  %%empty = tensor.empty() : %(y)s
+  %%minf = linalg.fill ins(%%ninf : f32) outs(%%empty : %(y)s) -> %(y)s
+  %%max = linalg.generic {indexing_maps = [#x, #row], iterator_types = ["parallel", "reduction"]} ins(%%s : %(s)s) outs(%%minf : %(y)s) {
+  ^bb0(%%in: %(t)s, %%acc: f32):
+    %(ext)s
+    %%n = arith.maximumf %%a, %%acc : f32
+    linalg.yield %%n : f32
+  } -> %(y)s
+  %%me = tensor.expand_shape %%max [[0, 1]] output_shape [%(rows)d, 1] : %(y)s into %(e)s
+  %%zeros = linalg.fill ins(%%zero : f32) outs(%%empty : %(y)s) -> %(y)s
+  %%sum = linalg.generic {indexing_maps = [#x, #bc, #row], iterator_types = ["parallel", "reduction"]} ins(%%s, %%me : %(s)s, %(e)s) outs(%%zeros : %(y)s) {
+  ^bb0(%%in: %(t)s, %%m: f32, %%acc: f32):
+    %(ext)s
+    %%d = arith.subf %%a, %%m : f32
+    %%ex = math.exp %%d : f32
+    %%r = arith.addf %%ex, %%acc : f32
+    linalg.yield %%r : f32
+  } -> %(y)s
+  return %(results)s
+}
+""" % {"x": x, "s": s, "y": y, "e": e, "t": t, "ext": ext, "rows": rows,
+       "cols": cols, "start": start, "types": types, "results": results,
+       "shift": shift}
+
+    def make(torch, dev, gen):
+        v = torch.randn(rows, padded, generator=gen, device=dev) * 4
+        # The padding is never read: poison it.
+        v[:, :start] = float("nan")
+        v[:, start + cols:] = float("nan")
+        return [v.to(getattr(torch, TYPES[t]))]
+
+    def stats(torch, xx, dtype):
+        p = (xx.float() + 0.5).to(xx.dtype)
+        sl = p[:, start:start + cols]
+        a = sl.to(dtype)
+        m = a.amax(1)
+        out = [m, (a - m[:, None]).exp().sum(1)]
+        return out + [sl] if copy else out
+
+    return ("sliced_statistics_%dx%d_of_%d%s" % (
+        rows, cols, padded, "_copy" if copy else "_at%d" % start), ir, make,
+        lambda torch, xx: stats(torch, xx, torch.float64),
+        lambda torch, xx: stats(torch, xx, torch.float32))
