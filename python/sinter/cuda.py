@@ -254,6 +254,11 @@ class CudaFunction:
                 for alias, shape, dtype in self._plan().outputs]
         self._spare = (device, stream, outs)
 
+    def release_spare(self):
+        """Drops the outputs spare_outputs made, if the next call has not
+        taken them (their model went away)."""
+        self._spare = None
+
     def _take_spare(self, device, stream):
         """The outputs spare_outputs made for a call on `device` and
         `stream` (a CUDA stream handle, None: the current one), or None."""

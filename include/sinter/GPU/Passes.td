@@ -350,7 +350,14 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
 
     Slices are read in place: a static, unit-stride `tensor.extract_slice`
     whose every use is an input of an elementwise generic is not copied out;
-    the generic's kernel reads the slice's source at its offsets.
+    the generic's kernel reads the slice's source at its offsets. A
+    reduction reads a slice (read through a permutation of its loops) in
+    its source too; when anything else needs the slice itself (the forward
+    returns GPT-2's unpadded logits for the backward while the
+    cross-entropy's statistics reduce them), a reduction along the slice's
+    rows writes it as it reads it -- each element once -- for readers after
+    it, and no copy kernel runs (SlicedInputs.cpp). A reader before the
+    reduction, or a column reduction, keeps the copy kernel.
 
     A bias add after a matmul becomes the matmul's epilogue (with
     `matmul=cublas`): an f32-accumulating `linalg.matmul` whose only use is a

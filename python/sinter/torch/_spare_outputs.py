@@ -97,11 +97,32 @@ class _Token:
     """Referenced by every watched output of one call; dies with the last."""
 
 
-def watch(fn, tensors, device):
+# A weak reference to the owner each function's spare set is released
+# with (see watch).
+_owners = weakref.WeakKeyDictionary()
+
+
+def owner_of(args):
+    """The first nn.Parameter among a call's arguments: what lives as long
+    as the model whose forward it is (None if there is none)."""
+    return next((a for a in args if isinstance(a, torch.nn.Parameter)),
+                None)
+
+
+def watch(fn, tensors, device, owner=None):
     """Allocates `fn`'s next outputs once every tensor of `tensors` has
-    died (a tensor's Python object lives as long as the tensor itself)."""
+    died (a tensor's Python object lives as long as the tensor itself).
+    With `owner` (a parameter of the model), the spare set made last is
+    released when the owner dies: a model deleted after training does not
+    leave its next forward's outputs allocated (the compiled function lives
+    on in the program cache)."""
     token = _Token()
     for t in tensors:
         t._sinter_spare_outputs = token
     finalizer = weakref.finalize(token, fn.spare_outputs, device)
     finalizer.atexit = False  # nothing to allocate for at exit
+    known = _owners.get(fn)
+    if owner is not None and (known is None or known() is not owner):
+        _owners[fn] = weakref.ref(owner)  # (not the owner: it must die)
+        release = weakref.finalize(owner, fn.release_spare)
+        release.atexit = False

@@ -228,7 +228,8 @@ def _runner(prog, plan, single, device, strides=None, watch=()):
             o = args[index] if is_arg else outs[index]
             full.append(o if stride is None else _restride(o, stride))
         if watched:  # (the tensors returned: maybe restrided)
-            _spare_outputs.watch(fn, [full[p] for p in watched], device)
+            _spare_outputs.watch(fn, [full[p] for p in watched], device,
+                                 _spare_outputs.owner_of(args))
         return full[0] if single else tuple(full)
     return run
 

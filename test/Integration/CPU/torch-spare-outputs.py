@@ -14,8 +14,10 @@
 # CHECK: watched program outputs: [1, 2]
 # CHECK: none backward-only: []
 # CHECK: also returned to the user: [1]
+# CHECK: owner is the parameter: True
 # CHECK: after the first dies: []
 # CHECK: after the last dies: ['next outputs']
+# CHECK: after the model dies: ['next outputs', 'next outputs', 'released']
 # CHECK: inference graph: None
 # CHECK: enabled by default: True
 # CHECK: SINTER_TORCH_SPARE_OUTPUTS=0: False
@@ -91,14 +93,26 @@ class Function:  # stands for a CudaFunction
     def spare_outputs(self, device):
         self.made.append("next outputs")
 
+    def release_spare(self):
+        self.made.append("released")
+
 
 fn = Function()
 a, b = torch.randn(3), torch.randn(5)
-spare.watch(fn, [a, b], "cuda")
+weight = torch.nn.Parameter(torch.randn(2))
+owner = spare.owner_of([a, weight, b])
+print("owner is the parameter:", owner is weight)
+spare.watch(fn, [a, b], "cuda", owner)
 del a
 print("after the first dies:", fn.made)
 del b
 print("after the last dies:", fn.made)
+# The next call's outputs watched again: one release per owner, not per call.
+c = torch.randn(4)
+spare.watch(fn, [c], "cuda", owner)
+del c
+del owner, weight
+print("after the model dies:", fn.made)
 
 # Without a backward (no_grad), AOTAutograd compiles an inference graph:
 # no partition function runs and nothing is noted.
