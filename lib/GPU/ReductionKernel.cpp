@@ -46,7 +46,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -261,7 +260,6 @@ LogicalResult SerialKernel::plan() {
   launch.block = std::clamp<int64_t>(total * lanes, 1, kSerialBlock);
   launch.grid =
       std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
-  slicedVector = planSlicedVectors();
   return success();
 }
 
@@ -562,86 +560,23 @@ SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
   return next;
 }
 
-/// The slice's coordinates of the current point (the input's map is a
-/// permutation of the loops).
-static SmallVector<Value>
-sliceCoordinates(linalg::GenericOp op, OpOperand *operand, ArrayRef<Value> iv) {
-  SmallVector<Value> at;
-  for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults())
+Value SerialKernel::emitSlicedLoad(OpOperand *operand) {
+  // The slice's coordinates of this point (the input's map is a
+  // permutation of the loops), then the source's: plus the offsets.
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  SmallVector<Value> at, source;
+  for (AffineExpr e : map.getResults())
     at.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
-  return at;
-}
-
-Value SerialKernel::slicedSourceIndex(ArrayRef<Value> at) {
-  SmallVector<Value> source;
   for (auto [k, offset] : llvm::enumerate(sliced->slice.getStaticOffsets()))
     source.push_back(offset ? arith::AddIOp::create(b, at[k], kb.idx(offset))
                             : at[k]);
-  return linearIndexOf(kb, sliced->slice.getSourceType().getShape(), source);
-}
-
-Value SerialKernel::emitSlicedLoad(OpOperand *operand) {
-  SmallVector<Value> at = sliceCoordinates(op, operand, iv);
-  // The element a vector load brought (emitWarpVectorTrip), or a load.
-  Value x = slicedElement
-                ? slicedElement
-                : load(inputViews[sliced->input], slicedSourceIndex(at));
+  Value x =
+      load(inputViews[sliced->input],
+           linearIndexOf(kb, sliced->slice.getSourceType().getShape(), source));
   if (sliced->copy)
     pendingCopies.push_back(
         {x, linearIndexOf(kb, sliced->slice.getType().getShape(), at)});
   return x;
-}
-
-int64_t SerialKernel::planSlicedVectors() {
-  // 16-byte loads of the sliced source along a row: one reduction loop,
-  // the slice's innermost dimension, whose source rows and offset keep
-  // every vector at a multiple of its width (buffers are 16-byte aligned).
-  if (!sliced || !split || column || reductionDims.size() != 1)
-    return 0;
-  OpOperand *operand = op.getDpsInputOperand(sliced->input);
-  AffineMap map = op.getMatchingIndexingMap(operand);
-  auto source = sliced->slice.getSourceType();
-  unsigned bits = source.getElementTypeBitWidth();
-  if (map.getDimPosition(map.getNumResults() - 1) != reductionDims[0] ||
-      (bits != 16 && bits != 32))
-    return 0;
-  int64_t width = kMaxVectorAccessBytes * 8 / bits;
-  if (source.getShape().back() % width != 0 ||
-      sliced->slice.getStaticOffsets().back() % width != 0 ||
-      trips < width * lanes * kSplitUnroll)
-    return 0;
-  return width;
-}
-
-SmallVector<Value> SerialKernel::emitWarpVectorTrip(Value base,
-                                                    ValueRange current) {
-  // kSplitUnroll vectors of the sliced row, `lanes * width` points apart,
-  // loaded first; then the region per element, in order.
-  OpOperand *operand = op.getDpsInputOperand(sliced->input);
-  auto source = sliced->slice.getSourceType();
-  VectorType vecType = VectorType::get({slicedVector}, source.getElementType());
-  SmallVector<Value> vectors, firsts;
-  for (int64_t u = 0; u < kSplitUnroll; ++u) {
-    Value first =
-        arith::AddIOp::create(b, base, kb.idx(u * lanes * slicedVector));
-    iv[reductionDims[0]] = first;
-    auto load = vector::LoadOp::create(
-        b, vecType, inputViews[sliced->input],
-        ValueRange{slicedSourceIndex(sliceCoordinates(op, operand, iv))});
-    load.setAlignment(kMaxVectorAccessBytes);
-    vectors.push_back(load);
-    firsts.push_back(first);
-  }
-  SmallVector<Value> acc(current);
-  for (int64_t u = 0; u < kSplitUnroll; ++u)
-    for (int64_t e = 0; e < slicedVector; ++e) {
-      iv[reductionDims[0]] = arith::AddIOp::create(b, firsts[u], kb.idx(e));
-      slicedElement = vector::ExtractOp::create(b, vectors[u], e);
-      acc = emitRegion(acc);
-    }
-  slicedElement = Value();
-  emitCopies();
-  return acc;
 }
 
 void SerialKernel::emitCopies() {
@@ -740,54 +675,34 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
   // kSplitUnroll points per trip while all of them are in range (their
   // loads issue together), then one at a time: each lane still takes its
   // points in order.
-  Value start;
-  scf::ForOp unrolled;
-  if (slicedVector) {
-    // A sliced row in 16-byte vectors: lane l's trip reads the vectors at
-    // points l * width + u * lanes * width (u < kSplitUnroll) of each
-    // chunk; the points past the last whole chunk one at a time.
-    int64_t chunk = slicedVector * lanes * kSplitUnroll;
-    int64_t vectorEnd = trips / chunk * chunk;
-    unrolled = scf::ForOp::create(
-        b, arith::MulIOp::create(b, lane, kb.idx(slicedVector)),
-        kb.idx(vectorEnd), kb.idx(chunk), partial);
+  int64_t stride = kSplitUnroll * lanes;
+  int64_t mainEnd = std::max<int64_t>(0, trips - (kSplitUnroll - 1) * lanes);
+  auto unrolled =
+      scf::ForOp::create(b, lane, kb.idx(mainEnd), kb.idx(stride), partial);
+  {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(unrolled.getBody());
-    scf::YieldOp::create(b, emitWarpVectorTrip(unrolled.getInductionVar(),
-                                               unrolled.getRegionIterArgs()));
-    b.setInsertionPointAfter(unrolled);
-    start = arith::AddIOp::create(b, lane, kb.idx(vectorEnd));
-  } else {
-    int64_t stride = kSplitUnroll * lanes;
-    int64_t mainEnd = std::max<int64_t>(0, trips - (kSplitUnroll - 1) * lanes);
-    unrolled =
-        scf::ForOp::create(b, lane, kb.idx(mainEnd), kb.idx(stride), partial);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(unrolled.getBody());
-      SmallVector<Value> acc(unrolled.getRegionIterArgs());
-      for (int64_t u = 0; u < kSplitUnroll; ++u)
-        acc = emitPoint(arith::AddIOp::create(b, unrolled.getInductionVar(),
-                                              kb.idx(u * lanes)),
-                        acc);
-      emitCopies();
-      scf::YieldOp::create(b, acc);
-    }
-    // Where this lane's single steps start: after its unrolled trips.
-    Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
-                                        kb.idx(mainEnd));
-    Value trips0 = arith::DivUIOp::create(
-        b,
-        arith::AddIOp::create(b,
-                              arith::SubIOp::create(b, kb.idx(mainEnd), lane),
-                              kb.idx(stride - 1)),
-        kb.idx(stride));
-    start = arith::SelectOp::create(
-        b, ahead,
-        arith::AddIOp::create(b, lane,
-                              arith::MulIOp::create(b, trips0, kb.idx(stride))),
-        lane);
+    SmallVector<Value> acc(unrolled.getRegionIterArgs());
+    for (int64_t u = 0; u < kSplitUnroll; ++u)
+      acc = emitPoint(arith::AddIOp::create(b, unrolled.getInductionVar(),
+                                            kb.idx(u * lanes)),
+                      acc);
+    emitCopies();
+    scf::YieldOp::create(b, acc);
   }
+  // Where this lane's single steps start: after its unrolled trips.
+  Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                      kb.idx(mainEnd));
+  Value trips0 = arith::DivUIOp::create(
+      b,
+      arith::AddIOp::create(b, arith::SubIOp::create(b, kb.idx(mainEnd), lane),
+                            kb.idx(stride - 1)),
+      kb.idx(stride));
+  Value start = arith::SelectOp::create(
+      b, ahead,
+      arith::AddIOp::create(b, lane,
+                            arith::MulIOp::create(b, trips0, kb.idx(stride))),
+      lane);
   auto loop = scf::ForOp::create(b, start, kb.idx(trips), kb.idx(lanes),
                                  unrolled.getResults());
   {

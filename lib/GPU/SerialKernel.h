@@ -106,15 +106,6 @@ private:
   /// between them would keep the next from issuing before it).
   mlir::Value emitSlicedLoad(mlir::OpOperand *operand);
   void emitCopies();
-  /// The sliced source's linear index of slice coordinates `at`.
-  mlir::Value slicedSourceIndex(llvm::ArrayRef<mlir::Value> at);
-  /// Elements per 16-byte load of the sliced input along its rows in the
-  /// warp loop, or 0 (planned after the split).
-  int64_t planSlicedVectors();
-  /// One trip of the warp loop over vectors of the sliced input from
-  /// point `base`: the loads, then the region per element.
-  llvm::SmallVector<mlir::Value> emitWarpVectorTrip(mlir::Value base,
-                                                    mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitPoint(mlir::Value point,
@@ -168,10 +159,6 @@ private:
   /// launch's last result.
   std::optional<SlicedInput> sliced;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pendingCopies;
-  /// The sliced input's elements per vector load (0: loaded one by one),
-  /// and the element of the point being emitted when a vector brought it.
-  int64_t slicedVector = 0;
-  mlir::Value slicedElement;
   std::optional<ColumnSplit> column;
   KernelLaunch launch;
   // The kernel under construction.
