@@ -34,6 +34,7 @@ decompositions depend on the device.)
 """
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -271,6 +272,10 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                   label, ms, run["tokens_per_s"], times[0],
                   run["peak_memory_GiB"], losses[0], losses[-1]))
         del model, opt, step_model
+        # (The model's parameters may sit in reference cycles: collected
+        # now, they release what their compiled graphs held for them --
+        # Sinter's next outputs -- before the next run's peak is taken.)
+        gc.collect()
         torch.cuda.empty_cache()
         if json_path:  # after each run: a later one may not finish
             with open(json_path, "w") as f:
