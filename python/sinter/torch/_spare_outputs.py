@@ -93,6 +93,13 @@ def watched_outputs(plan, backward_only):
     return sorted(outs)
 
 
+def _allocate(fn, device, owner_ref):
+    """The token's finalizer: the next outputs, unless the model died first
+    (its saved tensors outlived it: nothing would take them)."""
+    if owner_ref is None or owner_ref() is not None:
+        fn.spare_outputs(device)
+
+
 class _Token:
     """Referenced by every watched output of one call; dies with the last."""
 
@@ -119,7 +126,8 @@ def watch(fn, tensors, device, owner=None):
     token = _Token()
     for t in tensors:
         t._sinter_spare_outputs = token
-    finalizer = weakref.finalize(token, fn.spare_outputs, device)
+    owner_ref = weakref.ref(owner) if owner is not None else None
+    finalizer = weakref.finalize(token, _allocate, fn, device, owner_ref)
     finalizer.atexit = False  # nothing to allocate for at exit
     known = _owners.get(fn)
     if owner is not None and (known is None or known() is not owner):

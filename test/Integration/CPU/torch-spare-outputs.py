@@ -18,6 +18,7 @@
 # CHECK: after the first dies: []
 # CHECK: after the last dies: ['next outputs']
 # CHECK: after the model dies: ['next outputs', 'next outputs', 'released']
+# CHECK: after a late token dies: ['next outputs', 'next outputs', 'released']
 # CHECK: inference graph: None
 # CHECK: enabled by default: True
 # CHECK: SINTER_TORCH_SPARE_OUTPUTS=0: False
@@ -111,8 +112,13 @@ print("after the last dies:", fn.made)
 c = torch.randn(4)
 spare.watch(fn, [c], "cuda", owner)
 del c
+late = torch.randn(4)
+spare.watch(fn, [late], "cuda", owner)
 del owner, weight
 print("after the model dies:", fn.made)
+# A call's saved tensors that outlive the model allocate nothing.
+del late
+print("after a late token dies:", fn.made)
 
 # Without a backward (no_grad), AOTAutograd compiles an inference graph:
 # no partition function runs and nothing is noted.
