@@ -146,7 +146,9 @@ def aot(cache, batch, seq, layers, autocast=None):
 
 def train_step(step_model, opt, idx, targets, autocast):
     """One step (forward under autocast when asked, backward, optimizer),
-    synchronized; returns the loss."""
+    synchronized; returns the loss, detached (its graph would keep the
+    model's parameters alive, through their AccumulateGrad nodes, after the
+    run that made it)."""
     opt.zero_grad(set_to_none=True)
     with torch.autocast("cuda", dtype=torch.bfloat16,
                         enabled=autocast is not None):
@@ -154,7 +156,7 @@ def train_step(step_model, opt, idx, targets, autocast):
     loss.backward()
     opt.step()
     torch.cuda.synchronize()
-    return loss
+    return loss.detach()
 
 
 def top_kernels(step_model, opt, batch, autocast):
