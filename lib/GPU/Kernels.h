@@ -205,10 +205,23 @@ FusedOp matchNormBackwardEpilogue(mlir::Operation *normBackward);
 /// before `op`) and, with dweight or dbias, a column kernel adding them.
 /// With `epilogue` (matchNormBackwardEpilogue) the row kernel writes the
 /// chain's results instead of dx.
+/// With `columnSum` (matchEpilogueColumnSum) the row kernel also adds up
+/// that result of the epilogue per column, and the column kernel writes
+/// the sum as `columnSum.sum`'s result.
+struct EpilogueColumnSum {
+  mlir::Operation *sum = nullptr; // a linalg.generic
+  unsigned result = 0;            // which result of the epilogue it sums
+};
 mlir::FailureOr<llvm::SmallVector<KernelLaunch, 1>>
 buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
                          llvm::StringRef name, const Tuning &tuning,
-                         FusedOp epilogue = {});
+                         FusedOp epilogue = {},
+                         std::optional<EpilogueColumnSum> columnSum = {});
+/// A sum over the rows of a result of a norm backward's `epilogue` (a
+/// linear layer's bias gradient: the residual stream's gradient summed
+/// over the tokens), which the norm backward's kernels can add up beside
+/// dweight (NormPrologue.cpp), if there is one.
+std::optional<EpilogueColumnSum> matchEpilogueColumnSum(FusedOp epilogue);
 /// Whether the tensor-core attention backward (Attention/Backward.h) runs
 /// `op` on sm_`smVersion`; `why` says why not (the op then takes its
 /// reference form, TensorOpsToLinalg).

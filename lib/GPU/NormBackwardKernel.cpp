@@ -52,8 +52,13 @@ struct NormBackward {
   int64_t rows = 1, cols = 1;
   /// The chain the row kernel computes from dx (matchNormBackwardEpilogue).
   FusedOp epilogue;
+  /// A sum over the rows of one of the chain's results, added up beside
+  /// dweight (matchEpilogueColumnSum).
+  std::optional<EpilogueColumnSum> columnSum;
 
-  NormBackward(Operation *o, FusedOp epilogue) : op(o), epilogue(epilogue) {
+  NormBackward(Operation *o, FusedOp epilogue,
+               std::optional<EpilogueColumnSum> columnSum)
+      : op(o), epilogue(epilogue), columnSum(columnSum) {
     int64_t nrank;
     if (auto ln = dyn_cast<LayerNormBackwardOp>(o)) {
       dy = ln.getGradOutput(), x = ln.getInput(), mean = ln.getMean();
@@ -87,12 +92,14 @@ struct NormBackward {
       return {dx};
     return SmallVector<Value>(epilogue->getResults());
   }
-  /// The column sums asked for: dweight, then dbias.
+  /// The column sums asked for: dweight, then dbias, then the epilogue's.
   SmallVector<Value> columnSums() const {
     SmallVector<Value> v;
     for (Value r : {dweight, dbias})
       if (r)
         v.push_back(r);
+    if (columnSum)
+      v.push_back(columnSum->sum->getResult(0));
     return v;
   }
 };
@@ -101,7 +108,7 @@ struct NormBackward {
 /// per vector (f32), carried across its rows, and the reduction-slot
 /// parity.
 struct RowLoopState {
-  SmallVector<Value> dwAcc, dbAcc;
+  SmallVector<Value> dwAcc, dbAcc, csAcc; // csAcc: the epilogue's column sum
   Value parity;
 };
 
@@ -113,13 +120,16 @@ struct RowStore {
   SmallVector<Value> inputs; // the epilogue's inputs, null at dx
   Type dxType;               // dx's element type
   std::optional<ChainEvaluator> chain;
+  /// The chain's result summed per column (NormBackward::columnSum), or -1.
+  int summed = -1;
 
-  /// Stores the f32 vector `v` of dx's elements at `at`.
-  void store(KernelBuilder &kb, const RowConfig &c, Value at, Value v,
-             Value pred) const {
+  /// Stores the f32 vector `v` of dx's elements at `at`; returns the
+  /// summed result's values as stored (widened to f32), or null.
+  Value store(KernelBuilder &kb, const RowConfig &c, Value at, Value v,
+              Value pred) const {
     if (!chain) {
       kb.streamStoreF32(outs[0], at, v, pred);
-      return;
+      return {};
     }
     ImplicitLocOpBuilder &b = kb.builder();
     // dx as the chain reads it: rounded to its type, as stored.
@@ -138,8 +148,15 @@ struct RowStore {
     auto next = raw.begin();
     for (Value in : inputs)
       ins.push_back(in ? *next++ : dxv);
-    for (auto [out, r] : llvm::zip_equal(outs, chain->evaluate(b, ins, c.vec)))
-      kb.streamStoreF32(out, at, kb.extF32(r), pred);
+    Value summedValues;
+    for (auto [j, out, r] :
+         llvm::enumerate(outs, chain->evaluate(b, ins, c.vec))) {
+      Value wide = kb.extF32(r);
+      kb.streamStoreF32(out, at, wide, pred);
+      if (static_cast<int>(j) == summed)
+        summedValues = wide;
+    }
+    return summedValues;
   }
 };
 
@@ -210,8 +227,16 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
     if (meanVec)
       v = arith::SubFOp::create(b, v, cG);
     v = arith::MulFOp::create(b, v, rstdVec);
-    store.store(kb, c, arith::AddIOp::create(b, base, t.colIndex[k]), v,
-                t.pred[k]);
+    Value stored = store.store(
+        kb, c, arith::AddIOp::create(b, base, t.colIndex[k]), v, t.pred[k]);
+    // Only elements the chain stored are summed (a chain of zeros need
+    // not be zero); the partial rows' columns past the row are never read.
+    if (!out.csAcc.empty()) {
+      if (t.pred[k])
+        stored = arith::SelectOp::create(b, t.pred[k], stored,
+                                         kb.splat(kb.f32(0.0), c.vec));
+      out.csAcc[k] = arith::AddFOp::create(b, out.csAcc[k], stored);
+    }
     if (!out.dwAcc.empty())
       out.dwAcc[k] = arith::AddFOp::create(
           b, out.dwAcc[k], arith::MulFOp::create(b, dys[k], xhat[k]));
@@ -248,6 +273,8 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     for (Value in : chain.getInputs())
       store.inputs.push_back(in == nb.dx ? Value() : kb.flatten(args[a++]));
     store.chain.emplace(b, chain);
+    if (nb.columnSum)
+      store.summed = static_cast<int>(nb.columnSum->result);
   }
   for (size_t i = 0; i < nb.rowResults().size(); ++i)
     store.outs.push_back(kb.flatten(args[a++]));
@@ -260,6 +287,8 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     init.dwAcc.assign(c.perThread, zero);
   if (nb.dbias)
     init.dbAcc.assign(c.perThread, zero);
+  if (nb.columnSum)
+    init.csAcc.assign(c.perThread, zero);
   // With prefetch, the x and dy vectors of the block's next row group are
   // loaded at the top of each iteration, in their element type, and
   // carried into the next one: they are in flight while this row reduces.
@@ -279,6 +308,7 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
   };
   SmallVector<Value> carried = init.dwAcc;
   llvm::append_range(carried, init.dbAcc);
+  llvm::append_range(carried, init.csAcc);
   size_t nAcc = carried.size();
   if (c.prefetch)
     llvm::append_range(carried, loadRaw(kb.blockId()));
@@ -295,9 +325,10 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     if (c.prefetch)
       next = loadRaw(arith::AddIOp::create(b, group, kb.gridDim()));
     RowLoopState in;
-    size_t nDw = init.dwAcc.size();
+    size_t nDw = init.dwAcc.size(), nDb = init.dbAcc.size();
     in.dwAcc = llvm::to_vector(it.take_front(nDw));
-    in.dbAcc = llvm::to_vector(it.slice(nDw, nAcc - nDw));
+    in.dbAcc = llvm::to_vector(it.slice(nDw, nDb));
+    in.csAcc = llvm::to_vector(it.slice(nDw + nDb, nAcc - nDw - nDb));
     SmallVector<Value> current = llvm::to_vector(it.slice(nAcc, nRaw));
     in.parity = it.back();
     RowThread t = rowOf(kb, c, l, group, /*check=*/false);
@@ -311,6 +342,7 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
                                weightVecs, current, smem, smem2, in);
     SmallVector<Value> yields = out.dwAcc;
     llvm::append_range(yields, out.dbAcc);
+    llvm::append_range(yields, out.csAcc);
     llvm::append_range(yields, next);
     yields.push_back(out.parity);
     scf::YieldOp::create(b, yields);
@@ -450,12 +482,11 @@ FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
 } // namespace
 
 FailureOr<SmallVector<KernelLaunch, 1>>
-sinter::gpu_kernels::buildNormBackwardKernels(Operation *op,
-                                              gpu::GPUModuleOp module,
-                                              StringRef name,
-                                              const Tuning &tuning,
-                                              FusedOp epilogue) {
-  NormBackward nb(op, epilogue);
+sinter::gpu_kernels::buildNormBackwardKernels(
+    Operation *op, gpu::GPUModuleOp module, StringRef name,
+    const Tuning &tuning, FusedOp epilogue,
+    std::optional<EpilogueColumnSum> columnSum) {
+  NormBackward nb(op, epilogue, columnSum);
   // Persistent blocks (their count fixes the scratch's shape), as many
   // per SM as leave each thread the registers its row needs: per vector
   // x, dy, xhat, g and the K accumulators (f32), the next row's x and dy

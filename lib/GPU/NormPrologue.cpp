@@ -43,6 +43,23 @@
 // bf16 or f16 elements, or read a value defined after the norm backward
 // (the kernel runs where the norm backward is).
 //
+// A linear layer's bias gradient then sums a result of that epilogue over
+// the tokens (torch-mlir's sum over dim 0 of the [tokens, C] gradient):
+//
+//   %c = tensor.collapse_shape %s#1 [[0, 1], [2]] : ... to tensor<TxCxbf16>
+//   %z = linalg.fill ins(%zero) outs(..) -> tensor<1xCxbf16>
+//   %db = linalg.generic {maps [(d0, d1) -> (d0, d1), (d0, d1) -> (0, d1)],
+//                         ["reduction", "parallel"]} ins(%c) outs(%z) {
+//   ^bb0(%in: bf16, %acc: bf16):
+//     %r = arith.addf %in, %acc : bf16     // or extf, then addf in f32
+//     linalg.yield %r : bf16 }
+//
+// The norm backward's row kernel has each element of %s#1 in a register
+// and already adds dy and dy * xhat per column for dbias and dweight: it
+// adds %s#1 too, and its column kernel writes %db (f32 sums, rounded
+// once). Not taken: sums from a nonzero init, over other than all rows,
+// or of other bodies.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -50,6 +67,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace sinter;
@@ -120,4 +139,68 @@ FusedOp sinter::gpu_kernels::matchNormPrologue(Operation *norm,
         (user->getBlock() != norm->getBlock() || user->isBeforeInBlock(norm)))
       return {};
   return chain;
+}
+
+/// Whether `sum` adds its one input over the rows of a [rows, cols] tensor
+/// into a zero-filled [1, cols] or [cols] init: the body yields
+/// addf(in, acc), `in` optionally widened first.
+static bool isColumnSum(linalg::GenericOp sum) {
+  if (!sum || !sum.hasPureTensorSemantics() || sum.getNumDpsInputs() != 1 ||
+      sum.getNumDpsInits() != 1 || sum.getNumLoops() != 2 ||
+      sum.getIteratorTypesArray()[0] != utils::IteratorType::reduction ||
+      sum.getIteratorTypesArray()[1] != utils::IteratorType::parallel ||
+      !sum.getMatchingIndexingMap(sum.getDpsInputOperand(0)).isIdentity())
+    return false;
+  AffineMap out = sum.getMatchingIndexingMap(sum.getDpsInitOperand(0));
+  MLIRContext *ctx = sum.getContext();
+  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  if (out != AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx) &&
+      out != AffineMap::get(2, 0, {d1}, ctx))
+    return false;
+  auto fill = sum.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  TypedAttr init = fill ? foldableFillValue(fill) : TypedAttr();
+  auto zero = dyn_cast_or_null<FloatAttr>(init);
+  if (!zero || !zero.getValue().isZero())
+    return false;
+  Block &body = sum.getRegion().front();
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value in = body.getArgument(0), acc = body.getArgument(1);
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+    return false;
+  Value x = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  size_t ops = 2; // the add and the yield
+  if (auto ext = x.getDefiningOp<arith::ExtFOp>()) {
+    x = ext.getIn();
+    ops = 3;
+  }
+  return x == in && body.getOperations().size() == ops;
+}
+
+std::optional<EpilogueColumnSum>
+sinter::gpu_kernels::matchEpilogueColumnSum(FusedOp epilogue) {
+  if (!epilogue)
+    return std::nullopt;
+  for (auto [j, r] : llvm::enumerate(epilogue->getResults())) {
+    auto type = cast<RankedTensorType>(r.getType());
+    int64_t cols = type.getShape().back();
+    for (Operation *user : r.getUsers()) {
+      // The tokens collapsed into one row dimension, or already one.
+      Value rows = r;
+      if (auto c = dyn_cast<tensor::CollapseShapeOp>(user)) {
+        auto t = c.getResultType();
+        if (t.getRank() != 2 || t.getShape().back() != cols)
+          continue;
+        rows = c.getResult();
+      } else if (type.getRank() != 2) {
+        continue;
+      }
+      for (Operation *reader : rows.getUsers()) {
+        auto sum = dyn_cast<linalg::GenericOp>(reader);
+        if (isColumnSum(sum) && sum.getDpsInputs()[0] == rows)
+          return EpilogueColumnSum{sum.getOperation(),
+                                   static_cast<unsigned>(j)};
+      }
+    }
+  }
+  return std::nullopt;
 }

@@ -123,6 +123,8 @@ struct InPlacePlans {
   /// chain that reads their dx (NormPrologue.cpp).
   llvm::DenseMap<Operation *, FusedOp> prologues;
   llvm::DenseMap<Operation *, FusedOp> epilogues;
+  /// Column sums of an epilogue's result that its norm backward adds up.
+  llvm::DenseMap<Operation *, EpilogueColumnSum> epilogueSums;
   /// Pads whose kernel runs the elementwise op that produced their source.
   llvm::DenseMap<Operation *, Operation *> padProducers;
   /// The parts of concatenations (ConcatKernel.cpp).
@@ -137,6 +139,12 @@ struct InPlacePlans {
   const MatmulOperands *matmulOf(Operation *op) const {
     auto it = matmuls.find(op);
     return it == matmuls.end() ? nullptr : &it->second;
+  }
+  std::optional<EpilogueColumnSum> epilogueSumOf(Operation *op) const {
+    auto it = epilogueSums.find(op);
+    if (it == epilogueSums.end())
+      return std::nullopt;
+    return it->second;
   }
   const SlicedInput *slicedOf(Operation *op) const {
     auto it = slicedInputs.find(op);
@@ -186,7 +194,8 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return one(buildSoftmaxKernel(softmax, module, name, tuning));
   if (isa<LayerNormBackwardOp, RMSNormBackwardOp>(op))
     return buildNormBackwardKernels(op, module, name, tuning,
-                                    plans.epilogues.lookup(op));
+                                    plans.epilogues.lookup(op),
+                                    plans.epilogueSumOf(op));
   if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
     // sinter-tensor-ops-to-linalg left only those this kernel runs.
     std::string why;
@@ -528,6 +537,9 @@ struct OutlineCUDAKernelsPass
         continue;
       }
       if (FusedOp chain = plans.epilogues.lookup(op)) {
+        // (The column sum's result now comes from the column kernel.)
+        if (std::optional<EpilogueColumnSum> sum = plans.epilogueSumOf(op))
+          sum->sum->erase();
         chain->erase();
         op->erase();
         continue;
@@ -625,6 +637,12 @@ struct OutlineCUDAKernelsPass
       if (FusedOp chain = matchNormBackwardEpilogue(op);
           chain && !taken.contains(chain)) {
         plans.epilogues[op] = chain;
+        if (std::optional<EpilogueColumnSum> sum =
+                matchEpilogueColumnSum(chain);
+            sum && !taken.contains(sum->sum)) {
+          plans.epilogueSums[op] = *sum;
+          taken.insert(sum->sum);
+        }
         taken.insert(chain);
         continue;
       }

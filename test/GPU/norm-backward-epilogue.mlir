@@ -121,3 +121,58 @@ func.func @epilogue_feeds_a_norm(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf
   %n = sinter.layer_norm %s weight(%w : tensor<768xf32>) : tensor<2x7x768xf32> -> tensor<2x7x768xf32>
   return %n, %dw, %db : tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>
 }
+
+// The next linear layer's bias gradient sums the rounded gradient over the
+// tokens (torch-mlir's collapse to [tokens, C] and a column sum into a
+// zero fill, in bf16): the row kernel adds it up beside dweight and dbias
+// (a third partial row), and the column kernel writes it. No reduce kernel.
+// CHECK-LABEL: func.func @bias_gradient_of_the_sum
+// CHECK-NOT: @reduce_
+// CHECK: gpu.launch_func @sinter_kernels::@[[K:layer_norm_backward_[0-9]+]] {{.*}}, %{{.*}} : memref<2x7x768xbf16>, %{{.*}} : memref<3x{{[0-9]+}}x768xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@[[K]]_1 {{.*}} args(%{{.*}} : memref<3x{{[0-9]+}}x768xf32>, %{{.*}} : memref<768xf32>, %{{.*}} : memref<768xf32>, %[[DB:.*]] : memref<1x768xbf16>)
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[DB]]
+// CHECK-NOT: @reduce_
+// CHECK: return {{.*}}, %[[T]]
+func.func @bias_gradient_of_the_sum(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mean: tensor<2x7xf32>, %rstd: tensor<2x7xf32>, %w: tensor<768xf32>, %g: tensor<2x7x768xf32>) -> (tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>, tensor<1x768xbf16>) {
+  %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<768xf32>) : tensor<2x7x768xf32>, tensor<2x7xf32> -> tensor<2x7x768xf32> dweight(tensor<768xf32>) dbias(tensor<768xf32>) dy(tensor<2x7x768xbf16>)
+  %s:2 = sinter.fused ins(%g, %dx : tensor<2x7x768xf32>, tensor<2x7x768xf32>) maps [#id, #id] {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    %h = arith.truncf %r : f32 to bf16
+    sinter.yield %r, %h : f32, bf16
+  } -> tensor<2x7x768xf32>, tensor<2x7x768xbf16>
+  %c = tensor.collapse_shape %s#1 [[0, 1], [2]] : tensor<2x7x768xbf16> into tensor<14x768xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<1x768xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<1x768xbf16>) -> tensor<1x768xbf16>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]} ins(%c : tensor<14x768xbf16>) outs(%z : tensor<1x768xbf16>) {
+  ^bb0(%in: bf16, %acc: bf16):
+    %t = arith.addf %in, %acc : bf16
+    linalg.yield %t : bf16
+  } -> tensor<1x768xbf16>
+  return %s#0, %dw, %db, %sum : tensor<2x7x768xf32>, tensor<768xf32>, tensor<768xf32>, tensor<1x768xbf16>
+}
+
+// A sum from a nonzero init is not one: it keeps its reduce kernel.
+// CHECK-LABEL: func.func @sum_from_one
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}} {{.*}}, %{{.*}} : memref<2x{{[0-9]+}}x768xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}}_1
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_
+func.func @sum_from_one(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mean: tensor<2x7xf32>, %rstd: tensor<2x7xf32>, %w: tensor<768xf32>, %g: tensor<2x7x768xf32>) -> (tensor<768xf32>, tensor<768xf32>, tensor<1x768xf32>) {
+  %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<768xf32>) : tensor<2x7x768xf32>, tensor<2x7xf32> -> tensor<2x7x768xf32> dweight(tensor<768xf32>) dbias(tensor<768xf32>) dy(tensor<2x7x768xbf16>)
+  %s = sinter.fused ins(%g, %dx : tensor<2x7x768xf32>, tensor<2x7x768xf32>) maps [#id, #id] {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    sinter.yield %r : f32
+  } -> tensor<2x7x768xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x7x768xf32> into tensor<14x768xf32>
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x768xf32>
+  %z = linalg.fill ins(%one : f32) outs(%e : tensor<1x768xf32>) -> tensor<1x768xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]} ins(%c : tensor<14x768xf32>) outs(%z : tensor<1x768xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %t = arith.addf %in, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<1x768xf32>
+  return %dw, %db, %sum : tensor<768xf32>, tensor<768xf32>, tensor<1x768xf32>
+}

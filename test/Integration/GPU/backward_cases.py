@@ -70,12 +70,16 @@ def norm_backward_case(kind, rows, cols, t="bf16", grad_t="f32", dy_t=None):
         ref, torch_same_dtype)
 
 
-def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
+def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16",
+                                bias_sum=False):
     """A norm backward whose dx only feeds the residual stream's gradient,
     as in GPT-2's bf16-autocast backward: %g + dx, and that sum rounded to
     dy's type for the next matmul. The norm's row kernel computes the sum
     where it would store dx (NormPrologue.cpp's epilogue): the program is
-    the forward norm's kernel and the backward's two."""
+    the forward norm's kernel and the backward's two. bias_sum: the rounded
+    sum also summed over the rows in its own type (torch-mlir's bias
+    gradient of the next linear layer), which the norm backward's kernels
+    add up beside dweight: still three launches."""
     layer = kind == "layer"
     x, w, s = _tt([rows, cols], t), _tt([cols], t), _tt([rows], "f32")
     d, h = _tt([rows, cols], dy_t), _tt([rows, cols], dy_t)
@@ -89,6 +93,19 @@ def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
         norm = """  %%y, %%rstd = sinter.rms_norm %%x weight(%%w : %(w)s) : %(x)s -> %(x)s rstd(%(s)s)
   %%dx, %%dw = sinter.rms_norm_backward %%dy, %%x, %%rstd weight(%%w : %(w)s) : %(x)s, %(s)s -> %(x)s dweight(%(w)s)%(dtail)s"""
         args, sums, sum_types = "%%x: %(x)s, %%w: %(w)s", ", %%dw", ", %(w)s"
+    col_sum = ""
+    if bias_sum:
+        col_sum = """
+  %%zero = arith.constant 0.0 : %(ed)s
+  %%ce = tensor.empty() : %(c)s
+  %%cz = linalg.fill ins(%%zero : %(ed)s) outs(%%ce : %(c)s) -> %(c)s
+  %%cs = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]} ins(%%r#1 : %(h)s) outs(%%cz : %(c)s) {
+  ^bb0(%%i: %(ed)s, %%o: %(ed)s):
+    %%t = arith.addf %%i, %%o : %(ed)s
+    linalg.yield %%t : %(ed)s
+  } -> %(c)s"""
+        sums += ", %%cs"
+        sum_types += ", %(c)s"
     ir = ("func.func @main(" + args + ", %%dy: %(d)s, %%g: %(x)s) -> (%(x)s, "
           "%(h)s" + sum_types + ") {\n" + norm + """
   %%r:2 = sinter.fused ins(%%g, %%dx : %(x)s, %(x)s) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>] {
@@ -96,10 +113,10 @@ def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
     %%sum = arith.addf %%a, %%c : %(et)s
     %%low = arith.truncf %%sum : %(et)s to %(ed)s
     sinter.yield %%sum, %%low : %(et)s, %(ed)s
-  } -> %(x)s, %(h)s
+  } -> %(x)s, %(h)s""" + col_sum + """
   return %%r#0, %%r#1""" + sums + " : %(x)s, %(h)s" + sum_types + "\n}\n") % {
         "x": x, "w": w, "s": s, "d": d, "h": h, "dtail": dtail, "et": t,
-        "ed": dy_t}
+        "ed": dy_t, "c": _tt([1, cols], dy_t)}
 
     def make(torch, dev, gen):
         return _norm_inputs(torch, dev, gen, layer, rows, cols, t, dy_t) + [
@@ -115,13 +132,18 @@ def norm_backward_residual_case(kind, rows, cols, t="f32", dy_t="bf16"):
             y = torch.nn.functional.rms_norm(xs[0], (cols,), xs[1], eps=1e-6)
         y.backward(dy)
         total = g + xs[0].grad
-        return [total, total.to(getattr(torch, TYPES[dy_t]))] + \
-            [a.grad for a in xs[1:]]
+        low = total.to(getattr(torch, TYPES[dy_t]))
+        out = [total, low] + [a.grad for a in xs[1:]]
+        if bias_sum:  # summed in f32 (wider for the reference), rounded once
+            wide = torch.float64 if dtype == torch.float64 else torch.float32
+            out.append(low.to(wide).sum(0, keepdim=True).to(low.dtype))
+        return out
 
-    name = "%s_norm_backward_residual_%dx%d_%s_dy_%s" % (kind, rows, cols, t,
-                                                         dy_t)
+    name = "%s_norm_backward_residual_%dx%d_%s_dy_%s%s" % (
+        kind, rows, cols, t, dy_t, "_bias_sum" if bias_sum else "")
     LAUNCHES[name] = 3
-    ROUNDED[name] = {1}  # the sum rounded to dy's type
+    # The sum rounded to dy's type (and its column sum).
+    ROUNDED[name] = {1, 4 if layer else 3} if bias_sum else {1}
     return (name, ir, make,
             lambda torch, *a: grads(torch, torch.float64, *a),
             lambda torch, *a: grads(torch, a[0].dtype, *a))
@@ -241,6 +263,9 @@ def backward_cases():
         norm_backward_residual_case("layer", 1024, 768),
         norm_backward_residual_case("layer", 113, 1000),
         norm_backward_residual_case("rms", 99, 4096),
+        norm_backward_residual_case("layer", 1024, 768, bias_sum=True),
+        norm_backward_residual_case("layer", 113, 1000, bias_sum=True),
+        norm_backward_residual_case("rms", 99, 4096, bias_sum=True),
         softmax_backward_case(256, 1024),
         softmax_backward_case(33, 100, "f32"),
         attention_backward_case(1, 4, 2, 256, 256, 64, causal=True),
