@@ -303,7 +303,10 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     LayerNorm or RMSNorm backward whose dx only an elementwise chain of
     same-shape inputs reads (the residual stream's gradient, g + dx and its
     rounding) computes that chain where it would store dx and stores the
-    chain's results instead.
+    chain's results instead; a sum of one of those results over the rows
+    into a zero fill (the next linear layer's bias gradient) is added up
+    beside dweight and dbias and written by the column kernel, with no
+    reduction kernel of its own.
 
     ```mlir
     gpu.launch_func @sinter_kernels::@matmul_0 blocks in (%c8, %c1, %c1)
