@@ -217,11 +217,13 @@ buildNormBackwardKernels(mlir::Operation *op, mlir::gpu::GPUModuleOp module,
                          llvm::StringRef name, const Tuning &tuning,
                          FusedOp epilogue = {},
                          std::optional<EpilogueColumnSum> columnSum = {});
-/// A sum over the rows of a result of a norm backward's `epilogue` (a
+/// A sum over the rows of a result of `normBackward`'s `epilogue` (a
 /// linear layer's bias gradient: the residual stream's gradient summed
 /// over the tokens), which the norm backward's kernels can add up beside
-/// dweight (NormPrologue.cpp), if there is one.
-std::optional<EpilogueColumnSum> matchEpilogueColumnSum(FusedOp epilogue);
+/// dweight (NormPrologue.cpp), if there is one: its columns are the
+/// normalized elements of a row.
+std::optional<EpilogueColumnSum>
+matchEpilogueColumnSum(mlir::Operation *normBackward, FusedOp epilogue);
 /// Whether the tensor-core attention backward (Attention/Backward.h) runs
 /// `op` on sm_`smVersion`; `why` says why not (the op then takes its
 /// reference form, TensorOpsToLinalg).

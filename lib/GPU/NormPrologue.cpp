@@ -157,6 +157,11 @@ static bool isColumnSum(linalg::GenericOp sum) {
   if (out != AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx) &&
       out != AffineMap::get(2, 0, {d1}, ctx))
     return false;
+  // Accumulated in f32 and stored as f32, bf16 or f16 (the column
+  // kernel's store), from the input's own type or its f32 widening.
+  Type accType = getElementTypeOrSelf(sum->getResult(0));
+  if (!accType.isF32() && !accType.isBF16() && !accType.isF16())
+    return false;
   auto fill = sum.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   TypedAttr init = fill ? foldableFillValue(fill) : TypedAttr();
   auto zero = dyn_cast_or_null<FloatAttr>(init);
@@ -170,6 +175,8 @@ static bool isColumnSum(linalg::GenericOp sum) {
   Value x = add.getLhs() == acc ? add.getRhs() : add.getLhs();
   size_t ops = 2; // the add and the yield
   if (auto ext = x.getDefiningOp<arith::ExtFOp>()) {
+    if (!ext.getType().isF32())
+      return false;
     x = ext.getIn();
     ops = 3;
   }
@@ -177,8 +184,16 @@ static bool isColumnSum(linalg::GenericOp sum) {
 }
 
 std::optional<EpilogueColumnSum>
-sinter::gpu_kernels::matchEpilogueColumnSum(FusedOp epilogue) {
+sinter::gpu_kernels::matchEpilogueColumnSum(Operation *normBackward,
+                                            FusedOp epilogue) {
   if (!epilogue)
+    return std::nullopt;
+  // The row kernel's columns: one normalized dimension, the last.
+  int64_t normalizedRank =
+      isa<LayerNormBackwardOp>(normBackward)
+          ? cast<LayerNormBackwardOp>(normBackward).getNormalizedRank()
+          : cast<RMSNormBackwardOp>(normBackward).getNormalizedRank();
+  if (normalizedRank != 1)
     return std::nullopt;
   for (auto [j, r] : llvm::enumerate(epilogue->getResults())) {
     auto type = cast<RankedTensorType>(r.getType());

@@ -638,7 +638,7 @@ struct OutlineCUDAKernelsPass
           chain && !taken.contains(chain)) {
         plans.epilogues[op] = chain;
         if (std::optional<EpilogueColumnSum> sum =
-                matchEpilogueColumnSum(chain);
+                matchEpilogueColumnSum(op, chain);
             sum && !taken.contains(sum->sum)) {
           plans.epilogueSums[op] = *sum;
           taken.insert(sum->sum);
@@ -648,8 +648,13 @@ struct OutlineCUDAKernelsPass
       }
       if (auto generic = dyn_cast<linalg::GenericOp>(op);
           generic && !isElementwiseGeneric(generic)) {
+        // (Not when a chain that another kernel computes reads the slice:
+        // that kernel runs where its op is, maybe before this one.)
         if (std::optional<SlicedInput> sliced = planSlicedInput(generic);
-            sliced && !taken.contains(sliced->slice)) {
+            sliced && !taken.contains(sliced->slice) &&
+            llvm::none_of(sliced->slice->getUsers(), [&](Operation *user) {
+              return taken.contains(user);
+            })) {
           taken.insert(sliced->slice);
           plans.slicedInputs[op] = *sliced;
         }

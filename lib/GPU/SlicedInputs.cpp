@@ -29,11 +29,11 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-/// Whether `use` reads its slice in place without a copy (an elementwise
-/// generic's input or a concatenation's part).
+/// Whether `use` reads its slice in place without a copy: an elementwise
+/// generic's input. (A concatenation reads a part in place only when every
+/// reader of the slice does -- not this reduction -- so it needs the
+/// copy.)
 static bool readsSliceInPlace(OpOperand &use) {
-  if (auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner()))
-    return isElementwiseConcat(concat);
   auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
   return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
 }
@@ -44,7 +44,9 @@ sinter::gpu_kernels::planSlicedInput(linalg::GenericOp op) {
     return std::nullopt;
   for (OpOperand *in : op.getDpsInputOperands()) {
     tensor::ExtractSliceOp slice = sliceReadInPlace(in->get());
-    if (!slice || !op.getMatchingIndexingMap(in).isPermutation())
+    // (A body that never reads the input would never write its copy.)
+    if (!slice || !op.getMatchingIndexingMap(in).isPermutation() ||
+        op.getMatchingBlockArgument(in).use_empty())
       continue;
     // What else reads the slice: in place (then no copy is needed), and
     // whether all of it comes after this op in its block (the copy this

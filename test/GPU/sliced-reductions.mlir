@@ -136,3 +136,26 @@ func.func @column_sum_of_slice_returned(%p: tensor<4096x72xf32>) -> (tensor<64xf
   } -> tensor<64xf32>
   return %r, %s : tensor<64xf32>, tensor<4096x64xf32>
 }
+
+// -----
+
+// A reduction whose body never reads the slice (it counts) would never
+// write its copy: the slice keeps its copy kernel for its other reader.
+// CHECK-LABEL: func.func @count_of_slice_returned
+// CHECK: gpu.launch_func @sinter_kernels::@extract_slice_{{[0-9]+}}
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<4x1025xbf16>
+func.func @count_of_slice_returned(%p: tensor<4x1032xbf16>) -> (tensor<4xf32>, tensor<4x1025xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %s = tensor.extract_slice %p[0, 0] [4, 1025] [1, 1] : tensor<4x1032xbf16> to tensor<4x1025xbf16>
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<4x1025xbf16>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %r = arith.addf %acc, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x1025xbf16>
+  %t = linalg.transpose ins(%s : tensor<4x1025xbf16>) outs(%e2 : tensor<4x1025xbf16>) permutation = [0, 1]
+  return %n, %t : tensor<4xf32>, tensor<4x1025xbf16>
+}
