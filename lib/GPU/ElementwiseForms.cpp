@@ -92,14 +92,18 @@ tensor::ExtractSliceOp gpu_kernels::sliceReadInPlace(Value v) {
   return slice;
 }
 
+bool gpu_kernels::isElementwiseInput(OpOperand &use) {
+  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+  return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
+}
+
 bool gpu_kernels::readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
   if (!sliceReadInPlace(slice.getResult()) || slice->use_empty())
     return false;
   return llvm::all_of(slice->getUses(), [](OpOperand &use) {
     if (auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner()))
       return isElementwiseConcat(concat);
-    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-    return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
+    return isElementwiseInput(use);
   });
 }
 

@@ -511,6 +511,9 @@ bool isPlainMatmul(mlir::Operation *op);
 /// unit-stride, rank-preserving tensor.extract_slice (its source is read at
 /// the slice's offsets).
 mlir::tensor::ExtractSliceOp sliceReadInPlace(mlir::Value v);
+/// Whether `use` is an input of an elementwise generic, whose kernel reads
+/// a slice there in place (elementwiseFormOf) whoever else reads it.
+bool isElementwiseInput(mlir::OpOperand &use);
 /// Whether every use of `slice` is an input of an elementwise generic or a
 /// part of a concatenation (ConcatKernel.cpp), which read it in place: then
 /// no kernel copies it out.

@@ -29,15 +29,6 @@ using namespace mlir;
 using namespace sinter;
 using namespace sinter::gpu_kernels;
 
-/// Whether `use` reads its slice in place without a copy: an elementwise
-/// generic's input. (A concatenation reads a part in place only when every
-/// reader of the slice does -- not this reduction -- so it needs the
-/// copy.)
-static bool readsSliceInPlace(OpOperand &use) {
-  auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-  return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
-}
-
 std::optional<SlicedInput>
 sinter::gpu_kernels::planSlicedInput(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0)
@@ -48,14 +39,15 @@ sinter::gpu_kernels::planSlicedInput(linalg::GenericOp op) {
     if (!slice || !op.getMatchingIndexingMap(in).isPermutation() ||
         op.getMatchingBlockArgument(in).use_empty())
       continue;
-    // What else reads the slice: in place (then no copy is needed), and
-    // whether all of it comes after this op in its block (the copy this
-    // kernel writes replaces the slice for every reader).
+    // What else reads the slice: in place (an elementwise input: then no
+    // copy is needed; a concatenation reads a part in place only when every
+    // reader does, not this reduction), and whether all of it comes after
+    // this op in its block (the copy replaces the slice for every reader).
     bool copy = false, after = true;
     for (OpOperand &use : slice->getUses()) {
       if (use.getOwner() == op.getOperation())
         continue;
-      copy |= !readsSliceInPlace(use);
+      copy |= !isElementwiseInput(use);
       Operation *user = op->getBlock()->findAncestorOpInBlock(*use.getOwner());
       after &= user && op->isBeforeInBlock(user);
     }

@@ -176,3 +176,31 @@ func.func @sum_from_one(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mea
   } -> tensor<1x768xf32>
   return %dw, %db, %sum : tensor<768xf32>, tensor<768xf32>, tensor<1x768xf32>
 }
+
+// A norm over two dimensions: its row kernel's columns are the S*C
+// normalized elements, not the C the sum is over. The sum keeps its
+// reduce kernel (the epilogue is still computed by the row kernel).
+// CHECK-LABEL: func.func @sum_over_a_two_dimension_norm
+// CHECK-NOT: @fused_
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}} {{.*}}, %{{.*}} : memref<2x{{[0-9]+}}x5376xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_{{[0-9]+}}_1
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_
+func.func @sum_over_a_two_dimension_norm(%dy: tensor<2x7x768xbf16>, %x: tensor<2x7x768xf32>, %mean: tensor<2xf32>, %rstd: tensor<2xf32>, %w: tensor<7x768xf32>, %g: tensor<2x7x768xf32>) -> (tensor<7x768xf32>, tensor<7x768xf32>, tensor<1x768xbf16>) {
+  %dx, %dw, %db = sinter.layer_norm_backward %dy, %x, %mean, %rstd weight(%w : tensor<7x768xf32>) {normalized_rank = 2} : tensor<2x7x768xf32>, tensor<2xf32> -> tensor<2x7x768xf32> dweight(tensor<7x768xf32>) dbias(tensor<7x768xf32>) dy(tensor<2x7x768xbf16>)
+  %s = sinter.fused ins(%g, %dx : tensor<2x7x768xf32>, tensor<2x7x768xf32>) maps [#id, #id] {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    %h = arith.truncf %r : f32 to bf16
+    sinter.yield %h : bf16
+  } -> tensor<2x7x768xbf16>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<2x7x768xbf16> into tensor<14x768xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<1x768xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<1x768xbf16>) -> tensor<1x768xbf16>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]} ins(%c : tensor<14x768xbf16>) outs(%z : tensor<1x768xbf16>) {
+  ^bb0(%in: bf16, %acc: bf16):
+    %t = arith.addf %in, %acc : bf16
+    linalg.yield %t : bf16
+  } -> tensor<1x768xbf16>
+  return %dw, %db, %sum : tensor<7x768xf32>, tensor<7x768xf32>, tensor<1x768xbf16>
+}
