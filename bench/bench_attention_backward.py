@@ -23,26 +23,34 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# B, H, S, D, causal: GPT-2 124M's attention (B8 T1024), and the
-# ../shared/BENCHMARKS.md shapes.
-CASES = [(8, 12, 1024, 64, True), (2, 16, 4096, 128, False),
-         (2, 16, 4096, 128, True), (16, 16, 1024, 64, False)]
+# B, H, S, D, causal, dropout p: GPT-2 124M's attention (B8 T1024), and
+# the ../shared/BENCHMARKS.md shapes; the training variant with dropout 0.1
+# (the mask regenerated in the kernels; peers with the same dropout_p).
+CASES = [(8, 12, 1024, 64, True, 0.0), (2, 16, 4096, 128, False, 0.0),
+         (2, 16, 4096, 128, True, 0.0), (16, 16, 1024, 64, False, 0.0),
+         (8, 12, 1024, 64, True, 0.1), (2, 16, 4096, 128, False, 0.1)]
+SEED = 0x5EED
 
 
-def name_of(B, H, S, D, causal):
-    return "attention_backward_b%dh%ds%dd%d%s" % (B, H, S, D,
-                                                  "_causal" if causal else "")
+def name_of(B, H, S, D, causal, dropout_p=0.0):
+    return "attention_backward_b%dh%ds%dd%d%s%s" % (
+        B, H, S, D, "_causal" if causal else "",
+        "_dropout" if dropout_p else "")
 
 
-def ir_of(B, H, S, D, causal):
+def ir_of(B, H, S, D, causal, dropout_p=0.0):
     t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
     l = "tensor<%dx%dx%dxf32>" % (B, H, S)
-    attr = " {causal}" if causal else ""
-    return """func.func @main(%%do: %(t)s, %%q: %(t)s, %%k: %(t)s, %%v: %(t)s, %%o: %(t)s, %%lse: %(l)s) -> (%(t)s, %(t)s, %(t)s) {
-  %%dq, %%dk, %%dv = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(attr)s : %(t)s, %(t)s, %(t)s, %(t)s, %(t)s, %(l)s -> %(t)s, %(t)s, %(t)s
+    attrs = (["causal"] if causal else []) + (
+        ["dropout_p = %r : f64" % dropout_p] if dropout_p else [])
+    attr = " {%s}" % ", ".join(attrs) if attrs else ""
+    seed = ", %seed: i64" if dropout_p else ""
+    use = " seed(%seed)" if dropout_p else ""
+    return """func.func @main(%%do: %(t)s, %%q: %(t)s, %%k: %(t)s, %%v: %(t)s, %%o: %(t)s, %%lse: %(l)s%(seed)s) -> (%(t)s, %(t)s, %(t)s) {
+  %%dq, %%dk, %%dv = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(use)s%(attr)s : %(t)s, %(t)s, %(t)s, %(t)s, %(t)s, %(l)s -> %(t)s, %(t)s, %(t)s
   return %%dq, %%dk, %%dv : %(t)s, %(t)s, %(t)s
 }
-""" % dict(t=t, l=l, attr=attr)
+""" % dict(t=t, l=l, attr=attr, seed=seed, use=use)
 
 
 # The key-tile kernel's forms: label -> extra sinterc flags ("sinter" is
@@ -111,8 +119,9 @@ def run(out, json_path):
             "date": time.strftime("%Y-%m-%d"), "timing": "zero"}
     rows = []
     for case in CASES:
-        B, H, S, D, causal = case
+        B, H, S, D, causal, dropout_p = case
         name = name_of(*case)
+        seed = [SEED] if dropout_p else []
         fns = {label: sc.CudaProgram(form_dir(out, name, label))["main"]
                for label in FORMS}
         fn = fns["sinter"]
@@ -121,20 +130,22 @@ def run(out, json_path):
         o, lse = forward_stats(torch, q, k, v, causal)
         flops = 10.0 * B * H * S * S * D * (0.5 if causal else 1.0)
         res = {"case": name, "flops": flops}
-        got = fn(do, q, k, v, o, lse)
+        got = fn(do, q, k, v, o, lse, *seed)
         peers = {}
         for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                ("flash2", SDPBackend.FLASH_ATTENTION)):
             qr, kr, vr = [a.clone().requires_grad_() for a in (q, k, v)]
             with sdpa_kernel(backend):
                 y = F.scaled_dot_product_attention(qr, kr, vr,
-                                                   is_causal=causal)
+                                                   is_causal=causal,
+                                                   dropout_p=dropout_p)
 
             def grad(y=y, xs=(qr, kr, vr)):
                 return torch.autograd.grad(y, xs, do, retain_graph=True)
             peers[label] = grad
         errs = None
-        if B * H * S * S <= (1 << 28):  # the f64 reference fits
+        # (Dropout's numerics are the GPU checks': backward_cases.py.)
+        if B * H * S * S <= (1 << 28) and not dropout_p:
             want = reference(torch, q, k, v, do, causal, torch.float64)
             theirs = peers["cudnn"]()
             errs = []
@@ -146,11 +157,11 @@ def run(out, json_path):
         if errs:
             # The other form agrees with the default one within the
             # reference's error (the sums run in other orders).
-            other = fns["sinter mma.sync"](do, q, k, v, o, lse)
+            other = fns["sinter mma.sync"](do, q, k, v, o, lse, *seed)
             res["errors (sinter mma.sync)"] = [
                 (g.double() - r).abs().max().item()
                 for g, r in zip(other, want)]
-        for label, f in [(label, lambda f=f: f(do, q, k, v, o, lse))
+        for label, f in [(label, lambda f=f: f(do, q, k, v, o, lse, *seed))
                          for label, f in fns.items()] + list(peers.items()):
             ms = timer.median_p90(f, rep=100)[0]
             res[label + " ms"] = ms

@@ -43,29 +43,35 @@ TEST(PhiloxTest, KnownAnswerVectors) {
 }
 
 TEST(PhiloxTest, WordMapping) {
-  // Offsets 0..3 share counter 0 and pick words 0..3.
+  // Offsets 0..7 share counter 0: offsets 2k and 2k + 1 draw the low and
+  // high halves of word k.
   Words zero = sinter::philox4x32({0, 0, 0, 0}, {0, 0});
-  for (uint64_t o = 0; o < 4; ++o)
-    EXPECT_EQ(sinter::philoxWord(o, 0), zero[o]);
-  // The counter is offset / 4, low word first; the key is the seed, low
+  for (uint64_t o = 0; o < 8; ++o) {
+    EXPECT_EQ(sinter::philoxWord(o, 0), zero[o / 2]);
+    EXPECT_EQ(sinter::philoxDraw(o, 0),
+              o % 2 ? zero[o / 2] >> 16 : zero[o / 2] & 0xffffu);
+  }
+  // The counter is offset / 8, low word first; the key is the seed, low
   // word first.
   uint64_t offset =
-      (uint64_t{0x12345678} << 34) | (uint64_t{0x9abcdef} << 2) | 2;
+      (uint64_t{0x12345678} << 35) | (uint64_t{0x9abcdef} << 3) | 5;
   uint64_t seed = (uint64_t{0xdeadbeef} << 32) | 0x01234567;
   Words w = sinter::philox4x32({0x9abcdef, 0x12345678, 0, 0},
                                {0x01234567, 0xdeadbeef});
   EXPECT_EQ(sinter::philoxWord(offset, seed), w[2]);
+  EXPECT_EQ(sinter::philoxDraw(offset, seed), w[2] >> 16);
 }
 
 TEST(PhiloxTest, Threshold) {
   EXPECT_EQ(sinter::philoxDropThreshold(0.0), 0u);
-  EXPECT_EQ(sinter::philoxDropThreshold(0.5), 0x80000000u);
-  EXPECT_EQ(sinter::philoxDropThreshold(0.1), 429496729u);
+  EXPECT_EQ(sinter::philoxDropThreshold(0.5), 0x8000u);
+  EXPECT_EQ(sinter::philoxDropThreshold(0.1), 6553u);
+  EXPECT_EQ(sinter::philoxDropThreshold(0.99999999), 0xffffu);
   EXPECT_TRUE(sinter::philoxKeep(7, 42, 0.0));
-  // p = 0.5 keeps exactly the words with the top bit set.
+  // p = 0.5 keeps exactly the draws with the top bit set.
   for (uint64_t o = 0; o < 64; ++o)
     EXPECT_EQ(sinter::philoxKeep(o, 42, 0.5),
-              (sinter::philoxWord(o, 42) & 0x80000000u) != 0);
+              (sinter::philoxDraw(o, 42) & 0x8000u) != 0);
 }
 
 /// Builds `func @f() -> (i32, i1)` returning buildPhiloxWord/Keep of
@@ -104,6 +110,7 @@ TEST(PhiloxTest, BuilderMatchesReference) {
   const std::pair<uint64_t, uint64_t> cases[] = {
       {0, 0},          {1, 0},
       {2, 0},          {3, 0},
+      {6, 9},          {7, 9},
       {5, 1234},       {~uint64_t{0}, ~uint64_t{0}},
       {1ull << 40, 7}, {0x0123456789abcdefull, 0xfedcba9876543210ull}};
   for (auto [offset, seed] : cases) {

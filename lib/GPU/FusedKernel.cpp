@@ -490,9 +490,11 @@ struct ElementwiseEmitter {
   }
 };
 
-/// Dropout words of a slot's elements, per seed: one Philox call draws
-/// four consecutive elements (the slot's first element is a multiple of
-/// `width`, so groups of four align with Philox counters).
+/// Dropout decisions of a slot's elements, per seed. One Philox call draws
+/// eight consecutive elements (two per word, Philox.h); the slot's first
+/// element is a multiple of `width` (a power of two), so a slot of 8k
+/// elements takes k whole calls and a slot of 2 or 4 lies inside one call,
+/// at a word its first element selects. A one-element slot takes a call.
 struct DropoutWords {
   DropoutWords(ImplicitLocOpBuilder &b, Value firstI64, int64_t width)
       : b(b), firstI64(firstI64), width(width) {}
@@ -501,30 +503,55 @@ struct DropoutWords {
   int64_t width;
   llvm::DenseMap<Value, SmallVector<Value>> bySeed;
 
-  Value word(Value seed, int64_t j) {
+  /// Whether element `j` of the slot is kept with probability `p`.
+  Value keep(Value seed, int64_t j, double p) {
+    if (width % kPhiloxDrawsPerWord != 0)
+      return buildPhiloxKeepOnGPU(
+          b, b.getLoc(),
+          arith::AddIOp::create(
+              b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), j)),
+          seed, p);
     SmallVector<Value> &words = bySeed[seed];
-    if (words.empty()) {
-      if (width % kPhiloxWords == 0) {
-        Value c0 = arith::ShRUIOp::create(
-            b, firstI64, arith::ConstantIntOp::create(b, b.getI64Type(), 2));
-        for (int64_t c = 0; c < width / kPhiloxWords; ++c) {
-          Value ctr = arith::AddIOp::create(
-              b, c0, arith::ConstantIntOp::create(b, b.getI64Type(), c));
-          std::array<Value, kPhiloxWords> w =
-              buildPhilox4x32(b, b.getLoc(), ctr, seed);
-          words.append(w.begin(), w.end());
-        }
-      } else {
-        for (int64_t e = 0; e < width; ++e)
-          words.push_back(buildPhiloxWord(
-              b, b.getLoc(),
-              arith::AddIOp::create(
-                  b, firstI64,
-                  arith::ConstantIntOp::create(b, b.getI64Type(), e)),
-              seed));
-      }
+    if (words.empty())
+      words = slotWords(seed);
+    return buildPhiloxKeepHalf(b, b.getLoc(), words[j / kPhiloxDrawsPerWord],
+                               j % kPhiloxDrawsPerWord, p);
+  }
+
+private:
+  Value i64(int64_t v) {
+    return arith::ConstantIntOp::create(b, b.getI64Type(), v);
+  }
+
+  /// The words holding the slot's draws, in order.
+  SmallVector<Value> slotWords(Value seed) {
+    Value c0 = arith::DivUIOp::create(b, firstI64, i64(kPhiloxDraws));
+    SmallVector<Value> words;
+    for (int64_t c = 0; c * kPhiloxDraws < width; ++c) {
+      std::array<Value, kPhiloxWords> w = buildPhiloxOnGPU(
+          b, b.getLoc(), arith::AddIOp::create(b, c0, i64(c)), seed);
+      words.append(w.begin(), w.end());
     }
-    return words[j];
+    if (width >= kPhiloxDraws)
+      return words;
+    // A narrower slot: its words start at word (first % 8) / 2 of the call.
+    Value at = arith::TruncIOp::create(
+        b, b.getI32Type(),
+        arith::DivUIOp::create(
+            b, arith::RemUIOp::create(b, firstI64, i64(kPhiloxDraws)),
+            i64(kPhiloxDrawsPerWord)));
+    SmallVector<Value> mine;
+    for (int64_t k = 0; k < width / kPhiloxDrawsPerWord; ++k) {
+      Value pick = words[kPhiloxWords - 1];
+      for (int64_t w = kPhiloxWords - 2; w >= 0; --w) {
+        Value isW = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq, at,
+            arith::ConstantIntOp::create(b, b.getI32Type(), w - k));
+        pick = arith::SelectOp::create(b, isW, words[w], pick);
+      }
+      mine.push_back(pick);
+    }
+    return mine;
   }
 };
 
@@ -542,8 +569,7 @@ void evaluateLane(ImplicitLocOpBuilder &b, Block &body, const Slot &slot,
       // Kept elements are scaled by 1/(1-p), dropped ones are zero.
       double p = drop.getP().convertToDouble();
       Value x = mapping.lookup(drop.getInput());
-      Value keep = buildPhiloxKeepWord(
-          b, b.getLoc(), dropout.word(mapping.lookup(drop.getSeed()), j), p);
+      Value keep = dropout.keep(mapping.lookup(drop.getSeed()), j, p);
       Type t = x.getType();
       Value scaled = arith::MulFOp::create(
           b, x,

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include "sinter/Conversion/Philox.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <limits>
@@ -573,4 +574,36 @@ void sinter::gpu_kernels::cloneElementOp(OpBuilder &b, Operation &op,
     return;
   }
   cloneForDevice(b, op, mapping);
+}
+
+namespace {
+/// The high and low words of `m * x` for an i32 `x` on NVVM.
+std::pair<Value, Value> nvvmMulHiLo(OpBuilder &b, Location loc, uint32_t m,
+                                    Value x) {
+  Type i32 = b.getI32Type();
+  if (matchPattern(x, m_Zero())) {
+    // The first round's zero counter words.
+    Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+    return {zero, zero};
+  }
+  Value mc = arith::ConstantIntOp::create(b, loc, i32, APInt(32, m));
+  Value hi =
+      LLVM::CallIntrinsicOp::create(
+          b, loc, i32, b.getStringAttr("llvm.nvvm.mulhi.ui"), ValueRange{x, mc})
+          .getResult(0);
+  return {hi, arith::MulIOp::create(b, loc, x, mc)};
+}
+} // namespace
+
+std::array<Value, 4> sinter::gpu_kernels::buildPhiloxOnGPU(OpBuilder &b,
+                                                           Location loc,
+                                                           Value counterI64,
+                                                           Value seedI64) {
+  return buildPhilox4x32(b, loc, counterI64, seedI64, nvvmMulHiLo);
+}
+
+Value sinter::gpu_kernels::buildPhiloxKeepOnGPU(OpBuilder &b, Location loc,
+                                                Value offsetI64, Value seedI64,
+                                                double p) {
+  return buildPhiloxKeep(b, loc, offsetI64, seedI64, p, nvvmMulHiLo);
 }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
+#include <array>
 #include <optional>
 
 namespace mlir {
@@ -87,6 +88,20 @@ cloneConstantsAbove(mlir::OpBuilder &b, mlir::Block &body);
 /// hardware approximation (tanh.approx.f32); anything else cloneForDevice.
 void cloneElementOp(mlir::OpBuilder &b, mlir::Operation &op,
                     mlir::IRMapping &mapping, bool fastTanh);
+
+/// Philox4x32-10's words (Philox.h) with the rounds' products as
+/// llvm.nvvm.mulhi.ui and an i32 multiply, which ptxas pairs into one wide
+/// multiply; the generic i64 form lets LLVM widen the rounds' xors, or the
+/// whole generator, to 64 bits.
+std::array<mlir::Value, 4> buildPhiloxOnGPU(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::Value counterI64,
+                                            mlir::Value seedI64);
+/// `philoxKeep(offset, seed, p)` (one call per element) with the same
+/// products.
+mlir::Value buildPhiloxKeepOnGPU(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value offsetI64, mlir::Value seedI64,
+                                 double p);
 
 class KernelBuilder {
 public:

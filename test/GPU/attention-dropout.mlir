@@ -1,11 +1,15 @@
 // Dropout in the tensor-core attention kernels. One Philox4x32-10 call (10
-// rounds of two 32x32->64 multiplies) gives the keep decisions of four
-// adjacent keys of one row; a quad's lanes hold four such groups per 8-key
-// n-tile. With Skv % 4 == 0 each lane draws one group per n-tile and swaps
-// two words with lane ^ 1: a 64-key tile costs 8 calls per lane (160
-// multiplies) and 16 shuffles. Other Skv keep one call per probability
-// (a 64-key tile of one m-tile: 32 calls, no shuffles). Either way P is only
-// zeroed: the epilogue divides by l * (1 - p) = l / 1.25 (p = 0.2).
+// rounds of two 32x32->64 multiplies, each a multiply-high and an i32
+// multiply; the first round's second product is of a zero counter word and
+// folds: 19 multiply-highs per call) gives the 16-bit draws of eight
+// adjacent keys of one row, two per word; a quad's lanes hold four such calls
+// over a pair of 8-key n-tiles. With Skv % 8 == 0 each lane draws one call
+// per pair of n-tiles and the quad transposes the words with two butterfly
+// steps (xor 2, then xor 1, two shuffles each): a 64-key tile costs 4 calls
+// per lane (76 multiply-highs) and 16 shuffles. Other Skv keep one call per
+// probability (a 64-key tile of one m-tile: 32 calls, no shuffles). Either
+// way P is only zeroed: the epilogue divides by l * (1 - p) = l / 1.25
+// (p = 0.2; the threshold is floor(0.2 * 2^16) << 16 = 858980352).
 //
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="chip=sm_80 attention-config=warps=4,mtiles=1,bn=64" | FileCheck %s
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="chip=sm_90a attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=64" | FileCheck %s --check-prefix=WS
@@ -13,17 +17,19 @@
 // CHECK-LABEL: func.func @groups
 // CHECK: gpu.func @attention_0
 // CHECK: scf.for
-// CHECK-COUNT-20: arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK-COUNT-19: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}} : i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}} : i32
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}} : i32
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}} : i32
-// CHECK-COUNT-140: arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK-NOT: arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK-COUNT-57: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
 // CHECK: %[[KEPT:.*]] = arith.constant 1.250000e+00 : f32
 // CHECK: arith.divf %[[KEPT]], %{{.*}} : f32
 // CHECK: gpu.func @attention_1(%{{.*}}: memref<1x2x128x64xbf16>, %{{.*}}: memref<1x2x130x64xbf16>
 // WS-LABEL: func.func @groups
 // WS: gpu.func @attention_0
-// WS: arith.cmpi uge, %{{.*}}, %c858993459_i32{{.*}} : i32
+// WS: arith.cmpi uge, %{{.*}}, %c858980352_i32{{.*}} : i32
 func.func @groups(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x256x64xbf16>,
                   %v: tensor<1x2x256x64xbf16>, %seed: i64)
     -> tensor<1x2x128x64xbf16> {
@@ -33,14 +39,29 @@ func.func @groups(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x256x64xbf16>,
   return %o : tensor<1x2x128x64xbf16>
 }
 
-// CHECK-NOT: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}} : i32
-// CHECK-COUNT-640: arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK: arith.cmpi uge, %{{.*}}, %c858993459_i32{{.*}} : i32
+// CHECK-NOT: gpu.shuffle xor %{{.*}} : i32
+// CHECK-COUNT-608: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK: arith.cmpi uge, %{{.*}}, %c858980352_i32{{.*}} : i32
 func.func @elements(%q: tensor<1x2x128x64xbf16>, %k: tensor<1x2x130x64xbf16>,
                     %v: tensor<1x2x130x64xbf16>, %seed: i64)
     -> tensor<1x2x128x64xbf16> {
   %o = sinter.attention %q, %k, %v seed(%seed) {dropout_p = 2.0e-01 : f64}
       : tensor<1x2x128x64xbf16>, tensor<1x2x130x64xbf16>,
         tensor<1x2x130x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
+}
+
+// Skv % 8 == 4: a call's eight draws would straddle two rows; one call per
+// probability.
+// CHECK: gpu.func @attention_2(%{{.*}}: memref<1x2x128x64xbf16>, %{{.*}}: memref<1x2x132x64xbf16>
+// CHECK-NOT: gpu.shuffle xor %{{.*}} : i32
+// CHECK-COUNT-608: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+func.func @four_not_eight(%q: tensor<1x2x128x64xbf16>,
+                          %k: tensor<1x2x132x64xbf16>,
+                          %v: tensor<1x2x132x64xbf16>, %seed: i64)
+    -> tensor<1x2x128x64xbf16> {
+  %o = sinter.attention %q, %k, %v seed(%seed) {dropout_p = 2.0e-01 : f64}
+      : tensor<1x2x128x64xbf16>, tensor<1x2x132x64xbf16>,
+        tensor<1x2x132x64xbf16> -> tensor<1x2x128x64xbf16>
   return %o : tensor<1x2x128x64xbf16>
 }

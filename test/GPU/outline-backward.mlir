@@ -24,7 +24,7 @@
 // CHECK: gpu.func @layer_norm_backward_[[N]]_1(
 // The reference form's batch matmuls read their transposed operands in
 // place (InPlaceOperands.cpp): no transpose kernels.
-// CENSUS: outline {{.*}}(15 tuned kernels (attention_backward 12, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 8 general-path kernels (generic 6, reduce 2))
+// CENSUS: outline {{.*}}(24 tuned kernels (attention_backward 21, layer_norm_backward 2, rms_norm_backward 1); 5 library calls (cublas_gemm 5); 8 general-path kernels (generic 6, reduce 2))
 func.func @layer_norm_backward(%dy: tensor<1024x768xbf16>, %x: tensor<1024x768xbf16>,
     %mean: tensor<1024xf32>, %rstd: tensor<1024xf32>, %w: tensor<768xbf16>)
     -> (tensor<1024x768xbf16>, tensor<768xbf16>, tensor<768xf32>) {
@@ -251,4 +251,68 @@ func.func @attention_backward_mask(%do: tensor<2x4x100x64xbf16>,
         tensor<2x4x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
       -> tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
   return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x4x128x64xbf16>, tensor<2x4x128x64xbf16>
+}
+
+// -----
+
+// Dropout: the seed follows delta; the key-tile kernel regenerates the
+// forward's keep mask (Attention/BackwardDropout.cpp). With Skv % 8 == 0
+// each lane draws one Philox call (8 keys of one query) per pair of query
+// n-tiles, stores its four words into its warp's stage and reads the
+// words of its fragment rows back with one transposed ldmatrix.x4; dV
+// takes 1 / (1 - p) = 1.25 once, on its store.
+// CHECK-LABEL: func.func @attention_backward_dropout
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : i64, %{{.*}} : memref<2x4x100x64xf32>,
+// CHECK: gpu.func @attention_backward_[[N]]_1(
+// CHECK: scf.for
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK: nvvm.bar.warp.sync
+// CHECK: vector.store %{{.*}} : memref<512xi32, #gpu.address_space<workgroup>>, vector<4xi32>
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: arith.cmpi uge, %{{.*}}, %c858980352_i32
+// CHECK: gpu.return
+func.func @attention_backward_dropout(%do: tensor<2x4x100x64xbf16>,
+    %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
+    %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
+    %lse: tensor<2x4x100xf32>, %seed: i64)
+    -> (tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse seed(%seed) {causal, dropout_p = 2.0e-01 : f64}
+      : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
+      -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+  return %dq, %dk, %dv : tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+}
+
+// -----
+
+// `deterministic` with dropout: the query-tile kernel's fragments have the
+// queries as rows, so its ldmatrix of the draws is not transposed; Skv = 130
+// (not a multiple of 8) takes one Philox call per score instead.
+// CHECK-LABEL: func.func @attention_backward_dropout_deterministic
+// CHECK: gpu.func @attention_backward_[[N:[0-9]+]]_2(
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x16xf16
+// CHECK: gpu.func @attention_backward_[[M:[0-9]+]]_1(
+// CHECK-NOT: nvgpu.ldmatrix %{{.*}} : memref<64x16xf16
+// CHECK: gpu.return
+// CHECK: gpu.func @attention_backward_[[M]]_2(
+// CHECK-NOT: nvgpu.ldmatrix %{{.*}} : memref<64x16xf16
+// CHECK: gpu.return
+func.func @attention_backward_dropout_deterministic(%do: tensor<2x4x100x64xbf16>,
+    %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
+    %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
+    %lse: tensor<2x4x100xf32>, %seed: i64,
+    %do2: tensor<1x2x77x64xbf16>, %q2: tensor<1x2x77x64xbf16>,
+    %k2: tensor<1x2x130x64xbf16>, %v2: tensor<1x2x130x64xbf16>,
+    %o2: tensor<1x2x77x64xbf16>, %lse2: tensor<1x2x77xf32>)
+    -> (tensor<2x4x100x64xbf16>, tensor<1x2x77x64xbf16>) {
+  %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse seed(%seed) {deterministic, dropout_p = 2.0e-01 : f64}
+      : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>,
+        tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>
+      -> tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>
+  %dq2, %dk2, %dv2 = sinter.attention_backward %do2, %q2, %k2, %v2, %o2, %lse2 seed(%seed) {deterministic, dropout_p = 2.0e-01 : f64}
+      : tensor<1x2x77x64xbf16>, tensor<1x2x77x64xbf16>, tensor<1x2x130x64xbf16>,
+        tensor<1x2x130x64xbf16>, tensor<1x2x77x64xbf16>, tensor<1x2x77xf32>
+      -> tensor<1x2x77x64xbf16>, tensor<1x2x130x64xbf16>, tensor<1x2x130x64xbf16>
+  return %dq, %dq2 : tensor<2x4x100x64xbf16>, tensor<1x2x77x64xbf16>
 }

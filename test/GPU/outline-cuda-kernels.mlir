@@ -133,13 +133,18 @@ func.func @unfused(%x: tensor<100x96xf32>, %w: tensor<96x200xf32>, %b: tensor<20
 // -----
 
 // Dropout inside a fused chain: one Philox4x32-10 call (10 rounds of two
-// 32x32->64 multiplies) per four elements, keep = word >= floor(p * 2^32).
+// 32x32->64 multiplies, 19 multiply-highs after the first round's zero
+// folds) per eight elements (a bf16 slot), two 16-bit draws
+// per word: keep = draw >= floor(p * 2^16), the low half shifted up.
 // CHECK-LABEL: func.func @dropout_residual
 // CHECK: gpu.func @fused_0
-// CHECK: arith.shrui
-// CHECK-COUNT-20: arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK: arith.cmpi uge, %{{.*}}, %c429496729_i32 : i32
+// CHECK: arith.divui %{{.*}}, %c8_i64
+// CHECK-COUNT-19: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
+// CHECK: arith.shli %{{.*}}, %c16_i32{{.*}}
+// CHECK: arith.cmpi uge, %{{.*}}, %c429457408_i32{{.*}} : i32
 // CHECK: arith.select
+// CHECK: arith.cmpi uge, %{{.*}}, %c429457408_i32{{.*}} : i32
 func.func @dropout_residual(%x: tensor<64x256xbf16>, %r: tensor<64x256xbf16>, %seed: i64) -> tensor<64x256xbf16> {
   %y = sinter.fused ins(%x, %r, %seed : tensor<64x256xbf16>, tensor<64x256xbf16>, i64) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>] {
   ^bb0(%xv: bf16, %rv: bf16, %s: i64):

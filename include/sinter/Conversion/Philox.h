@@ -5,7 +5,8 @@
 // The counter-based generator behind every sinter dropout mask (see the
 // sinter.dropout description): a plain C++ reference and an IR builder that
 // emits the same computation with arith ops, so that every backend and every
-// tile configuration draws the same mask for the same seed.
+// tile configuration draws the same mask for the same seed. One call draws
+// eight 16-bit numbers, the decisions of eight consecutive elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -28,9 +31,14 @@ constexpr uint32_t kPhiloxM1 = 0xCD9E8D57u;
 constexpr uint32_t kPhiloxW0 = 0x9E3779B9u;
 constexpr uint32_t kPhiloxW1 = 0xBB67AE85u;
 constexpr int kPhiloxRounds = 10;
-/// Words (stream positions) of one Philox4x32 call: the decisions of four
-/// consecutive elements.
+/// 32-bit words of one Philox4x32 call.
 constexpr int kPhiloxWords = 4;
+/// Draws (stream positions) of one call: each word holds the 16-bit draws of
+/// two consecutive positions, the even one in its low half.
+constexpr int kPhiloxDraws = 8;
+constexpr int kPhiloxDrawsPerWord = kPhiloxDraws / kPhiloxWords;
+constexpr int kPhiloxDrawBits = 16;
+constexpr uint32_t kPhiloxDrawMask = (1u << kPhiloxDrawBits) - 1;
 
 /// Philox4x32-10 of one 128-bit counter under a 64-bit key.
 inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr,
@@ -49,56 +57,72 @@ inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr,
   return ctr;
 }
 
-/// The random word of stream position `offset` under `seed`: word
-/// `offset % 4` of Philox4x32-10(counter = (offset / 4 as two 32-bit words,
-/// low first, 0, 0), key = (seed low word, seed high word)).
+/// The 32-bit word holding the draw of stream position `offset` under
+/// `seed`: word (offset % 8) / 2 of Philox4x32-10(counter = (offset / 8 as
+/// two 32-bit words, low first, 0, 0), key = (seed low word, seed high
+/// word)).
 inline uint32_t philoxWord(uint64_t offset, uint64_t seed) {
-  uint64_t c = offset / 4;
+  uint64_t c = offset / kPhiloxDraws;
   std::array<uint32_t, 4> out = philox4x32(
       {static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, 0},
       {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
-  return out[offset % 4];
+  return out[(offset % kPhiloxDraws) / kPhiloxDrawsPerWord];
 }
 
-/// The drop threshold floor(p * 2^32) for a dropout probability p in [0, 1):
-/// an element is kept iff its word is >= the threshold (as unsigned).
+/// The 16-bit draw of stream position `offset`: the low half of its word
+/// for an even offset, the high half for an odd one.
+inline uint32_t philoxDraw(uint64_t offset, uint64_t seed) {
+  return (philoxWord(offset, seed) >> (kPhiloxDrawBits * (offset % 2))) &
+         kPhiloxDrawMask;
+}
+
+/// The drop threshold floor(p * 2^16) for a dropout probability p in [0, 1):
+/// a position is kept iff its draw is >= the threshold, so p is drawn to
+/// 2^-16 (below it, in [p - 2^-16, p]).
 inline uint32_t philoxDropThreshold(double p) {
-  double t = std::floor(p * 4294967296.0);
+  double t = std::floor(p * double(1u << kPhiloxDrawBits));
   if (!(t > 0.0))
     return 0;
-  if (t >= 4294967295.0)
-    return 0xFFFFFFFFu;
-  return static_cast<uint32_t>(t);
+  return static_cast<uint32_t>(std::min<double>(t, kPhiloxDrawMask));
 }
 
 /// Whether stream position `offset` under `seed` is kept by dropout with
 /// probability `p`.
 inline bool philoxKeep(uint64_t offset, uint64_t seed, double p) {
-  return philoxWord(offset, seed) >= philoxDropThreshold(p);
+  return philoxDraw(offset, seed) >= philoxDropThreshold(p);
 }
 
 /// Emits Philox4x32-10 of counter (counterI64 low word, high word, 0, 0)
-/// under key `seedI64`: the four i32 words of stream positions
-/// 4*counter .. 4*counter+3 (a vectorized kernel draws four elements per
-/// call).
-std::array<mlir::Value, kPhiloxWords> buildPhilox4x32(mlir::OpBuilder &b,
-                                                      mlir::Location loc,
-                                                      mlir::Value counterI64,
-                                                      mlir::Value seedI64);
+/// under key `seedI64`: the four i32 words holding the draws of stream
+/// positions 8*counter .. 8*counter+7 (a vectorized kernel draws eight
+/// elements per call).
+/// `mulHiLo` emits the high and low i32 words of the 64-bit product of a
+/// round's multiplier and an i32 value; by default with arith ops on i64
+/// (a target may give its own multiply-high, which keeps LLVM from widening
+/// the rounds' xors to 64 bits).
+using PhiloxMulHiLo = llvm::function_ref<std::pair<mlir::Value, mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, uint32_t, mlir::Value)>;
+std::array<mlir::Value, kPhiloxWords>
+buildPhilox4x32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value counterI64,
+                mlir::Value seedI64, PhiloxMulHiLo mulHiLo = nullptr);
 
-/// Emits `word >= philoxDropThreshold(p)` for an i32 Philox word.
-mlir::Value buildPhiloxKeepWord(mlir::OpBuilder &b, mlir::Location loc,
-                                mlir::Value word, double p);
+/// Emits whether the draw in half `half` (0: low, the even position; 1:
+/// high) of the i32 Philox `word` keeps its element under probability `p`
+/// (`draw >= philoxDropThreshold(p)`, compared on the whole word: the low
+/// half shifted up, the high half against the threshold shifted up).
+mlir::Value buildPhiloxKeepHalf(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value word, int half, double p);
 
 /// Emits `philoxWord(offset, seed)` with arith ops on i64 operands; returns
 /// an i32 value.
 mlir::Value buildPhiloxWord(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value offsetI64, mlir::Value seedI64);
+                            mlir::Value offsetI64, mlir::Value seedI64,
+                            PhiloxMulHiLo mulHiLo = nullptr);
 
 /// Emits `philoxKeep(offset, seed, p)`; returns an i1 value.
 mlir::Value buildPhiloxKeep(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value offsetI64, mlir::Value seedI64,
-                            double p);
+                            double p, PhiloxMulHiLo mulHiLo = nullptr);
 
 } // namespace sinter
 

@@ -15,8 +15,8 @@ using namespace mlir;
 
 namespace {
 /// The high and low 32-bit words of the 64-bit product `m * x`.
-std::pair<Value, Value> mulHiLo(OpBuilder &b, Location loc, uint32_t m,
-                                Value x) {
+std::pair<Value, Value> wideMulHiLo(OpBuilder &b, Location loc, uint32_t m,
+                                    Value x) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Value wide = arith::ExtUIOp::create(b, loc, i64, x);
   Value mc = arith::ConstantIntOp::create(b, loc, i64, APInt(64, m));
@@ -31,7 +31,9 @@ std::pair<Value, Value> mulHiLo(OpBuilder &b, Location loc, uint32_t m,
 
 std::array<Value, sinter::kPhiloxWords>
 sinter::buildPhilox4x32(OpBuilder &b, Location loc, Value counterI64,
-                        Value seedI64) {
+                        Value seedI64, PhiloxMulHiLo mulHiLo) {
+  if (!mulHiLo)
+    mulHiLo = wideMulHiLo;
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto cst64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
@@ -65,7 +67,7 @@ sinter::buildPhilox4x32(OpBuilder &b, Location loc, Value counterI64,
 }
 
 Value sinter::buildPhiloxWord(OpBuilder &b, Location loc, Value offsetI64,
-                              Value seedI64) {
+                              Value seedI64, PhiloxMulHiLo mulHiLo) {
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto cst64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
@@ -73,34 +75,52 @@ Value sinter::buildPhiloxWord(OpBuilder &b, Location loc, Value offsetI64,
   auto cst32 = [&](uint32_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, APInt(32, v));
   };
-  Value counter = arith::ShRUIOp::create(b, loc, offsetI64, cst64(2));
-  std::array<Value, 4> ctr = buildPhilox4x32(b, loc, counter, seedI64);
-  // Word offset % 4, selected without branches.
-  Value lane = arith::TruncIOp::create(
-      b, loc, i32, arith::AndIOp::create(b, loc, offsetI64, cst64(3)));
+  Value counter =
+      arith::DivUIOp::create(b, loc, offsetI64, cst64(kPhiloxDraws));
+  std::array<Value, 4> ctr = buildPhilox4x32(b, loc, counter, seedI64, mulHiLo);
+  // Word (offset % 8) / 2, selected without branches.
+  Value index = arith::TruncIOp::create(
+      b, loc, i32,
+      arith::DivUIOp::create(
+          b, loc,
+          arith::RemUIOp::create(b, loc, offsetI64, cst64(kPhiloxDraws)),
+          cst64(kPhiloxDrawsPerWord)));
   Value word = ctr[3];
   for (int w = 2; w >= 0; --w) {
-    Value isW =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, cst32(w));
+    Value isW = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                      cst32(w));
     word = arith::SelectOp::create(b, loc, isW, ctr[w], word);
   }
   return word;
 }
 
-Value sinter::buildPhiloxKeepWord(OpBuilder &b, Location loc, Value word,
-                                  double p) {
+Value sinter::buildPhiloxKeepHalf(OpBuilder &b, Location loc, Value word,
+                                  int half, double p) {
   uint32_t threshold = philoxDropThreshold(p);
   if (threshold == 0)
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  Value thr = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                           APInt(32, threshold));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, word, thr);
+  // draw >= t  <=>  (draw << 16) >= (t << 16): the low half is shifted into
+  // the high one; the high half's comparison ignores the low bits.
+  Value shift =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kPhiloxDrawBits);
+  Value high = half ? word : arith::ShLIOp::create(b, loc, word, shift);
+  Value thr = arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(), APInt(32, threshold << kPhiloxDrawBits));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, high, thr);
 }
 
 Value sinter::buildPhiloxKeep(OpBuilder &b, Location loc, Value offsetI64,
-                              Value seedI64, double p) {
+                              Value seedI64, double p, PhiloxMulHiLo mulHiLo) {
   if (philoxDropThreshold(p) == 0)
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-  return buildPhiloxKeepWord(b, loc,
-                             buildPhiloxWord(b, loc, offsetI64, seedI64), p);
+  Value word = buildPhiloxWord(b, loc, offsetI64, seedI64, mulHiLo);
+  // The odd position's draw is the high half: shift the even one's up.
+  Value odd = arith::TruncIOp::create(
+      b, loc, b.getI1Type(),
+      arith::AndIOp::create(
+          b, loc, offsetI64,
+          arith::ConstantIntOp::create(b, loc, b.getI64Type(), 1)));
+  return arith::SelectOp::create(b, loc, odd,
+                                 buildPhiloxKeepHalf(b, loc, word, 1, p),
+                                 buildPhiloxKeepHalf(b, loc, word, 0, p));
 }

@@ -29,7 +29,8 @@
 //     P^T and dS^T are rounded to the operand type for the products, as
 //     FlashAttention and cuDNN round them (the op's contract); an additive
 //     mask is read in place through its broadcast strides and added to the
-//     scores (its gradient, and dropout, take the reference form);
+//     scores (its gradient takes the reference form); dropout's mask is
+//     regenerated from the Philox stream (BackwardDropout.cpp);
 //  3. finish: dQ = scale * the accumulator, rounded once.
 //
 // dK and dV of a key/value head sum over the query heads of its group in
@@ -103,7 +104,9 @@ struct BackwardTiles {
   /// shared memory with its Q and dO, so that the scores' epilogue does not
   /// wait on global loads.
   bool stagesRowStatistics;
-  int64_t sharedBytes(BackwardRole role, int64_t eltBytes) const;
+  /// With dropout: each warp's 512-byte stage of Philox draws.
+  static int64_t dropoutStageBytes(bool dropout);
+  int64_t sharedBytes(BackwardRole role, int64_t eltBytes, bool dropout) const;
 };
 
 class BackwardKernel : AttentionShape {
@@ -150,6 +153,19 @@ private:
   mlir::Value scaledLse(mlir::Value lse2);
   mlir::Value maskPair(mlir::Value bhq, mlir::Value i, mlir::Value j,
                        bool alongQueries);
+  // Dropout (BackwardDropout.cpp): the keep decisions of a step's scores,
+  // per (n-tile, fragment row) a vector<2xi1>, drawn per pair of n-tiles.
+  bool dropoutByCalls() const;
+  void setupDropout(mlir::Value seedArg, int64_t byteOffset);
+  mlir::Value dropoutCounter(mlir::Value bhq, mlir::Value query,
+                             mlir::Value key);
+  llvm::SmallVector<mlir::Value> dropoutPairWords(mlir::Value counter);
+  /// Of n-tiles 2 np and 2 np + 1: [2 (nt - 2 np) + r].
+  llvm::SmallVector<mlir::Value> dropoutKeeps(mlir::Value bhq, mlir::Value q0,
+                                              mlir::Value kv0, int64_t np);
+  mlir::Value keptGradient(mlir::Value keep, mlir::Value dP);
+  mlir::Value keptProbability(mlir::Value keep, mlir::Value p);
+  double keptScale() const;
   void scoreGradients(llvm::SmallVector<mlir::Value> &S,
                       llvm::SmallVector<mlir::Value> &dP, mlir::Value bhq,
                       mlir::Value q0, llvm::ArrayRef<mlir::Value> lse,
@@ -211,7 +227,9 @@ private:
   KernelBuilder &kb;
 
   // Buffers (flat) and shared tiles.
-  mlir::Value dOut, q, k, v, lse, delta, mask, dqAcc, dK, dV, dQ;
+  mlir::Value dOut, q, k, v, lse, delta, mask, seed, dqAcc, dK, dV, dQ;
+  /// With dropout: the draw stage as i32 words and as 16-bit elements.
+  mlir::Value drawWords, drawHalves;
   mlir::Value smem, smemPad, ks, vs, qs, dos, dss, dqStage;
   /// With stagesRowStatistics: lse (BM f32), then delta (BM f32).
   mlir::Value stats;

@@ -62,14 +62,17 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
   stagesRowStatistics = wgmma;
 }
 
-int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes) const {
+int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes,
+                                   bool dropout) const {
   if (role == BackwardRole::QueryTiles)
-    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
+    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes +
+           dropoutStageBytes(dropout);
   // wgmma: and the slack that aligns the tiles to the swizzle's atom.
   return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
              eltBytes +
          blockM * dqStageRowElements * kF32Bytes +
          (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0) +
+         dropoutStageBytes(dropout) +
          (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
 
@@ -98,7 +101,8 @@ BackwardKernel::BackwardKernel(AttentionBackwardOp op, BackwardRole role,
 }
 
 void BackwardKernel::build() {
-  // dO, Q, K, V, lse, delta, [mask], [dQ's accumulator], then the results.
+  // dO, Q, K, V, lse, delta, [mask], [seed], [dQ's accumulator], then the
+  // results.
   ValueRange args = func.getArguments();
   dOut = kb.flatten(args[0]);
   q = kb.flatten(args[1]);
@@ -109,10 +113,16 @@ void BackwardKernel::build() {
   unsigned next = 6;
   if (op.getMask())
     mask = kb.flatten(args[next++]);
+  Value seedArg = dropP > 0.0 ? args[next++] : Value();
   cScale = kb.f32(op.getEffectiveScale() * kLog2e);
   log2e = kb.f32(kLog2e);
   setupSharedMemory();
   setupThreads();
+  // The draw stage follows everything else (sharedBytes' last term).
+  if (seedArg)
+    setupDropout(seedArg,
+                 tiles.sharedBytes(role, eltBytes, /*dropout=*/false) -
+                     (mmaKind == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0));
   if (role == BackwardRole::QueryTiles) {
     dQ = kb.flatten(args[next]);
     buildQueryGradient();
@@ -481,7 +491,10 @@ void BackwardKernel::scoreGradients(SmallVector<Value> &S,
   // hidden, and dP^T becomes dS^T = P^T (dP^T - delta).
   Value c2 = mb.splat2(cScale);
   Value zero2 = mb.splat2(kb.f32(0.0));
+  SmallVector<Value> keeps;
   for (int64_t nt = 0; nt < QT; ++nt) {
+    if (seed && nt % 2 == 0)
+      keeps = dropoutKeeps(bhq, q0, n0, nt / 2);
     for (int64_t r = 0; r < 2; ++r) {
       Value s = arith::MulFOp::create(b, mb.row(S[nt], r), c2);
       if (mask)
@@ -498,8 +511,13 @@ void BackwardKernel::scoreGradients(SmallVector<Value> &S,
             ValueRange{vis0, visible(q0, nt, r, 1)});
         p = arith::SelectOp::create(b, vis, p, zero2);
       }
-      Value ds = arith::MulFOp::create(
-          b, p, arith::SubFOp::create(b, mb.row(dP[nt], r), deltas[nt]));
+      Value dp = mb.row(dP[nt], r);
+      if (seed)
+        dp = keptGradient(keeps[2 * (nt % 2) + r], dp);
+      Value ds =
+          arith::MulFOp::create(b, p, arith::SubFOp::create(b, dp, deltas[nt]));
+      if (seed)
+        p = keptProbability(keeps[2 * (nt % 2) + r], p);
       S[nt] = mb.setRow(S[nt], p, r);
       dP[nt] = mb.setRow(dP[nt], ds, r);
     }
@@ -690,8 +708,10 @@ void BackwardKernel::storeKeyGradients(ArrayRef<Value> dKAcc,
     for (int64_t dt = 0; dt < DT; ++dt) {
       kb.storeF32(dK, mb.add(mb.add(kBase, quadCol), 8 * dt),
                   arith::MulFOp::create(b, mb.row(dKAcc[dt], r), scale2), in);
-      kb.storeF32(dV, mb.add(mb.add(vBase, quadCol), 8 * dt),
-                  mb.row(dVAcc[dt], r), in);
+      Value dv = mb.row(dVAcc[dt], r);
+      if (seed) // dropout's 1 / (1 - p), once
+        dv = arith::MulFOp::create(b, dv, mb.splat2(kb.f32(keptScale())));
+      kb.storeF32(dV, mb.add(mb.add(vBase, quadCol), 8 * dt), dv, in);
     }
   }
 }

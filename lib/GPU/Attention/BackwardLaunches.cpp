@@ -54,8 +54,8 @@ LogicalResult sinter::gpu_kernels::checkAttentionBackwardKernel(
     why = "needs equal q/k and v head dims of 64 or 128";
     return failure();
   }
-  if (op.getGradMask() || op.getDropoutP().convertToDouble() != 0.0) {
-    why = "dropout and the additive mask's gradient take the reference form";
+  if (op.getGradMask()) {
+    why = "the additive mask's gradient takes the reference form";
     return failure();
   }
   if (op.getEffectiveScale() <= 0.0) {
@@ -198,6 +198,9 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
                      deltaT};
   if (op.getMask())
     launch.operands.push_back(op.getMask());
+  bool dropout = op.getDropoutP().convertToDouble() != 0.0;
+  if (dropout)
+    launch.operands.push_back(op.getSeed());
   if (role == BackwardRole::QueryTiles) {
     writeGradient(launch, op.getGradQuery(), heads.gradQuery);
   } else {
@@ -213,7 +216,7 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
       launch.results.push_back(op.getGradValue());
   }
   launch.sharedMemory =
-      tiles.sharedBytes(role, qType.getElementTypeBitWidth() / 8);
+      tiles.sharedBytes(role, qType.getElementTypeBitWidth() / 8, dropout);
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);

@@ -62,7 +62,10 @@ void BackwardKernel::rowGradients(SmallVector<Value> &S, SmallVector<Value> &dP,
   // In place: S becomes P, dP becomes dS; the statistics are per row.
   Value c2 = mb.splat2(cScale);
   Value zero2 = mb.splat2(kb.f32(0.0));
-  for (int64_t nt = 0; nt < QT; ++nt)
+  SmallVector<Value> keeps;
+  for (int64_t nt = 0; nt < QT; ++nt) {
+    if (seed && nt % 2 == 0)
+      keeps = dropoutKeeps(bhq, q0, kv0, nt / 2);
     for (int64_t r = 0; r < 2; ++r) {
       Value s = arith::MulFOp::create(b, mb.row(S[nt], r), c2);
       if (mask)
@@ -78,12 +81,15 @@ void BackwardKernel::rowGradients(SmallVector<Value> &S, SmallVector<Value> &dP,
             ValueRange{vis0, visibleInRow(q0, kv0, nt, r, 1)});
         p = arith::SelectOp::create(b, vis, p, zero2);
       }
+      Value dp = mb.row(dP[nt], r);
+      if (seed)
+        dp = keptGradient(keeps[2 * (nt % 2) + r], dp);
       Value ds = arith::MulFOp::create(
-          b, p,
-          arith::SubFOp::create(b, mb.row(dP[nt], r), mb.splat2(deltas[r])));
+          b, p, arith::SubFOp::create(b, dp, mb.splat2(deltas[r])));
       S[nt] = mb.setRow(S[nt], p, r);
       dP[nt] = mb.setRow(dP[nt], ds, r);
     }
+  }
 }
 
 void BackwardKernel::storeQueryGradient(ArrayRef<Value> acc, Value bhq,

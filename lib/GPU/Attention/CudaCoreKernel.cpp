@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "Kernels.h"
 #include "TargetInfo.h"
 
@@ -350,7 +351,7 @@ Value CudaCoreKernel::dropout(Value p, Value key) {
                                 safeRow),
           kb.idx(Skv)),
       key);
-  Value keep = buildPhiloxKeep(
+  Value keep = buildPhiloxKeepOnGPU(
       b, b.getLoc(), arith::IndexCastOp::create(b, b.getI64Type(), offset),
       seed, dropP);
   return arith::SelectOp::create(

@@ -168,9 +168,11 @@ private:
   // Dropout.cpp: dropout of P (after the row sums) from the Philox stream.
   void dropout(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   mlir::Value dropoutRow(int64_t mt, int64_t r);
-  mlir::Value keepP(mlir::Value pc, mlir::Value word);
+  mlir::Value keepP(mlir::Value pc, mlir::Value keep);
   void dropoutElements(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   void dropoutGroups(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
+  std::array<mlir::Value, 4> dropoutWordsOfPair(mlir::Value groupBase,
+                                                int64_t np);
   /// 1 / (1 - dropout_p), which the epilogue folds into 1 / l.
   double dropoutKeptScale() const;
 

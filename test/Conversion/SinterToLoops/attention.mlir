@@ -127,10 +127,14 @@ func.func @aligned(%q: tensor<1x4x128x32xf32>, %k: tensor<1x4x256x32xf32>,
 // CHECK:               arith.addf
 // CHECK:             linalg.generic
 // CHECK:               arith.muli %{{.*}}, %c64_i64 : i64
-// CHECK:               arith.shrui %{{.*}}, %c2_i64 : i64
+// CHECK:               arith.divui %{{.*}}, %c8_i64 : i64
 // CHECK:               arith.trunci %[[SEED]] : i64 to i32
 // CHECK-COUNT-10:      arith.muli %{{.*}}, %c3528531795_i64 : i64
-// CHECK:               %[[KEEP:.*]] = arith.cmpi uge, %{{.*}}, %c429496729_i32 : i32
+// The 16-bit draw of an odd offset is its word's high half; an even one's
+// is shifted up. p = 0.1: floor(0.1 * 2^16) << 16.
+// CHECK:               arith.shli %{{.*}}, %c16_i32 : i32
+// CHECK:               arith.cmpi uge, %{{.*}}, %c429457408_i32 : i32
+// CHECK:               %[[KEEP:.*]] = arith.select
 // CHECK:               arith.select %[[KEEP]]
 // CHECK:             outs(%{{.*}} : tensor<32x16xf32>)
 func.func @mask_dropout(%q: tensor<2x2x32x16xf16>, %k: tensor<2x2x64x16xf16>,

@@ -61,7 +61,8 @@ func.func @bias_tanh(%x: tensor<40x64xbf16>, %b: tensor<64xbf16>) -> tensor<40x6
 // CHECK:             arith.muli %{{.*}}, %c16_i64 : i64
 // CHECK:             linalg.index 1 : index
 // CHECK:             arith.trunci %[[SEED]] : i64 to i32
-// CHECK:             %[[KEEP:.*]] = arith.cmpi uge, %{{.*}}, %c1288490188_i32 : i32
+// CHECK:             arith.cmpi uge, %{{.*}}, %c1288437760_i32 : i32
+// CHECK:             %[[KEEP:.*]] = arith.select
 // CHECK:             %[[SCALED:.*]] = arith.divf %{{.*}}, %cst
 // CHECK:             %[[D:.*]] = arith.select %[[KEEP]], %[[SCALED]], %cst
 // CHECK:             %[[SUM:.*]] = arith.addf %[[D]], %{{.*}} : f32

@@ -95,12 +95,13 @@ _PHILOX_W1 = np.uint64(0xBB67AE85)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-def philox_words(offsets, seed):
-    """Philox4x32-10 word `o % 4` of the block at counter (o // 4, 0) with
-    key `seed`, for every offset o: the 128-bit counter's words are
-    (lo(o//4), hi(o//4), 0, 0) and the key's (lo(seed), hi(seed))."""
+def philox_draws(offsets, seed):
+    """The 16-bit draw of every offset o: half o % 2 (low first) of word
+    (o % 8) // 2 of Philox4x32-10 at counter (o // 8, 0) with key `seed`;
+    the 128-bit counter's words are (lo(o//8), hi(o//8), 0, 0) and the
+    key's (lo(seed), hi(seed))."""
     offsets = np.asarray(offsets, dtype=np.uint64)
-    block = offsets >> np.uint64(2)
+    block = offsets >> np.uint64(3)
     c0 = block & _MASK32
     c1 = block >> np.uint64(32)
     c2 = np.zeros_like(c0)
@@ -118,16 +119,18 @@ def philox_words(offsets, seed):
         hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
         c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
     words = np.stack([c0, c1, c2, c3])
-    lane = (offsets & np.uint64(3)).astype(np.intp)
-    return np.take_along_axis(words, lane[None, ...], axis=0)[0].astype(
-        np.uint32)
+    index = ((offsets & np.uint64(7)) >> np.uint64(1)).astype(np.intp)
+    word = np.take_along_axis(words, index[None, ...], axis=0)[0]
+    shift = (offsets & np.uint64(1)) * np.uint64(16)
+    return ((word >> shift) & np.uint64(0xFFFF)).astype(np.uint32)
 
 
 def dropout_keep(shape, seed, p):
-    """The keep mask of dropout over a row-major iteration space."""
+    """The keep mask of dropout over a row-major iteration space: a draw is
+    kept iff it is at least floor(p * 2^16)."""
     offsets = np.arange(int(np.prod(shape)), dtype=np.uint64).reshape(shape)
-    threshold = np.uint64(int(np.floor(p * 2.0 ** 32)))
-    return philox_words(offsets, seed).astype(np.uint64) >= threshold
+    threshold = min(int(np.floor(p * 2.0 ** 16)), 0xFFFF)
+    return philox_draws(offsets, seed) >= np.uint32(threshold)
 
 
 # --------------------------------------------------------------------------

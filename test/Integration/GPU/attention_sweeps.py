@@ -21,9 +21,10 @@ TWO_STAGE_SHAPES = {
     "dropout": ((1, 4, 2, 77, 130, 128),
                 dict(causal=True, lse=True, dropout_p=0.2)),
     "d256": ((1, 2, 2, 200, 200, 256), dict(causal=True)),
-    # Skv % 4 == 0: each lane draws one Philox call per four keys and
-    # shares it with its neighbour (Attention/Dropout.cpp); "dropout" above
-    # (Skv 130) keeps one call per probability.
+    # Skv % 8 == 0: each lane draws one Philox call per eight keys over a
+    # pair of n-tiles and the quad transposes the words
+    # (Attention/Dropout.cpp); ragged last key tile (136 = 2*64 + 8);
+    # "dropout" above (Skv 130) keeps one call per probability.
     # Even Skv, keys contiguous: the mask read by aligned pairs (bf16:
     # loaded before S is waited on), ragged last key tile; an f32 [Skv]
     # key bias by pairs.
@@ -31,7 +32,7 @@ TWO_STAGE_SHAPES = {
                    dict(causal=True, mask_shape=[2, 1, 129, 130],
                         mask_t="bf16")),
     "bias-pairs": ((1, 4, 2, 100, 200, 128), dict(mask_shape=[200])),
-    "dropout-groups": ((2, 4, 2, 77, 132, 64),
+    "dropout-groups": ((2, 4, 2, 77, 136, 64),
                        dict(causal=True, lse=True, dropout_p=0.1)),
 }
 # (form, shape, tiles): register caps, 1-3 warpgroups and both key tile

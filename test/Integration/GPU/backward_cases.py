@@ -297,4 +297,17 @@ def backward_cases():
                                 deterministic=True),
         attention_backward_case(2, 2, 1, 200, 333, 128, "f16",
                                 deterministic=True),
+        # Dropout regenerated in the kernels (Attention/BackwardDropout.cpp):
+        # Skv % 8 == 0 draws a call per lane and reads the words back
+        # through ldmatrix (transposed in the key-tile kernel); 77x130 above
+        # and the f16 case below take a call per score.
+        attention_backward_case(2, 4, 2, 200, 336, 128, causal=True,
+                                dropout_p=0.1),
+        attention_backward_case(1, 4, 4, 130, 256, 64, dropout_p=0.3),
+        attention_backward_case(1, 4, 2, 100, 264, 64, causal=True,
+                                dropout_p=0.2, deterministic=True),
+        attention_backward_case(1, 2, 2, 77, 130, 128, "f16", dropout_p=0.1,
+                                deterministic=True),
+        attention_backward_case(2, 12, 12, 1024, 1024, 64, causal=True,
+                                dropout_p=0.1),
     ]

@@ -382,6 +382,10 @@ def correctness_cases():
     cases.append(dropout_residual_case(113, 768))
     cases.append(dropout_residual_case(7, 100, "f32", p=0.5))
     cases.append(dropout_residual_case(64, 4096, "f16", p=0.25))
+    # Slots of two elements (a word of two draws, picked from its call) and
+    # of one (a call per element).
+    cases.append(dropout_residual_case(9, 102, "f32", p=0.3))
+    cases.append(dropout_residual_case(5, 33, "bf16", p=0.2))
     cases.append(gpt_block_case())
     cases.append(unfused_mlp_case())
     cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
@@ -641,6 +645,8 @@ MMA_SYNC_BACKWARD = {
     "attention_backward_1x2x2x100x300x128_f16_causal",
     "attention_backward_2x12x12x1024x1024x64_bf16_causal",
     "attention_backward_2x4x2x100x130x64_bf16_causal_constmask",
+    "attention_backward_2x4x2x200x336x128_bf16_causal_dropout",
+    "attention_backward_1x4x4x77x130x64_bf16_causal_dropout",
 }
 
 

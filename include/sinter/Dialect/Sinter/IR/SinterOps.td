@@ -366,12 +366,15 @@ def Sinter_DropoutOp : Sinter_Op<"dropout",
     (row-major) offset `o` of the enclosing op's iteration space is
 
     ```
-    r    = Philox4x32-10(counter = (o / 4, 0), key = seed)[o % 4]
-    keep = r >= floor(p * 2^32)
+    word = Philox4x32-10(counter = (o / 8, 0), key = seed)[(o % 8) / 2]
+    r    = (word >> (16 * (o % 2))) & 0xffff
+    keep = r >= floor(p * 2^16)
     ```
 
-    so the same seed gives the same mask on every backend and for every tile
-    configuration. `p` must lie in `[0, 1)`.
+    (eight 16-bit draws per call, the even offset's in a word's low half), so
+    the same seed gives the same mask on every backend and for every tile
+    configuration. `p` must lie in `[0, 1)`; the dropped fraction is
+    `floor(p * 2^16) / 2^16`, within 2^-16 of `p`.
 
     Example:
 
