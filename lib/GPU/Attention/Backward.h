@@ -48,6 +48,7 @@
 #define SINTER_LIB_GPU_ATTENTION_BACKWARD_H
 
 #include "Config.h"
+#include "DropoutStage.h"
 #include "Fragments.h"
 
 #include "sinter/Dialect/Sinter/IR/AttentionMasking.h"
@@ -159,7 +160,6 @@ private:
   void setupDropout(mlir::Value seedArg, int64_t byteOffset);
   mlir::Value dropoutCounter(mlir::Value bhq, mlir::Value query,
                              mlir::Value key);
-  llvm::SmallVector<mlir::Value> dropoutPairWords(mlir::Value counter);
   /// Of n-tiles 2 np and 2 np + 1: [2 (nt - 2 np) + r].
   llvm::SmallVector<mlir::Value> dropoutKeeps(mlir::Value bhq, mlir::Value q0,
                                               mlir::Value kv0, int64_t np);
@@ -228,8 +228,8 @@ private:
 
   // Buffers (flat) and shared tiles.
   mlir::Value dOut, q, k, v, lse, delta, mask, seed, dqAcc, dK, dV, dQ;
-  /// With dropout: the draw stage as i32 words and as 16-bit elements.
-  mlir::Value drawWords, drawHalves;
+  /// With dropout (Skv % 8 == 0): the warps' stages of Philox draws.
+  std::optional<DropoutStage> drawStage;
   mlir::Value smem, smemPad, ks, vs, qs, dos, dss, dqStage;
   /// With stagesRowStatistics: lse (BM f32), then delta (BM f32).
   mlir::Value stats;

@@ -12,10 +12,10 @@
 // One Philox call makes the decisions of eight adjacent keys of one row
 // (two 16-bit draws per word). The accumulator fragments (Fragments.h) give
 // each lane of a quad two adjacent keys -- one word -- of two rows per 8-key
-// n-tile, so over a pair of n-tiles a quad holds four calls' worth: with
-// Skv % 8 == 0 (calls never straddle rows) each lane draws one call and the
-// quad transposes the words (dropoutGroups), an eighth of the Philox rounds
-// of one call per element (dropoutElements, the form kept for other Skv).
+// n-tile: with Skv % 8 == 0 (calls never straddle rows) each lane draws one
+// call per pair of n-tiles and the warp exchanges the words through shared
+// memory (dropoutGroups, DropoutStage.h), an eighth of the Philox rounds of
+// one call per element (dropoutElements, the form kept for other Skv).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +32,9 @@ using namespace sinter::gpu_kernels::attention;
 void MMAKernel::dropout(SmallVector<Value> &S, Value kv0) {
   if (dropP == 0.0)
     return;
-  // Calls of eight keys never straddle a row when Skv % 8 == 0; a quad
-  // shares its calls over pairs of n-tiles.
-  if (Skv % kPhiloxDraws == 0 && NT % 2 == 0)
+  // Calls of eight keys never straddle a row when Skv % 8 == 0; a warp
+  // exchanges its calls over pairs of n-tiles.
+  if (drawStage)
     dropoutGroups(S, kv0);
   else
     dropoutElements(S, kv0);
@@ -73,92 +73,35 @@ void MMAKernel::dropoutElements(SmallVector<Value> &S, Value kv0) {
     }
 }
 
-namespace {
-/// `pred ? a : b` on each of two pairs.
-std::array<Value, 2> pick(ImplicitLocOpBuilder &b, Value pred,
-                          std::array<Value, 2> a, std::array<Value, 2> c) {
-  return {arith::SelectOp::create(b, pred, a[0], c[0]),
-          arith::SelectOp::create(b, pred, a[1], c[1])};
-}
-
-Value shuffleXor(ImplicitLocOpBuilder &b, Value v, int32_t mask) {
-  return gpu::ShuffleOp::create(b, v, mask, kWarpSize, gpu::ShuffleMode::XOR)
-      .getShuffleResult();
-}
-} // namespace
-
 // Per (mt, nt), lane q = lane % 4 of a quad holds keys 8nt + 2q + {0, 1} of
-// rows r = 0 and 1: word q of the call of (row r, n-tile nt). Over the
-// n-tiles 2np and 2np + 1 the quad needs four calls, slot s = r + 2h for
-// n-tile 2np + h; lane q draws slot q's call, whose word d belongs to lane
-// d. The 4x4 transpose takes two butterfly steps (xor 2, then xor 1: two
-// shuffles each), after which lane q holds the words of slots q ^ x at
-// position x; two select steps put slot s at position s.
-std::array<Value, 4> MMAKernel::dropoutWordsOfPair(Value groupBase,
-                                                   int64_t np) {
-  Value one = kb.idx(1);
-  Value odd = mb.cmp(arith::CmpIPredicate::ne,
-                     arith::AndIOp::create(b, lane, one), kb.idx(0));
-  Value high = mb.cmp(
-      arith::CmpIPredicate::ne,
-      arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, one), one),
-      kb.idx(0));
-  Value counter =
-      arith::IndexCastOp::create(b, b.getI64Type(), mb.add(groupBase, 2 * np));
-  std::array<Value, kPhiloxWords> w =
-      buildPhiloxOnGPU(b, b.getLoc(), counter, seed);
-  // Step 1 (lane ^ 2): keep the words of destinations on this lane's side.
-  std::array<Value, 2> lowWords = {w[0], w[1]}, highWords = {w[2], w[3]};
-  std::array<Value, 2> own = pick(b, high, highWords, lowWords);
-  std::array<Value, 2> send = pick(b, high, lowWords, highWords);
-  std::array<Value, 2> across = {shuffleXor(b, send[0], 2),
-                                 shuffleXor(b, send[1], 2)};
-  // Step 2 (lane ^ 1): of each pair, keep this lane's word, send the other.
-  std::array<Value, 2> mine = {
-      arith::SelectOp::create(b, odd, own[1], own[0]),
-      arith::SelectOp::create(b, odd, across[1], across[0])};
-  std::array<Value, 2> theirs = {
-      shuffleXor(b, arith::SelectOp::create(b, odd, own[0], own[1]), 1),
-      shuffleXor(b, arith::SelectOp::create(b, odd, across[0], across[1]), 1)};
-  // Position x holds slot q ^ x; move slot s to position s.
-  std::array<Value, 4> byX = {mine[0], theirs[0], mine[1], theirs[1]};
-  std::array<Value, 2> even = pick(b, odd, {byX[1], byX[3]}, {byX[0], byX[2]});
-  std::array<Value, 2> oddX = pick(b, odd, {byX[0], byX[2]}, {byX[1], byX[3]});
-  std::array<Value, 4> t = {even[0], oddX[0], even[1], oddX[1]};
-  std::array<Value, 2> lowSlots = pick(b, high, {t[2], t[3]}, {t[0], t[1]});
-  std::array<Value, 2> highSlots = pick(b, high, {t[0], t[1]}, {t[2], t[3]});
-  return {lowSlots[0], lowSlots[1], highSlots[0], highSlots[1]};
-}
-
+// rows r = 0 and 1: word q of the call of (row, n-tile nt). Over n-tiles
+// 2np and 2np + 1 the warp's 16 rows need 32 calls, one per lane (query row
+// lane % 16, keys 16np + 8 (lane / 16)), exchanged through the warp's stage
+// (DropoutStage.h): matrix m of the ldmatrix is rows 8 (m / 2) and n-tile
+// 2np + m % 2.
 void MMAKernel::dropoutGroups(SmallVector<Value> &S, Value kv0) {
-  Value one = kb.idx(1);
-  Value odd = mb.cmp(arith::CmpIPredicate::ne,
-                     arith::AndIOp::create(b, lane, one), kb.idx(0));
-  Value half =
-      arith::AndIOp::create(b, arith::ShRUIOp::create(b, lane, one), one);
-  // Counter of the lane's call in n-tile pair 0: its row's start / 8, plus
-  // the key tile's and the n-tile's calls.
-  Value tileCalls =
-      mb.add(arith::DivUIOp::create(b, kv0, kb.idx(kPhiloxDraws)), half);
+  Value row = drawStage->callRow(lane);
+  Value keys = mb.add(kv0, mb.mul(drawStage->callChunk(lane), kPhiloxDraws));
   for (int64_t mt = 0; mt < MT; ++mt) {
-    Value rowStart =
-        arith::SelectOp::create(b, odd, dropoutRow(mt, 1), dropoutRow(mt, 0));
-    Value groupBase = mb.add(
-        arith::DivUIOp::create(b, rowStart, kb.idx(kPhiloxDraws)), tileCalls);
+    Value query = mb.add(mb.add(mb.add(q0, warpRow), 16 * mt), row);
+    Value rowStart = mb.mul(mb.add(qSeqBase, query), Skv);
     for (int64_t np = 0; np < NT / 2; ++np) {
-      std::array<Value, 4> slot = dropoutWordsOfPair(groupBase, np);
-      for (int64_t h = 0; h < 2; ++h) {
-        Value &tile = S[mt * NT + 2 * np + h];
-        for (int64_t r = 0; r < 2; ++r) {
-          Value word = slot[r + 2 * h];
-          Value p = mb.row(tile, r);
-          for (int64_t c = 0; c < 2; ++c) {
-            Value keep = buildPhiloxKeepHalf(b, b.getLoc(), word, c, dropP);
-            p = vector::InsertOp::create(b, keepP(mb.elem(p, c), keep), p,
-                                         ArrayRef<int64_t>{c});
-          }
-          tile = mb.setRow(tile, p, r);
+      Value counter = arith::IndexCastOp::create(
+          b, b.getI64Type(),
+          arith::DivUIOp::create(b, mb.add(mb.add(rowStart, keys), 16 * np),
+                                 kb.idx(kPhiloxDraws)));
+      SmallVector<Value, 4> words =
+          drawStage->exchange(counter, seed, warp, lane, /*keysAsRows=*/false);
+      for (int64_t m = 0; m < 4; ++m) {
+        Value &tile = S[mt * NT + 2 * np + m % 2];
+        int64_t r = m / 2;
+        Value p = mb.row(tile, r);
+        for (int64_t c = 0; c < 2; ++c) {
+          Value keep = buildPhiloxKeepHalf(b, b.getLoc(), words[m], c, dropP);
+          p = vector::InsertOp::create(b, keepP(mb.elem(p, c), keep), p,
+                                       ArrayRef<int64_t>{c});
         }
+        tile = mb.setRow(tile, p, r);
       }
     }
   }

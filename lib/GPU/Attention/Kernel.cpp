@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DropoutStage.h"
 #include "MMAKernel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -29,8 +30,9 @@ MMAKernel::MMAKernel(AttentionOp op, const AttentionConfig &cfg,
     : AttentionShape(op), op(op), cfg(cfg), heads(heads),
       visibility(KeyVisibility::of(op)),
       eltBytes(elt.getIntOrFloatBitWidth() / 8), tiles(cfg, D),
-      layout(cfg, D, eltBytes), b(b), func(func), launch(launch), mb(b, elt),
-      kb(mb.kb) {
+      layout(cfg, D, eltBytes,
+             dropP > 0.0 && drawsThroughStage(Skv, tiles.nTiles)),
+      b(b), func(func), launch(launch), mb(b, elt), kb(mb.kb) {
   W = tiles.warps;
   MT = tiles.mTiles;
   BN = tiles.blockN;
@@ -248,8 +250,14 @@ static KernelLaunch attentionLaunch(AttentionOp op, const AttentionConfig &cfg,
   KernelLaunch launch =
       launchFor(op, cfg.persistent ? std::min(items, smCount) : items,
                 tiles.threads + (cfg.warpSpecialized ? kWarpgroupSize : 0));
+  bool dropoutStages =
+      op.getDropoutP().convertToDouble() > 0.0 &&
+      drawsThroughStage(
+          cast<RankedTensorType>(op.getKey().getType()).getDimSize(2),
+          tiles.nTiles);
   launch.sharedMemory =
-      SharedLayout(cfg, D, qType.getElementType().getIntOrFloatBitWidth() / 8)
+      SharedLayout(cfg, D, qType.getElementType().getIntOrFloatBitWidth() / 8,
+                   dropoutStages)
           .totalBytes();
   // The tensors the kernel reads and writes in place of the op's own.
   const HeadLayout *inputs[] = {&heads.q, &heads.k, &heads.v};

@@ -43,6 +43,7 @@
 #define SINTER_LIB_GPU_ATTENTION_MMAKERNEL_H
 
 #include "Config.h"
+#include "DropoutStage.h"
 #include "Fragments.h"
 #include "SharedLayout.h"
 
@@ -171,8 +172,7 @@ private:
   mlir::Value keepP(mlir::Value pc, mlir::Value keep);
   void dropoutElements(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
   void dropoutGroups(llvm::SmallVector<mlir::Value> &S, mlir::Value kv0);
-  std::array<mlir::Value, 4> dropoutWordsOfPair(mlir::Value groupBase,
-                                                int64_t np);
+
   /// 1 / (1 - dropout_p), which the epilogue folds into 1 / l.
   double dropoutKeptScale() const;
 
@@ -221,6 +221,8 @@ private:
   // Buffers.
   mlir::Value q, k, v, mask, seed, out, lseOut;
   mlir::Value smem, smemPad, qs, os;
+  /// With dropout exchanged through stages (drawsThroughStage).
+  std::optional<DropoutStage> drawStage;
   // The work item (set per item with `persist`).
   mlir::Value bid, mTile, h, batch, g, q0, bhq, bhkv, qSeqBase, kvSeqBase;
   mlir::Value tileEnd, maskBase;

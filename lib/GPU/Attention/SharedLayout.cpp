@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DropoutStage.h"
 #include "MMAKernel.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -20,22 +21,27 @@ using namespace sinter::gpu_kernels::attention;
 static constexpr int64_t kRowPadElements = 8;
 
 SharedLayout::SharedLayout(const AttentionConfig &cfg, int64_t headDim,
-                           int64_t eltBytes)
+                           int64_t eltBytes, bool dropoutStages)
     : bm(kMTileRows * cfg.mTiles * cfg.warps), bn(cfg.blockN),
       stages(cfg.pipelined ? 2 : 1),
       // A persistent block's O tile (`tmastore`: the Q tile holds the next
       // item's rows).
       oRows(cfg.persistent && cfg.tmaStore ? bm : 0),
       rowElems(headDim + (cfg.wgmma ? 0 : kRowPadElements)), eltBytes(eltBytes),
+      dropoutBytes(dropoutStages ? cfg.warps * DropoutStage::kBytesPerWarp : 0),
       wgmma(cfg.wgmma), mbarriers(cfg.mbarriers),
       warpSpecialized(cfg.warpSpecialized) {}
 
-int64_t SharedLayout::totalBytes() const {
-  // The tiles; with wgmma the slack that aligns them to the swizzle's
-  // 1024-byte atom; mbarriers: full/empty x K/V x 2 stages, Q's with `ws`.
-  return barriers() + (wgmma ? swizzle::kAtomBytes : 0) +
-         (mbarriers ? 4 * kBarrierKindBytes : 0) +
+int64_t SharedLayout::barrierBytes() const {
+  // mbarriers: full/empty x K/V x 2 stages, Q's with `ws`.
+  return (mbarriers ? 4 * kBarrierKindBytes : 0) +
          (warpSpecialized ? 4 * kBarrierKindBytes : 0);
+}
+
+int64_t SharedLayout::totalBytes() const {
+  // The tiles and barriers; with wgmma the slack that aligns them to the
+  // swizzle's 1024-byte atom; the dropout stages.
+  return dropoutStages() + (wgmma ? swizzle::kAtomBytes : 0) + dropoutBytes;
 }
 
 void MMAKernel::setupSharedMemory() {
@@ -61,6 +67,9 @@ void MMAKernel::setupSharedMemory() {
   // block's last S), or with `persist` a tile of their own after V's.
   if (tmaStore)
     os = layout.oTileRows() ? view(kb.idx(layout.oTile()), BM) : qs;
+  if (dropP > 0.0 && drawsThroughStage(Skv, NT))
+    drawStage.emplace(b, kb, smem,
+                      mb.add(smemPad, kb.idx(layout.dropoutStages())), W);
 }
 
 Value MMAKernel::view(Value byteOffset, int64_t rows) {

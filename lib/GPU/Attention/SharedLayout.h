@@ -8,7 +8,8 @@
 //
 //   [1024 B of slack (wgmma: the tiles start 1024-aligned)]
 //   [Q: BM rows][K: stages x BN rows][V: stages x BN rows][O: BM rows, only
-//    persist+tmastore][mbarriers: 8 bytes each]
+//    persist+tmastore][mbarriers: 8 bytes each][dropout: the consumer
+//    warps' stages of Philox draws (DropoutStage.h)]
 //
 // mma.sync tiles are row-major with rows padded by 16 bytes (ldmatrix's
 // eight row addresses then fall in distinct banks); wgmma tiles are
@@ -130,7 +131,10 @@ inline constexpr int64_t kBarrierKindBytes = 2 * kBarrierBytes;
 
 /// Byte offsets (from the aligned start) of the kernel's shared memory.
 struct SharedLayout {
-  SharedLayout(const AttentionConfig &cfg, int64_t headDim, int64_t eltBytes);
+  /// `dropoutStages`: with dropout exchanged through stages
+  /// (drawsThroughStage), one per consumer warp.
+  SharedLayout(const AttentionConfig &cfg, int64_t headDim, int64_t eltBytes,
+               bool dropoutStages = false);
 
   /// Elements per tile row (mma.sync rows are padded by 16 bytes).
   int64_t rowElements() const { return rowElems; }
@@ -143,6 +147,8 @@ struct SharedLayout {
   /// O's own tile (persist + tmastore; otherwise O reuses Q's).
   int64_t oTile() const { return (bm + 2 * stages * bn) * rowBytes(); }
   int64_t barriers() const { return oTile() + oRows * rowBytes(); }
+  /// The dropout stages, after the barriers.
+  int64_t dropoutStages() const { return barriers() + barrierBytes(); }
   /// Bytes of one K or V stage.
   int64_t tileBytes() const { return bn * rowBytes(); }
   /// Rows of O's own tile (0 when it has none).
@@ -152,7 +158,8 @@ struct SharedLayout {
 
 private:
   int64_t rowBytes() const { return rowElems * eltBytes; }
-  int64_t bm, bn, stages, oRows, rowElems, eltBytes;
+  int64_t barrierBytes() const;
+  int64_t bm, bn, stages, oRows, rowElems, eltBytes, dropoutBytes;
   bool wgmma, mbarriers, warpSpecialized;
 };
 
