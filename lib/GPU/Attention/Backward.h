@@ -156,10 +156,10 @@ private:
                        bool alongQueries);
   // Dropout (BackwardDropout.cpp): the keep decisions of a step's scores,
   // per (n-tile, fragment row) a vector<2xi1>, drawn per pair of n-tiles.
-  bool dropoutByCalls() const;
+  bool dropoutStaged() const;
   void setupDropout(mlir::Value seedArg, int64_t byteOffset);
-  mlir::Value dropoutCounter(mlir::Value bhq, mlir::Value query,
-                             mlir::Value key);
+  mlir::Value dropoutOffset(mlir::Value bhq, mlir::Value query,
+                            mlir::Value key);
   /// Of n-tiles 2 np and 2 np + 1: [2 (nt - 2 np) + r].
   llvm::SmallVector<mlir::Value> dropoutKeeps(mlir::Value bhq, mlir::Value q0,
                                               mlir::Value kv0, int64_t np);

@@ -38,23 +38,20 @@ int64_t BackwardTiles::dropoutStageBytes(bool dropout) {
   return dropout ? kWarps * DropoutStage::kBytesPerWarp : 0;
 }
 
-bool BackwardKernel::dropoutByCalls() const {
+bool BackwardKernel::dropoutStaged() const {
   return drawsThroughStage(Skv, QT);
 }
 
 void BackwardKernel::setupDropout(Value seedArg, int64_t byteOffset) {
   seed = seedArg;
-  if (dropoutByCalls())
+  if (dropoutStaged())
     drawStage.emplace(b, kb, smem, mb.add(smemPad, kb.idx(byteOffset)),
                       BackwardTiles::kWarps);
 }
 
-Value BackwardKernel::dropoutCounter(Value bhq, Value query, Value key) {
-  // Offset ((bhq * Sq + query) * Skv + key), in calls of eight keys.
-  Value offset = mb.add(mb.mul(mb.add(mb.mul(bhq, Sq), query), Skv), key);
-  return arith::IndexCastOp::create(
-      b, b.getI64Type(),
-      arith::DivUIOp::create(b, offset, kb.idx(kPhiloxDraws)));
+Value BackwardKernel::dropoutOffset(Value bhq, Value query, Value key) {
+  // The score's place in the forward's [B, Hq, Sq, Skv] stream.
+  return mb.add(mb.mul(mb.add(mb.mul(bhq, Sq), query), Skv), key);
 }
 
 SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
@@ -62,7 +59,7 @@ SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
   auto i1x2 = VectorType::get({2}, b.getI1Type());
   SmallVector<Value> keeps(4);
   bool keyRows = role == BackwardRole::KeyTiles;
-  if (!dropoutByCalls()) {
+  if (!dropoutStaged()) {
     // One call per score: (nt, r, c) is query/key as the fragments say.
     for (int64_t t = 0; t < 2; ++t)
       for (int64_t r = 0; r < 2; ++r) {
@@ -72,12 +69,11 @@ SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
           Value col = mb.add(quadCol, 8 * (2 * np + t) + c);
           Value query = keyRows ? mb.add(q0, col) : mb.add(q0, row);
           Value key = keyRows ? mb.add(kv0, row) : mb.add(kv0, col);
-          Value offset =
-              mb.add(mb.mul(mb.add(mb.mul(bhq, Sq), query), Skv), key);
           pair.push_back(buildPhiloxKeepOnGPU(
               b, b.getLoc(),
-              arith::IndexCastOp::create(b, b.getI64Type(), offset), seed,
-              dropP));
+              arith::IndexCastOp::create(b, b.getI64Type(),
+                                         dropoutOffset(bhq, query, key)),
+              seed, dropP));
         }
         keeps[2 * t + r] = vector::FromElementsOp::create(b, i1x2, pair);
       }
@@ -92,8 +88,12 @@ SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
                         : mb.add(mb.add(q0, warpKey), stageRow);
   Value key = keyRows ? mb.add(mb.add(kv0, warpKey), keyGroup)
                       : mb.add(mb.add(kv0, keyGroup), 16 * np);
-  SmallVector<Value, 4> words = drawStage->exchange(
-      dropoutCounter(bhq, query, key), seed, warp, lane, keyRows);
+  Value counter = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      arith::DivUIOp::create(b, dropoutOffset(bhq, query, key),
+                             kb.idx(kPhiloxDraws)));
+  SmallVector<Value, 4> words =
+      drawStage->exchange(counter, seed, warp, lane, keyRows);
   for (int64_t m = 0; m < 4; ++m) {
     // Matrix m: rows 8 (m / 2) of the stage, chunk m % 2. Transposed
     // (key-tile), its stage rows are the n-tile's queries and its chunk the
