@@ -46,8 +46,8 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
       and neighbouring threads read neighbouring elements, so the reads
       coalesce without a transpose;
     * `sinter.softmax_backward`, and the `sinter.attention_backward` ops
-      that the tensor-core backward does not run (f32, dropout, a mask's
-      gradient, other head dims; option `chip`), become the generics
+      that the tensor-core backward does not run (f32, a mask's gradient,
+      other head dims; option `chip`), become the generics
       of their reference form (the CPU lowering's, SinterToLoops'
       BackwardRowOps/BackwardAttention): correct, run by the general path
       and cuBLASLt, the attention one over B x Hq x Sq x Skv tensors. The
@@ -78,7 +78,7 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "GPU architecture of the kernels: sinter.attention_backward ops "
            "the tensor-core backward runs there (bf16/f16, head dim 64 or "
-           "128, no dropout or mask gradient, sm_80 and later) keep their "
+           "128, no mask gradient, sm_80 and later) keep their "
            "op">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -54,11 +54,12 @@ def Sinter_AttentionBackwardOp : Sinter_Op<"attention_backward",
     `deterministic` asks for a fixed summation order of dQ (no atomics); the
     CPU lowering is deterministic either way.
 
-    On CUDA, bf16/f16 ops at head dim 64 or 128 without dropout or `grad_mask`
-    run FlashAttention-2's backward on the tensor cores (sm_80 and later;
-    dQ summed with f32 atomics, or with `deterministic` by a second kernel
-    over query tiles without atomics); the others run the reference form,
-    whose products are cuBLASLt GEMMs.
+    On CUDA, bf16/f16 ops at head dim 64 or 128 without `grad_mask` run
+    FlashAttention's backward on the tensor cores (sm_80 and later; dQ
+    summed with f32 atomics, or with `deterministic` by a second kernel over
+    query tiles without atomics; dropout's mask regenerated from the Philox
+    stream in the kernels); the others run the reference form, whose
+    products are cuBLASLt GEMMs.
 
     Example:
 
