@@ -573,7 +573,7 @@ void evaluateLane(ImplicitLocOpBuilder &b, Block &body, const Slot &slot,
       Type t = x.getType();
       Value scaled = arith::MulFOp::create(
           b, x,
-          arith::ConstantOp::create(b, b.getFloatAttr(t, 1.0 / (1.0 - p))));
+          arith::ConstantOp::create(b, b.getFloatAttr(t, dropoutKeptScale(p))));
       Value zero = arith::ConstantOp::create(b, b.getFloatAttr(t, 0.0));
       mapping.map(drop.getResult(),
                   arith::SelectOp::create(b, keep, scaled, zero));

@@ -86,6 +86,11 @@ inline uint32_t philoxDropThreshold(double p) {
   return static_cast<uint32_t>(std::min<double>(t, kPhiloxDrawMask));
 }
 
+/// The factor of a kept element, 1 / (1 - p) (1 without dropout).
+inline double dropoutKeptScale(double p) {
+  return p > 0.0 ? 1.0 / (1.0 - p) : 1.0;
+}
+
 /// Whether stream position `offset` under `seed` is kept by dropout with
 /// probability `p`.
 inline bool philoxKeep(uint64_t offset, uint64_t seed, double p) {

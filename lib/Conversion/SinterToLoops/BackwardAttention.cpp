@@ -240,7 +240,7 @@ struct ProbabilityBody {
     Value pd = p, dp = a[1];
     if (dropP > 0.0) {
       Value kept = keep(b, l, full, op.getSeed());
-      Value r = cF32(b, l, 1.0 / (1.0 - dropP));
+      Value r = cF32(b, l, dropoutKeptScale(dropP));
       pd = arith::SelectOp::create(b, l, kept,
                                    arith::MulFOp::create(b, l, p, r), zero);
       dp = arith::SelectOp::create(b, l, kept,

@@ -111,7 +111,7 @@ SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
 Value BackwardKernel::keptGradient(Value keep, Value dP) {
   // dP of the kept scores scaled by 1 / (1 - p), 0 for the dropped.
   Value scaled =
-      arith::MulFOp::create(b, dP, mb.splat2(kb.f32(1.0 / (1.0 - dropP))));
+      arith::MulFOp::create(b, dP, mb.splat2(kb.f32(dropoutKeptScale(dropP))));
   return arith::SelectOp::create(b, keep, scaled, mb.splat2(kb.f32(0.0)));
 }
 
@@ -120,6 +120,4 @@ Value BackwardKernel::keptProbability(Value keep, Value p) {
   return arith::SelectOp::create(b, keep, p, mb.splat2(kb.f32(0.0)));
 }
 
-double BackwardKernel::keptScale() const {
-  return dropP > 0.0 ? 1.0 / (1.0 - dropP) : 1.0;
-}
+double BackwardKernel::keptScale() const { return dropoutKeptScale(dropP); }

@@ -355,7 +355,7 @@ Value CudaCoreKernel::dropout(Value p, Value key) {
       b, b.getLoc(), arith::IndexCastOp::create(b, b.getI64Type(), offset),
       seed, dropP);
   return arith::SelectOp::create(
-      b, keep, arith::MulFOp::create(b, p, kb.f32(1.0 / (1.0 - dropP))),
+      b, keep, arith::MulFOp::create(b, p, kb.f32(dropoutKeptScale(dropP))),
       kb.f32(0.0));
 }
 

@@ -108,5 +108,5 @@ void MMAKernel::dropoutGroups(SmallVector<Value> &S, Value kv0) {
 }
 
 double MMAKernel::dropoutKeptScale() const {
-  return dropP > 0.0 ? 1.0 / (1.0 - dropP) : 1.0;
+  return sinter::dropoutKeptScale(dropP);
 }
