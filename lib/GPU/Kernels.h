@@ -319,6 +319,11 @@ struct AttentionArgs {
 };
 AttentionArgs attentionArguments(KernelBuilder &kb, mlir::gpu::GPUFuncOp func,
                                  AttentionOp op);
+/// The launch of an attention kernel over `grid` blocks of `block` threads:
+/// the op's operands and results, a seed read from a 0-d tensor (torch-mlir's
+/// generator state) passed as that tensor (kernelScalarOperand), which
+/// attentionArguments reads back.
+KernelLaunch attentionLaunchFor(AttentionOp op, int64_t grid, int64_t block);
 /// Element strides of the additive mask broadcast (numpy rules) to
 /// [B, Hq, Sq, Skv]: 0 along broadcast dimensions.
 llvm::SmallVector<int64_t> attentionMaskStrides(AttentionOp op);

@@ -14,6 +14,14 @@
 //
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="chip=sm_80 attention-config=warps=4,mtiles=1,bn=64" | FileCheck %s
 // RUN: sinter-opt %s --sinter-outline-cuda-kernels="chip=sm_90a attention-config=wgmma,pipe,mbar,pp,ws,warps=8,mtiles=1,bn=64" | FileCheck %s --check-prefix=WS
+//
+// torch-mlir's train-mode GPT-2 with its dropouts raised: the seed is read
+// from the generator's 0-d state tensor (tensor.extract), which the kernels
+// take as that tensor (@seed_from_state below reduces it).
+// RUN: rm -rf %t && sinterc %S/../Frontends/Inputs/gpt2_eager_b2_f32_train.linalg.mlir --target=cuda:sm_90a --allow-rng-change -o %t 2>&1 | FileCheck %s --check-prefix=TRAIN
+// TRAIN-NOT: error
+// TRAIN: outline {{.*}}(8 tuned kernels (attention 1, fused 4, layer_norm 3)
+// TRAIN-NOT: error
 
 // CHECK-LABEL: func.func @groups
 // The stages: 4 warps x 512 bytes beside the tiles (27648 bytes, as
@@ -67,5 +75,20 @@ func.func @four_not_eight(%q: tensor<1x2x128x64xbf16>,
   %o = sinter.attention %q, %k, %v seed(%seed) {dropout_p = 2.0e-01 : f64}
       : tensor<1x2x128x64xbf16>, tensor<1x2x132x64xbf16>,
         tensor<1x2x132x64xbf16> -> tensor<1x2x128x64xbf16>
+  return %o : tensor<1x2x128x64xbf16>
+}
+
+// The seed read from a 0-d tensor (torch-mlir's generator state): the
+// launch passes the tensor and the kernel loads it.
+// CHECK: gpu.func @attention_3(%{{.*}}: memref<1x2x128x64xbf16>, %{{.*}}: memref<1x2x256x64xbf16>, %{{.*}}: memref<1x2x256x64xbf16>, %[[STATE:.*]]: memref<i64>
+// CHECK: memref.load %[[STATE]][] : memref<i64>
+func.func @seed_from_state(%q: tensor<1x2x128x64xbf16>,
+                           %k: tensor<1x2x256x64xbf16>,
+                           %v: tensor<1x2x256x64xbf16>, %state: tensor<i64>)
+    -> tensor<1x2x128x64xbf16> {
+  %seed = tensor.extract %state[] : tensor<i64>
+  %o = sinter.attention %q, %k, %v seed(%seed) {dropout_p = 2.0e-01 : f64}
+      : tensor<1x2x128x64xbf16>, tensor<1x2x256x64xbf16>,
+        tensor<1x2x256x64xbf16> -> tensor<1x2x128x64xbf16>
   return %o : tensor<1x2x128x64xbf16>
 }

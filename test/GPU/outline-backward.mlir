@@ -262,7 +262,7 @@ func.func @attention_backward_mask(%do: tensor<2x4x100x64xbf16>,
 // words of its fragment rows back with one transposed ldmatrix.x4; dV
 // takes 1 / (1 - p) = 1.25 once, on its store.
 // CHECK-LABEL: func.func @attention_backward_dropout
-// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : i64, %{{.*}} : memref<2x4x100x64xf32>,
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 {{.*}} args({{.*}} : memref<2x4x100xf32>, %{{.*}} : memref<i64>, %{{.*}} : memref<2x4x100x64xf32>,
 // CHECK: gpu.func @attention_backward_[[N]]_1(
 // CHECK: scf.for
 // CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"
@@ -275,8 +275,11 @@ func.func @attention_backward_mask(%do: tensor<2x4x100x64xbf16>,
 func.func @attention_backward_dropout(%do: tensor<2x4x100x64xbf16>,
     %q: tensor<2x4x100x64xbf16>, %k: tensor<2x2x128x64xbf16>,
     %v: tensor<2x2x128x64xbf16>, %o: tensor<2x4x100x64xbf16>,
-    %lse: tensor<2x4x100xf32>, %seed: i64)
+    %lse: tensor<2x4x100xf32>, %state: tensor<i64>)
     -> (tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>, tensor<2x2x128x64xbf16>) {
+  // (The seed read from a 0-d tensor, as torch-mlir's generator state: the
+  // launch passes the tensor.)
+  %seed = tensor.extract %state[] : tensor<i64>
   %dq, %dk, %dv = sinter.attention_backward %do, %q, %k, %v, %o, %lse seed(%seed) {causal, dropout_p = 2.0e-01 : f64}
       : tensor<2x4x100x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x2x128x64xbf16>,
         tensor<2x2x128x64xbf16>, tensor<2x4x100x64xbf16>, tensor<2x4x100xf32>

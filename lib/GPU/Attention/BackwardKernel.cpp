@@ -113,7 +113,7 @@ void BackwardKernel::build() {
   unsigned next = 6;
   if (op.getMask())
     mask = kb.flatten(args[next++]);
-  Value seedArg = dropP > 0.0 ? args[next++] : Value();
+  Value seedArg = dropP > 0.0 ? scalarInKernel(b, args[next++]) : Value();
   cScale = kb.f32(op.getEffectiveScale() * kLog2e);
   log2e = kb.f32(kLog2e);
   setupSharedMemory();

@@ -199,8 +199,8 @@ static KernelLaunch tileLaunch(AttentionBackwardOp op, BackwardRole role,
   if (op.getMask())
     launch.operands.push_back(op.getMask());
   bool dropout = op.getDropoutP().convertToDouble() != 0.0;
-  if (dropout)
-    launch.operands.push_back(op.getSeed());
+  if (dropout) // (a seed read from a 0-d tensor: that tensor)
+    launch.operands.push_back(kernelScalarOperand(op.getSeed()));
   if (role == BackwardRole::QueryTiles) {
     writeGradient(launch, op.getGradQuery(), heads.gradQuery);
   } else {

@@ -429,7 +429,7 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildAttentionKernel(
   int64_t D = qType.getDimSize(3), Dv = vType.getDimSize(3);
   Type elt = qType.getElementType();
   int64_t mTiles = llvm::divideCeil(qType.getDimSize(2), kBlockM);
-  KernelLaunch launch = launchFor(
+  KernelLaunch launch = attentionLaunchFor(
       op, qType.getDimSize(0) * qType.getDimSize(1) * mTiles, kThreads);
 
   ImplicitLocOpBuilder b(op.getLoc(), op.getContext());

@@ -247,9 +247,9 @@ static KernelLaunch attentionLaunch(AttentionOp op, const AttentionConfig &cfg,
   Tiles tiles(cfg, D);
   int64_t items = qType.getDimSize(0) * qType.getDimSize(1) *
                   llvm::divideCeil(qType.getDimSize(2), tiles.blockM);
-  KernelLaunch launch =
-      launchFor(op, cfg.persistent ? std::min(items, smCount) : items,
-                tiles.threads + (cfg.warpSpecialized ? kWarpgroupSize : 0));
+  KernelLaunch launch = attentionLaunchFor(
+      op, cfg.persistent ? std::min(items, smCount) : items,
+      tiles.threads + (cfg.warpSpecialized ? kWarpgroupSize : 0));
   bool dropoutStages =
       op.getDropoutP().convertToDouble() > 0.0 &&
       drawsThroughStage(

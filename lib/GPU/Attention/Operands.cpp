@@ -51,11 +51,20 @@ AttentionArgs sinter::gpu_kernels::attentionArguments(KernelBuilder &kb,
     args.mask = kb.flatten(func.getArgument(3));
   unsigned numInputs = op->getNumOperands();
   if (op.getSeed())
-    args.seed = func.getArgument(numInputs - 1);
+    args.seed = scalarInKernel(kb.builder(), func.getArgument(numInputs - 1));
   args.out = kb.flatten(func.getArgument(numInputs));
   if (op.getLse())
     args.lse = kb.flatten(func.getArgument(numInputs + 1));
   return args;
+}
+
+KernelLaunch sinter::gpu_kernels::attentionLaunchFor(AttentionOp op,
+                                                     int64_t grid,
+                                                     int64_t block) {
+  KernelLaunch launch = launchFor(op, grid, block);
+  if (Value seed = op.getSeed())
+    launch.operands[op->getNumOperands() - 1] = kernelScalarOperand(seed);
+  return launch;
 }
 
 SmallVector<int64_t> sinter::gpu_kernels::attentionMaskStrides(AttentionOp op) {
