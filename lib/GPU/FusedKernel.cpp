@@ -541,16 +541,11 @@ private:
             b, arith::RemUIOp::create(b, firstI64, i64(kPhiloxDraws)),
             i64(kPhiloxDrawsPerWord)));
     SmallVector<Value> mine;
-    for (int64_t k = 0; k < width / kPhiloxDrawsPerWord; ++k) {
-      Value pick = words[kPhiloxWords - 1];
-      for (int64_t w = kPhiloxWords - 2; w >= 0; --w) {
-        Value isW = arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq, at,
-            arith::ConstantIntOp::create(b, b.getI32Type(), w - k));
-        pick = arith::SelectOp::create(b, isW, words[w], pick);
-      }
-      mine.push_back(pick);
-    }
+    for (int64_t k = 0; k < width / kPhiloxDrawsPerWord; ++k)
+      mine.push_back(buildSelectPhiloxWord(
+          b, b.getLoc(), words,
+          arith::AddIOp::create(
+              b, at, arith::ConstantIntOp::create(b, b.getI32Type(), k))));
     return mine;
   }
 };

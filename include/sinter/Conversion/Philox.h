@@ -118,6 +118,12 @@ buildPhilox4x32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value counterI64,
 mlir::Value buildPhiloxKeepHalf(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value word, int half, double p);
 
+/// Emits word `indexI32` (0..3) of a call's `words`, selected without
+/// branches.
+mlir::Value buildSelectPhiloxWord(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::ArrayRef<mlir::Value> words,
+                                  mlir::Value indexI32);
+
 /// Emits `philoxWord(offset, seed)` with arith ops on i64 operands; returns
 /// an i32 value.
 mlir::Value buildPhiloxWord(mlir::OpBuilder &b, mlir::Location loc,

@@ -72,9 +72,6 @@ Value sinter::buildPhiloxWord(OpBuilder &b, Location loc, Value offsetI64,
   auto cst64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
-  auto cst32 = [&](uint32_t v) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i32, APInt(32, v));
-  };
   Value counter =
       arith::DivUIOp::create(b, loc, offsetI64, cst64(kPhiloxDraws));
   std::array<Value, 4> ctr = buildPhilox4x32(b, loc, counter, seedI64, mulHiLo);
@@ -85,11 +82,17 @@ Value sinter::buildPhiloxWord(OpBuilder &b, Location loc, Value offsetI64,
           b, loc,
           arith::RemUIOp::create(b, loc, offsetI64, cst64(kPhiloxDraws)),
           cst64(kPhiloxDrawsPerWord)));
-  Value word = ctr[3];
-  for (int w = 2; w >= 0; --w) {
-    Value isW = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
-                                      cst32(w));
-    word = arith::SelectOp::create(b, loc, isW, ctr[w], word);
+  return buildSelectPhiloxWord(b, loc, ctr, index);
+}
+
+Value sinter::buildSelectPhiloxWord(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> words, Value indexI32) {
+  Value word = words[kPhiloxWords - 1];
+  for (int w = kPhiloxWords - 2; w >= 0; --w) {
+    Value isW = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, indexI32,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), w));
+    word = arith::SelectOp::create(b, loc, isW, words[w], word);
   }
   return word;
 }

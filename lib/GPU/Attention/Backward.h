@@ -107,6 +107,8 @@ struct BackwardTiles {
   bool stagesRowStatistics;
   /// With dropout: each warp's 512-byte stage of Philox draws.
   static int64_t dropoutStageBytes(bool dropout);
+  /// The tiles' bytes (from the aligned base; the draw stage follows).
+  int64_t tileBytes(BackwardRole role, int64_t eltBytes) const;
   int64_t sharedBytes(BackwardRole role, int64_t eltBytes, bool dropout) const;
 };
 

@@ -62,17 +62,20 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
   stagesRowStatistics = wgmma;
 }
 
-int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes,
-                                   bool dropout) const {
+int64_t BackwardTiles::tileBytes(BackwardRole role, int64_t eltBytes) const {
   if (role == BackwardRole::QueryTiles)
-    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes +
-           dropoutStageBytes(dropout);
-  // wgmma: and the slack that aligns the tiles to the swizzle's atom.
+    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
   return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
              eltBytes +
          blockM * dqStageRowElements * kF32Bytes +
-         (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0) +
-         dropoutStageBytes(dropout) +
+         (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0);
+}
+
+int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes,
+                                   bool dropout) const {
+  // The tiles, the draw stage after them, and (wgmma) the slack that aligns
+  // the tiles to the swizzle's atom.
+  return tileBytes(role, eltBytes) + dropoutStageBytes(dropout) +
          (mma == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0);
 }
 
@@ -118,11 +121,9 @@ void BackwardKernel::build() {
   log2e = kb.f32(kLog2e);
   setupSharedMemory();
   setupThreads();
-  // The draw stage follows everything else (sharedBytes' last term).
+  // The draw stage follows the tiles.
   if (seedArg)
-    setupDropout(seedArg,
-                 tiles.sharedBytes(role, eltBytes, /*dropout=*/false) -
-                     (mmaKind == BackwardMMA::Wgmma ? swizzle::kAtomBytes : 0));
+    setupDropout(seedArg, tiles.tileBytes(role, eltBytes));
   if (role == BackwardRole::QueryTiles) {
     dQ = kb.flatten(args[next]);
     buildQueryGradient();
