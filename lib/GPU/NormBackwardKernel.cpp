@@ -59,23 +59,19 @@ struct NormBackward {
   NormBackward(Operation *o, FusedOp epilogue,
                std::optional<EpilogueColumnSum> columnSum)
       : op(o), epilogue(epilogue), columnSum(columnSum) {
-    int64_t nrank;
     if (auto ln = dyn_cast<LayerNormBackwardOp>(o)) {
       dy = ln.getGradOutput(), x = ln.getInput(), mean = ln.getMean();
       rstd = ln.getRstd(), weight = ln.getWeight();
       dx = ln.getGradInput(), dweight = ln.getGradWeight();
       dbias = ln.getGradBias();
-      nrank = ln.getNormalizedRank();
     } else {
       auto rms = cast<RMSNormBackwardOp>(o);
       dy = rms.getGradOutput(), x = rms.getInput(), rstd = rms.getRstd();
       weight = rms.getWeight(), dx = rms.getGradInput();
       dweight = rms.getGradWeight();
-      nrank = rms.getNormalizedRank();
     }
-    auto type = cast<RankedTensorType>(x.getType());
-    for (auto [i, d] : llvm::enumerate(type.getShape()))
-      (static_cast<int64_t>(i) >= type.getRank() - nrank ? cols : rows) *= d;
+    std::tie(rows, cols) = rowsAndColumns(cast<RankedTensorType>(x.getType()),
+                                          normalizedRankOf(o));
   }
   /// The epilogue's inputs other than dx (the row kernel's extra operands).
   SmallVector<Value> epilogueInputs() const {

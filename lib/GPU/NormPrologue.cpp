@@ -63,6 +63,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "RowCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -189,11 +190,7 @@ sinter::gpu_kernels::matchEpilogueColumnSum(Operation *normBackward,
   if (!epilogue)
     return std::nullopt;
   // The row kernel's columns: one normalized dimension, the last.
-  int64_t normalizedRank =
-      isa<LayerNormBackwardOp>(normBackward)
-          ? cast<LayerNormBackwardOp>(normBackward).getNormalizedRank()
-          : cast<RMSNormBackwardOp>(normBackward).getNormalizedRank();
-  if (normalizedRank != 1)
+  if (normalizedRankOf(normBackward) != 1)
     return std::nullopt;
   for (auto [j, r] : llvm::enumerate(epilogue->getResults())) {
     auto type = cast<RankedTensorType>(r.getType());

@@ -41,6 +41,15 @@ RowLanes setupLanes(KernelBuilder &kb, const RowConfig &c);
 RowThread rowOf(KernelBuilder &kb, const RowConfig &c, const RowLanes &l,
                 mlir::Value group, bool check);
 
+/// The normalized rank of a LayerNorm or RMSNorm op, forward or backward:
+/// how many trailing dimensions make a row.
+int64_t normalizedRankOf(mlir::Operation *norm);
+
+/// Rows and columns of `type` when its trailing `rowRank` dimensions make a
+/// row.
+std::pair<int64_t, int64_t> rowsAndColumns(mlir::RankedTensorType type,
+                                           int64_t rowRank);
+
 /// The index of the first element of `row`.
 mlir::Value rowBase(KernelBuilder &kb, const RowConfig &c, mlir::Value row);
 

@@ -157,6 +157,24 @@ static Value maskVec(KernelBuilder &kb, Value vec, Value pred, double fill) {
   return arith::SelectOp::create(b, pred, vec, kb.splat(kb.f32(fill), n));
 }
 
+int64_t sinter::gpu_kernels::normalizedRankOf(Operation *norm) {
+  if (auto ln = dyn_cast<LayerNormOp>(norm))
+    return ln.getNormalizedRank();
+  if (auto rms = dyn_cast<RMSNormOp>(norm))
+    return rms.getNormalizedRank();
+  if (auto ln = dyn_cast<LayerNormBackwardOp>(norm))
+    return ln.getNormalizedRank();
+  return cast<RMSNormBackwardOp>(norm).getNormalizedRank();
+}
+
+std::pair<int64_t, int64_t>
+sinter::gpu_kernels::rowsAndColumns(RankedTensorType type, int64_t rowRank) {
+  int64_t rows = 1, cols = 1;
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    (static_cast<int64_t>(i) >= type.getRank() - rowRank ? cols : rows) *= d;
+  return {rows, cols};
+}
+
 Value sinter::gpu_kernels::rowBase(KernelBuilder &kb, const RowConfig &c,
                                    Value row) {
   return arith::MulIOp::create(kb.builder(), row, kb.idx(c.cols));
@@ -431,10 +449,7 @@ sinter::gpu_kernels::buildNormKernel(Operation *op, gpu::GPUModuleOp module,
   auto rms = dyn_cast<RMSNormOp>(op);
   Value input = ln ? ln.getInput() : rms.getInput();
   auto inType = cast<RankedTensorType>(input.getType());
-  int64_t nrank = ln ? ln.getNormalizedRank() : rms.getNormalizedRank();
-  int64_t cols = 1, rows = 1;
-  for (auto [i, d] : llvm::enumerate(inType.getShape()))
-    (static_cast<int64_t>(i) >= inType.getRank() - nrank ? cols : rows) *= d;
+  auto [rows, cols] = rowsAndColumns(inType, normalizedRankOf(op));
   FailureOr<RowConfig> cfg =
       chooseRowConfig(op, rows, cols, inType.getElementType(), tuning);
   if (failed(cfg))
