@@ -18,6 +18,7 @@ out, beside cuDNN's own.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -104,7 +105,7 @@ def forward_stats(torch, q, k, v, causal):
     return o, lse
 
 
-def run(out, json_path):
+def run(out, json_path, only=None):
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -121,6 +122,8 @@ def run(out, json_path):
     for case in CASES:
         B, H, S, D, causal, dropout_p = case
         name = name_of(*case)
+        if only and not re.search(only, name):
+            continue
         seed = [SEED] if dropout_p else []
         fns = {label: sc.CudaProgram(form_dir(out, name, label))["main"]
                for label in FORMS}
@@ -184,11 +187,12 @@ def main():
     p.add_argument("mode", choices=["build", "run"])
     p.add_argument("dir")
     p.add_argument("--json")
+    p.add_argument("--only", help="regular expression: the cases to time")
     a = p.parse_args()
     if a.mode == "build":
         build(a.dir)
     else:
-        run(a.dir, a.json)
+        run(a.dir, a.json, a.only)
 
 
 if __name__ == "__main__":

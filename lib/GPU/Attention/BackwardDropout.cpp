@@ -84,10 +84,12 @@ SmallVector<Value> BackwardKernel::dropoutKeeps(Value bhq, Value q0, Value kv0,
   // query-tile: the warp's 16 queries, keys kv0 + 16 np + group.
   Value stageRow = drawStage->callRow(lane);
   Value keyGroup = mb.mul(drawStage->callChunk(lane), kPhiloxDraws);
-  Value query = keyRows ? mb.add(mb.add(q0, stageRow), 16 * np)
-                        : mb.add(mb.add(q0, warpKey), stageRow);
-  Value key = keyRows ? mb.add(mb.add(kv0, warpKey), keyGroup)
-                      : mb.add(mb.add(kv0, keyGroup), 16 * np);
+  Value query = keyRows
+                    ? mb.add(mb.add(q0, stageRow), DropoutStage::kColumns * np)
+                    : mb.add(mb.add(q0, warpKey), stageRow);
+  Value key = keyRows
+                  ? mb.add(mb.add(kv0, warpKey), keyGroup)
+                  : mb.add(mb.add(kv0, keyGroup), DropoutStage::kColumns * np);
   Value counter = arith::IndexCastOp::create(
       b, b.getI64Type(),
       arith::DivUIOp::create(b, dropoutOffset(bhq, query, key),

@@ -88,8 +88,9 @@ void MMAKernel::dropoutGroups(SmallVector<Value> &S, Value kv0) {
     for (int64_t np = 0; np < NT / 2; ++np) {
       Value counter = arith::IndexCastOp::create(
           b, b.getI64Type(),
-          arith::DivUIOp::create(b, mb.add(mb.add(rowStart, keys), 16 * np),
-                                 kb.idx(kPhiloxDraws)));
+          arith::DivUIOp::create(
+              b, mb.add(mb.add(rowStart, keys), DropoutStage::kColumns * np),
+              kb.idx(kPhiloxDraws)));
       SmallVector<Value, 4> words =
           drawStage->exchange(counter, seed, warp, lane, /*keysAsRows=*/false);
       for (int64_t m = 0; m < 4; ++m) {

@@ -23,6 +23,7 @@
 #define SINTER_LIB_GPU_ATTENTION_DROPOUTSTAGE_H
 
 #include "KernelBuilder.h"
+#include "sinter/Conversion/Philox.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/SmallVector.h"
@@ -43,6 +44,9 @@ public:
   static constexpr int64_t kChunks = 2;
   static constexpr int64_t kChunkBytes = 16;
   static constexpr int64_t kBytesPerWarp = kRows * kChunks * kChunkBytes;
+  /// Keys (score columns) of a row: a pair of 8-column n-tiles, the draws
+  /// of kChunks calls.
+  static constexpr int64_t kColumns = kChunks * kPhiloxDraws;
 
   /// The stages of `warps` warps at byte `offset` of the dynamic shared
   /// memory `smem` (i8).
