@@ -5,7 +5,11 @@
     python3 bench/bench_attention_backward.py run DIR [--json F]  # on the GPU
 
 Each case is the backward alone: dO, Q, K, V, and the forward's O and
-logsumexp (from torch, in f32) in; dQ, dK, dV out, bf16. FLOPs counted as
+logsumexp (from torch, in f32) in; dQ, dK, dV out, bf16. Then forward and
+backward together ("fwd+bwd"): Sinter's forward saving O and the
+logsumexp, then its backward, against one SDPA call and its
+torch.autograd.grad per peer (FLOPs 14 B H Sq Skv D, halved with causal:
+the forward's four and the backward's ten). FLOPs counted as
 FlashAttention's benchmarks count them: the five products, 10 B H Sq Skv D
 (half with causal) -- 2.5x the forward. Peers: torch's SDPA backward with
 the cuDNN and the flash (FlashAttention-2) backends, timed as
@@ -65,17 +69,55 @@ def form_dir(out, name, label):
                                      "_" + label.split()[-1]))
 
 
+def forward_ir_of(B, H, S, D, causal, dropout_p=0.0):
+    """The training forward: O and the logsumexp the backward reads."""
+    t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
+    l = "tensor<%dx%dx%dxf32>" % (B, H, S)
+    attrs = (["causal"] if causal else []) + (
+        ["dropout_p = %r : f64" % dropout_p] if dropout_p else [])
+    attr = " {%s}" % ", ".join(attrs) if attrs else ""
+    seed = ", %seed: i64" if dropout_p else ""
+    use = " seed(%seed)" if dropout_p else ""
+    return """func.func @main(%%q: %(t)s, %%k: %(t)s, %%v: %(t)s%(seed)s) -> (%(t)s, %(l)s) {
+  %%o, %%l = sinter.attention %%q, %%k, %%v%(use)s%(attr)s : %(t)s, %(t)s, %(t)s -> %(t)s, %(l)s
+  return %%o, %%l : %(t)s, %(l)s
+}
+""" % dict(t=t, l=l, attr=attr, seed=seed, use=use)
+
+
+def forward_dir(out, name):
+    return os.path.join(out, name + "_forward")
+
+
+def compile_to(d, ir, flags=()):
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "source.mlir")
+    with open(src, "w") as f:
+        f.write(ir)
+    subprocess.run(["sinterc", src, "--no-fusion", "--target=cuda:sm_90a",
+                    "-o", d] + list(flags), check=True)
+
+
 def build(out):
     for case in CASES:
         for label, flags in FORMS.items():
-            d = form_dir(out, name_of(*case), label)
-            os.makedirs(d, exist_ok=True)
-            src = os.path.join(d, "source.mlir")
-            with open(src, "w") as f:
-                f.write(ir_of(*case))
-            subprocess.run(["sinterc", src, "--no-fusion",
-                            "--target=cuda:sm_90a", "-o", d] + flags,
-                           check=True)
+            compile_to(form_dir(out, name_of(*case), label), ir_of(*case),
+                       flags)
+        compile_to(forward_dir(out, name_of(*case)), forward_ir_of(*case))
+
+
+def time_forward_backward(timer, res, fwd, bwd, peers_fb, args, flops):
+    """Sinter's forward then backward, and each peer's SDPA call and
+    autograd.grad, timed as one step each (res gains "<label> fwd+bwd")."""
+    q, k, v, do, seed = args
+
+    def sinter_fb():
+        o, lse = fwd(q, k, v, *seed)
+        return bwd(do, q, k, v, o, lse, *seed)
+    for label, f in [("sinter", sinter_fb)] + list(peers_fb.items()):
+        ms = timer.median_p90(f, rep=100)[0]
+        res[label + " fwd+bwd ms"] = ms
+        res[label + " fwd+bwd TFLOP/s"] = flops / ms / 1e9
 
 
 def reference(torch, q, k, v, do, causal, dtype):
@@ -134,7 +176,7 @@ def run(out, json_path, only=None):
         flops = 10.0 * B * H * S * S * D * (0.5 if causal else 1.0)
         res = {"case": name, "flops": flops}
         got = fn(do, q, k, v, o, lse, *seed)
-        peers = {}
+        peers, peers_fb = {}, {}
         for label, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                ("flash2", SDPBackend.FLASH_ATTENTION)):
             qr, kr, vr = [a.clone().requires_grad_() for a in (q, k, v)]
@@ -146,6 +188,13 @@ def run(out, json_path, only=None):
             def grad(y=y, xs=(qr, kr, vr)):
                 return torch.autograd.grad(y, xs, do, retain_graph=True)
             peers[label] = grad
+
+            def step(backend=backend, xs=(qr, kr, vr)):
+                with sdpa_kernel(backend):
+                    y = F.scaled_dot_product_attention(
+                        *xs, is_causal=causal, dropout_p=dropout_p)
+                return torch.autograd.grad(y, xs, do)
+            peers_fb[label] = step
         errs = None
         # (Dropout's numerics are the GPU checks': backward_cases.py.)
         if B * H * S * S <= (1 << 28) and not dropout_p:
@@ -169,11 +218,25 @@ def run(out, json_path, only=None):
             ms = timer.median_p90(f, rep=100)[0]
             res[label + " ms"] = ms
             res[label + " TFLOP/s"] = flops / ms / 1e9
+        fwd = sc.CudaProgram(forward_dir(out, name))["main"]
+        if errs:
+            # The chain's gradients: Sinter's own O and logsumexp in.
+            o2, lse2 = fwd(q, k, v)
+            res["errors (sinter fwd+bwd)"] = [
+                (g.double() - r).abs().max().item()
+                for g, r in zip(fn(do, q, k, v, o2, lse2), want)]
+        time_forward_backward(timer, res, fwd, fn, peers_fb,
+                              (q, k, v, do, seed), flops * 1.4)
         rows.append(res)
         print("%-44s" % name + "".join(
             " | %s %.3f ms %.0f TFLOP/s" % (label, res[label + " ms"],
                                             res[label + " TFLOP/s"])
             for label in list(FORMS) + ["cudnn", "flash2"]))
+        print("%-44s" % "  fwd+bwd" + "".join(
+            " | %s %.3f ms %.0f TFLOP/s" % (
+                label, res[label + " fwd+bwd ms"],
+                res[label + " fwd+bwd TFLOP/s"])
+            for label in ("sinter", "cudnn", "flash2")))
         if errs:
             print("  max errors (sinter / cudnn) dq dk dv:",
                   ", ".join("%.2e/%.2e" % e for e in errs))
