@@ -99,6 +99,15 @@ def peers_for(name, ins):
         comp = torch.compile(bg)
         return {"eager composed": lambda: bg(h, bias),
                 "torch.compile": lambda: comp(h, bias)}
+    if name.startswith("reduce_sum"):
+        (x,) = ins
+        axis = int(name.split("_axis")[1].split("_")[0])
+
+        def col_sum(x):
+            return x.sum(axis)
+        comp = torch.compile(col_sum)
+        return {"torch.sum": lambda: col_sum(x),
+                "torch.compile": lambda: comp(x)}
     return {}
 
 

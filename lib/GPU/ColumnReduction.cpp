@@ -9,17 +9,21 @@
 // flight per warp -- so a column sum of GPT-2's [8192, 768] gradient moves
 // its 12.6 MB sixteen times over. The column form reads them as they lie:
 //
-//   block (group g, chunk c): kColumnLanes adjacent output elements
-//     (lane l: element 32g + l) x kColumnWarps warps; warp w reduces the
-//     points c * chunkLen + w, + kColumnWarps, ... of the block's chunk,
-//     kColumnUnroll of them per trip (independent loads in flight), from
-//     the combiner's identity;
+//   block (group g, chunk c): kColumnLanes x V adjacent output elements
+//     (lane l: elements (32g + l) V .. + V - 1) x kColumnWarps warps; warp
+//     w reduces the points c * chunkLen + w, + kColumnWarps, ... of the
+//     block's chunk, kColumnUnroll of them per trip (independent loads in
+//     flight), from the combiner's identity;
 //   the warps' partials meet in shared memory, warp 0 combines them in
 //   warp order; with one chunk it joins the init and stores the result,
 //   else it stores an f32 partial per (result, chunk, element) and
 //   <name>_1 combines the chunks in chunk order, then the init.
 //
-// Every load instruction of a warp reads 32 adjacent elements of a row.
+// Every load instruction of a warp reads 32 V adjacent elements of a row:
+// V elements a lane, one vector of up to 16 bytes (8 bf16, 4 f32) from
+// each input read along the output's innermost dimension. A bias
+// gradient's 3072 columns are 12 groups of 8; fewer columns take narrower
+// vectors so that the grid still fills the chip (kColumnMinBlocksPerSM).
 // The order of the sum differs from the serial one, as in every other
 // Sinter reduction; it is fixed (no atomics): the same inputs give the same
 // bits.
@@ -34,6 +38,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -58,6 +63,52 @@ static constexpr int64_t kColumnMaxChunks = 32;
 /// Loop trips a warp makes at least before the rows are cut into chunks
 /// (a short reduction is one launch).
 static constexpr int64_t kColumnMinWarpTrips = 4;
+/// The widest load of a lane (one vector per contiguous input).
+static constexpr int64_t kColumnVectorBytes = 16;
+/// Blocks per SM that a vector width must leave the grid (wider vectors
+/// mean fewer groups; the chunks cannot make up for more than
+/// kColumnMaxChunks).
+static constexpr int64_t kColumnMinBlocksPerSM = 2;
+
+/// Points of the reduction a chunk holds at least.
+static constexpr int64_t kColumnPointsPerChunk =
+    kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
+
+int64_t SerialKernel::planColumnVector(unsigned last) {
+  AffineExpr lastExpr = getAffineDimExpr(last, op.getContext());
+  int64_t bytes = 0;
+  SmallVector<unsigned> read;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    unsigned i = in->getOperandNumber();
+    if (!type || type.getRank() == 0 ||
+        op.getMatchingIndexingMap(in).getResults().back() != lastExpr ||
+        op.getMatchingBlockArgument(in).use_empty())
+      continue;
+    // Floats of buffers the kernel takes (not a constant global, not a
+    // slice read at its source's offsets: their alignment is unknown).
+    Type elt = type.getElementType();
+    if (!(elt.isF16() || elt.isBF16() || elt.isF32()) || inputArg[i] < 0 ||
+        (sliced && sliced->input == i))
+      return 1;
+    bytes = std::max<int64_t>(bytes, elt.getIntOrFloatBitWidth() / 8);
+    read.push_back(i);
+  }
+  if (read.empty())
+    return 1;
+  int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
+                                          kColumnMaxChunks);
+  // Whole vectors in a row (so aligned to their size), and enough blocks.
+  for (int64_t vector = kColumnVectorBytes / bytes; vector > 1; vector /= 2)
+    if (ranges[last] % vector == 0 &&
+        static_cast<int64_t>(llvm::divideCeil(total, kColumnLanes * vector)) *
+                maxChunks >=
+            kColumnMinBlocksPerSM * smCount) {
+      vectorInputs = std::move(read);
+      return vector;
+    }
+  return 1;
+}
 
 bool SerialKernel::planColumns() {
   std::optional<SplitReduction> points =
@@ -95,12 +146,11 @@ bool SerialKernel::planColumns() {
   if (!contiguous)
     return false;
   ColumnSplit c;
-  c.groups = llvm::divideCeil(total, kColumnLanes);
-  int64_t perChunk = kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
+  c.vector = planColumnVector(last.getPosition());
+  c.groups = llvm::divideCeil(total, kColumnLanes * c.vector);
   int64_t chunks = std::clamp<int64_t>(
       llvm::divideCeil(kColumnBlocksPerSM * smCount, c.groups), 1,
-      std::max<int64_t>(1,
-                        std::min<int64_t>(kColumnMaxChunks, trips / perChunk)));
+      std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1, kColumnMaxChunks));
   c.chunkLen = llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
   c.chunks = llvm::divideCeil(trips, c.chunkLen);
   if (c.chunks > 1) {
@@ -117,39 +167,77 @@ bool SerialKernel::planColumns() {
   return true;
 }
 
-SmallVector<Value> SerialKernel::emitColumnLoop(Value start, Value end) {
+SmallVector<std::pair<unsigned, Value>>
+SerialKernel::emitColumnVectorLoads(unsigned last) {
+  SmallVector<std::pair<unsigned, Value>> loads;
+  for (unsigned i : vectorInputs) {
+    OpOperand *in = op.getDpsInputOperand(i);
+    auto type = cast<RankedTensorType>(in->get().getType());
+    Value at = linearIndex(kb, op.getMatchingIndexingMap(in), type.getShape(),
+                           iv);
+    loads.push_back({i, kb.loadF32(inputViews[i], at, column->vector,
+                                   /*pred=*/Value())});
+  }
+  return loads;
+}
+
+SmallVector<SmallVector<Value>>
+SerialKernel::emitColumnLoop(Value start, Value end, unsigned last) {
   // The warp's points start, start + W, ... < end, kColumnUnroll a trip; a
   // point past the end re-reads the trip's first and keeps the accumulator.
+  // Each lane carries its V columns' accumulators, [column][result].
+  int64_t vector = column->vector;
+  size_t results = split->identities.size();
   SmallVector<Value> init;
-  for (TypedAttr identity : split->identities)
-    init.push_back(arith::ConstantOp::create(b, identity));
+  for (int64_t v = 0; v < vector; ++v)
+    for (TypedAttr identity : split->identities)
+      init.push_back(arith::ConstantOp::create(b, identity));
   auto loop = scf::ForOp::create(b, start, end,
                                  kb.idx(kColumnWarps * kColumnUnroll), init);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  SmallVector<Value> acc(loop.getRegionIterArgs());
-  for (int64_t u = 0; u < kColumnUnroll; ++u) {
-    Value t = arith::AddIOp::create(b, loop.getInductionVar(),
-                                    kb.idx(u * kColumnWarps));
-    Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, end);
-    Value rest = arith::SelectOp::create(b, valid, t, loop.getInductionVar());
-    for (unsigned d : llvm::reverse(reductionDims)) {
-      iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
-      rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
+  Value firstColumn = iv[last];
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t u = 0; u < kColumnUnroll; ++u) {
+      Value t = arith::AddIOp::create(b, loop.getInductionVar(),
+                                      kb.idx(u * kColumnWarps));
+      Value valid =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, end);
+      Value rest = arith::SelectOp::create(b, valid, t, loop.getInductionVar());
+      for (unsigned d : llvm::reverse(reductionDims)) {
+        iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
+        rest = arith::DivUIOp::create(b, rest, kb.idx(ranges[d]));
+      }
+      SmallVector<std::pair<unsigned, Value>> loads =
+          emitColumnVectorLoads(last);
+      for (int64_t v = 0; v < vector; ++v) {
+        if (v)
+          iv[last] = arith::AddIOp::create(b, firstColumn, kb.idx(v));
+        for (auto [i, loaded] : loads)
+          preloaded[i] = vector::ExtractOp::create(b, loaded, v);
+        MutableArrayRef<Value> columnAcc(&acc[v * results], results);
+        SmallVector<Value> next = emitRegion(columnAcc);
+        for (auto [j, a] : llvm::enumerate(columnAcc))
+          a = arith::SelectOp::create(b, valid, next[j], a);
+      }
+      preloaded.clear();
+      iv[last] = firstColumn;
     }
-    SmallVector<Value> next = emitRegion(acc);
-    for (auto [j, a] : llvm::enumerate(acc))
-      a = arith::SelectOp::create(b, valid, next[j], a);
+    scf::YieldOp::create(b, acc);
   }
-  scf::YieldOp::create(b, acc);
-  return SmallVector<Value>(loop.getResults());
+  SmallVector<SmallVector<Value>> partial(vector);
+  for (auto [k, r] : llvm::enumerate(loop.getResults()))
+    partial[k / results].push_back(r);
+  return partial;
 }
 
 KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   const ColumnSplit &c = *column;
+  int64_t vector = c.vector, slots = kColumnLanes * c.vector;
   func = createKernel(b, module, name, bufferTypes(launch), launch.block);
   launch.kernel = func;
-  addWarpPartials(kColumnWarps, kColumnLanes);
+  addWarpPartials(kColumnWarps, slots);
   b.setInsertionPointToStart(&func.getBody().front());
   emitViews();
   emitCaptures();
@@ -158,44 +246,67 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   Value warpId = arith::DivUIOp::create(b, tid, kb.idx(kColumnLanes));
   Value group = arith::RemUIOp::create(b, kb.blockId(), kb.idx(c.groups));
   Value chunk = arith::DivUIOp::create(b, kb.blockId(), kb.idx(c.groups));
-  Value element = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, group, kb.idx(kColumnLanes)), laneId);
+  // The lane's first element (its V are in one row: the row's length is a
+  // multiple of V).
+  Value element = arith::MulIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, group, kb.idx(kColumnLanes)), laneId),
+      kb.idx(vector));
   Value inRange = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, element,
                                         kb.idx(total));
-  // Lanes past the last element read the last one and store nothing: every
-  // thread reaches the barrier.
+  // Lanes past the last element read the last ones and store nothing:
+  // every thread reaches the barrier.
   emitCoordinates(
-      arith::SelectOp::create(b, inRange, element, kb.idx(total - 1)));
+      arith::SelectOp::create(b, inRange, element, kb.idx(total - vector)));
+  unsigned last = cast<AffineDimExpr>(
+                      op.getMatchingIndexingMap(inits[0]).getResults().back())
+                      .getPosition();
   Value chunkStart = arith::MulIOp::create(b, chunk, kb.idx(c.chunkLen));
   Value end = arith::MinUIOp::create(
       b, arith::AddIOp::create(b, chunkStart, kb.idx(c.chunkLen)),
       kb.idx(trips));
-  SmallVector<Value> partial =
-      emitColumnLoop(arith::AddIOp::create(b, chunkStart, warpId), end);
-  // Each lane's column: the warps' partials in warp order.
-  SmallVector<Value> totals = combineAcrossWarps(
-      partial, warpId, laneId, kColumnWarps, kColumnLanes, /*stores=*/Value());
+  SmallVector<SmallVector<Value>> partial = emitColumnLoop(
+      arith::AddIOp::create(b, chunkStart, warpId), end, last);
+  // Each column: the warps' partials in warp order (column v of lane l in
+  // slot v * 32 + l: a warp's stores and loads hit distinct banks).
+  auto slotOf = [&](int64_t v) {
+    return arith::AddIOp::create(b, kb.idx(v * kColumnLanes), laneId);
+  };
+  for (int64_t v = 0; v < vector; ++v)
+    storeWarpPartials(partial[v], warpId, slotOf(v), slots, /*stores=*/Value());
+  gpu::BarrierOp::create(b);
   Value stores = arith::AndIOp::create(
       b, inRange,
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpId, kb.idx(0)));
   auto guard = scf::IfOp::create(b, stores, /*withElseRegion=*/false);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
-  if (c.chunks > 1) {
-    for (auto [j, t] : llvm::enumerate(totals)) {
-      Value row = arith::AddIOp::create(
-          b, kb.idx(static_cast<int64_t>(j) * c.chunks), chunk);
-      store(t, resultViews[0],
-            arith::AddIOp::create(
-                b, arith::MulIOp::create(b, row, kb.idx(total)), element));
+  Value firstColumn = iv[last];
+  for (int64_t v = 0; v < vector; ++v) {
+    SmallVector<Value> totals = sumWarpPartials(slotOf(v), kColumnWarps, slots);
+    Value at = v ? arith::AddIOp::create(b, element, kb.idx(v)) : element;
+    if (c.chunks > 1) {
+      for (auto [j, t] : llvm::enumerate(totals)) {
+        Value row = arith::AddIOp::create(
+            b, kb.idx(static_cast<int64_t>(j) * c.chunks), chunk);
+        store(t, resultViews[0],
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, row, kb.idx(total)), at));
+      }
+      continue;
     }
-    return launch;
+    iv[last] = v ? arith::AddIOp::create(b, firstColumn, kb.idx(v))
+                 : firstColumn;
+    outIndex.clear();
+    accs.clear();
+    emitInitialAccumulators(at);
+    SmallVector<Value> out;
+    for (auto [j, t] : llvm::enumerate(totals))
+      out.push_back(combineWith(b, split->combiners[j], split->accOperand[j],
+                                accs[j], t));
+    emitStores(out);
   }
-  emitInitialAccumulators(element);
-  SmallVector<Value> out;
-  for (auto [j, t] : llvm::enumerate(totals))
-    out.push_back(
-        combineWith(b, split->combiners[j], split->accOperand[j], accs[j], t));
-  emitStores(out);
+  iv[last] = firstColumn;
   return launch;
 }
 

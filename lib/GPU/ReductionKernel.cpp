@@ -90,11 +90,9 @@ TypedAttr sinter::gpu_kernels::foldableFillValue(linalg::FillOp fill) {
   return {};
 }
 
-/// Row-major linear index of the element of a static `shape` that `map`
-/// reads at the iteration point `iv` (any affine map: a convolution reads
-/// `d2 * 16 + d5`; constant results add their offset).
-static Value linearIndex(KernelBuilder &kb, AffineMap map,
-                         ArrayRef<int64_t> shape, ArrayRef<Value> iv) {
+Value sinter::gpu_kernels::linearIndex(KernelBuilder &kb, AffineMap map,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<Value> iv) {
   ImplicitLocOpBuilder &b = kb.builder();
   Value index;
   int64_t stride = 1;
@@ -499,6 +497,10 @@ SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
       mapping.map(arg, promoted(func.getArgument(inputArg[i])));
       continue;
     }
+    if (Value v = preloaded.lookup(i)) {
+      mapping.map(arg, v);
+      continue;
+    }
     OpOperand *operand = op.getDpsInputOperand(i);
     if (sliced && sliced->input == i) {
       mapping.map(arg, promoted(emitSlicedLoad(operand)));
@@ -620,32 +622,39 @@ SmallVector<Value> SerialKernel::combineAcrossWarps(ArrayRef<Value> partial,
                                                     int64_t warps,
                                                     int64_t slots,
                                                     Value stores) {
-  auto at = [&](Value w) {
-    return arith::AddIOp::create(b, arith::MulIOp::create(b, w, kb.idx(slots)),
-                                 slot);
-  };
+  storeWarpPartials(partial, warpId, slot, slots, stores);
+  gpu::BarrierOp::create(b);
+  return sumWarpPartials(slot, warps, slots);
+}
+
+void SerialKernel::storeWarpPartials(ArrayRef<Value> partial, Value warpId,
+                                     Value slot, int64_t slots, Value stores) {
   auto storeAll = [&](OpBuilder &ob, Location loc) {
+    Value at = arith::AddIOp::create(
+        ob, loc, arith::MulIOp::create(ob, loc, warpId, kb.idx(slots)), slot);
     for (auto [j, p] : llvm::enumerate(partial))
-      memref::StoreOp::create(ob, loc, p, warpPartials[j],
-                              ValueRange{at(warpId)});
+      memref::StoreOp::create(ob, loc, p, warpPartials[j], ValueRange{at});
   };
   if (!stores) {
     storeAll(b, b.getLoc());
-  } else {
-    scf::IfOp::create(b, stores, [&](OpBuilder &ob, Location loc) {
-      storeAll(ob, loc);
-      scf::YieldOp::create(ob, loc);
-    });
+    return;
   }
-  gpu::BarrierOp::create(b);
+  scf::IfOp::create(b, stores, [&](OpBuilder &ob, Location loc) {
+    storeAll(ob, loc);
+    scf::YieldOp::create(ob, loc);
+  });
+}
+
+SmallVector<Value> SerialKernel::sumWarpPartials(Value slot, int64_t warps,
+                                                 int64_t slots) {
   SmallVector<Value> totals;
   for (TypedAttr identity : split->identities)
     totals.push_back(arith::ConstantOp::create(b, identity));
   for (int64_t w = 0; w < warps; ++w) {
+    Value at = arith::AddIOp::create(b, kb.idx(w * slots), slot);
     SmallVector<Value> loaded;
-    for (Value slots : warpPartials)
-      loaded.push_back(
-          memref::LoadOp::create(b, slots, ValueRange{at(kb.idx(w))}));
+    for (Value buffer : warpPartials)
+      loaded.push_back(memref::LoadOp::create(b, buffer, ValueRange{at}));
     totals = combineSplit(b, *split, totals, loaded);
   }
   return totals;

@@ -53,12 +53,13 @@ struct SplitReduction {
 };
 
 /// How the column form splits a reduction (ColumnReduction.cpp): `groups`
-/// blocks of kColumnLanes adjacent output elements times `chunks` chunks of
-/// `chunkLen` reduction points; with more than one chunk the blocks write
-/// f32 partial results into `partials` ([results][chunks][elements]) and a
-/// second kernel combines them.
+/// blocks of kColumnLanes x `vector` adjacent output elements (`vector` per
+/// lane, read as one 16-, 8- or 4-byte vector from each contiguous input)
+/// times `chunks` chunks of `chunkLen` reduction points; with more than one
+/// chunk the blocks write f32 partial results into `partials`
+/// ([results][chunks][elements]) and a second kernel combines them.
 struct ColumnSplit {
-  int64_t groups = 1, chunks = 1, chunkLen = 1;
+  int64_t groups = 1, chunks = 1, chunkLen = 1, vector = 1;
   mlir::Value partials;
 };
 
@@ -89,9 +90,18 @@ private:
   void planOperands();
   // The column form (ColumnReduction.cpp).
   bool planColumns();
+  /// Output elements per lane: the widest vector (at most 16 bytes) that
+  /// every contiguous input can be read in, while the grid keeps enough
+  /// blocks; 1 when an input or the row length does not allow one.
+  int64_t planColumnVector(unsigned last);
   KernelLaunch emitColumnChunks(llvm::StringRef name);
-  llvm::SmallVector<mlir::Value> emitColumnLoop(mlir::Value start,
-                                                mlir::Value end);
+  /// Each lane's `vector` columns: partials [column][result].
+  llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+  emitColumnLoop(mlir::Value start, mlir::Value end, unsigned last);
+  /// The contiguous inputs' vectors at the current point (their elements
+  /// go to emitRegion through `preloaded`).
+  llvm::SmallVector<std::pair<unsigned, mlir::Value>>
+  emitColumnVectorLoads(unsigned last);
   KernelLaunch emitColumnFinish(llvm::StringRef name);
   // Emission, in order.
   void emitViews();
@@ -123,6 +133,12 @@ private:
   combineAcrossWarps(llvm::ArrayRef<mlir::Value> partial, mlir::Value warpId,
                      mlir::Value slot, int64_t warps, int64_t slots,
                      mlir::Value stores);
+  /// The halves of combineAcrossWarps (the caller places the barrier).
+  void storeWarpPartials(llvm::ArrayRef<mlir::Value> partial,
+                         mlir::Value warpId, mlir::Value slot, int64_t slots,
+                         mlir::Value stores);
+  llvm::SmallVector<mlir::Value> sumWarpPartials(mlir::Value slot,
+                                                 int64_t warps, int64_t slots);
   void emitStores(llvm::ArrayRef<mlir::Value> results);
   // f16/bf16 values live in f32 inside the kernel.
   mlir::Value promoted(mlir::Value v);
@@ -160,6 +176,12 @@ private:
   std::optional<SlicedInput> sliced;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pendingCopies;
   std::optional<ColumnSplit> column;
+  /// Inputs whose element at the current point was loaded ahead (the
+  /// column form's vectors), by input number: emitRegion reads these.
+  llvm::DenseMap<unsigned, mlir::Value> preloaded;
+  /// The column form's vector inputs: those read contiguously along the
+  /// output's innermost dimension.
+  llvm::SmallVector<unsigned> vectorInputs;
   KernelLaunch launch;
   // The kernel under construction.
   mlir::gpu::GPUFuncOp func;
@@ -189,6 +211,12 @@ llvm::SmallVector<mlir::Value> combineSplit(mlir::ImplicitLocOpBuilder &b,
 llvm::SmallVector<mlir::Value>
 warpTotals(mlir::ImplicitLocOpBuilder &b, const SplitReduction &split,
            llvm::SmallVector<mlir::Value> partial);
+/// Row-major linear index of the element of a static `shape` that `map` reads
+/// at the iteration point `iv` (any affine map: a convolution reads
+/// `d2 * 16 + d5`; constant results add their offset).
+mlir::Value linearIndex(KernelBuilder &kb, mlir::AffineMap map,
+                        llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<mlir::Value> iv);
 /// `combiner` applied to the accumulator `acc` and `x`.
 mlir::Value combineWith(mlir::ImplicitLocOpBuilder &b,
                         mlir::Operation *combiner, unsigned accOperand,

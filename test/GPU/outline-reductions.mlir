@@ -84,8 +84,8 @@ func.func @column_sum(%x: tensor<40x300xbf16>) -> tensor<300xbf16> {
 // CHECK-COUNT-8: arith.select
 // CHECK: memref.store %{{.*}}, %[[SMEM]]
 // CHECK: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[SMEM]]
 // CHECK: scf.if
+// CHECK-COUNT-8: memref.load %[[SMEM]]
 // CHECK: memref.store %{{.*}} : memref<900xf32>
 // CHECK: gpu.func @reduce_0_1
 // CHECK-COUNT-3: memref.load %{{.*}} : memref<900xf32>
@@ -101,6 +101,36 @@ func.func @column_sum_chunks(%x: tensor<1000x300xbf16>) -> tensor<300xbf16> {
       linalg.yield %0 : bf16
     }
   return %r : tensor<300xbf16>
+}
+
+// -----
+
+// A bias gradient's column sum over GPT-2's MLP width: each lane takes 8
+// adjacent columns, one 16-byte load per row (vector.load, its 8 elements
+// summed into 8 accumulators), so a warp reads 512 bytes of a row at once;
+// 12 groups of 256 columns x 32 chunks. The warps' partials meet in shared
+// memory (8 warps x 256 columns, column v of lane l at slot 32 v + l).
+// CHECK-LABEL: func.func @column_sum_vectors
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c384, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<8192x3072xbf16>, %{{.*}} : memref<98304xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c12,
+// CHECK: gpu.func @reduce_0({{.*}}) workgroup(%[[SMEM:.*]] : memref<2048xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-8: vector.load %{{.*}} {alignment = 16 : i64} : memref<25165824xbf16>, vector<8xbf16>
+// CHECK: scf.yield
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-COUNT-64: memref.load %[[SMEM]]
+func.func @column_sum_vectors(%x: tensor<8192x3072xbf16>) -> tensor<3072xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<3072xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<3072xbf16>) -> tensor<3072xbf16>
+  %r = linalg.reduce ins(%x : tensor<8192x3072xbf16>) outs(%z : tensor<3072xbf16>) dimensions = [0]
+    (%in: bf16, %init: bf16) {
+      %0 = arith.addf %in, %init : bf16
+      linalg.yield %0 : bf16
+    }
+  return %r : tensor<3072xbf16>
 }
 
 // -----

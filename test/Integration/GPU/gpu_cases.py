@@ -405,6 +405,11 @@ def correctness_cases():
     # ragged column count (its last block's lanes past the end).
     cases.append(reduce_sum_case([8192, 768], 0, "bf16", form="extf"))
     cases.append(reduce_sum_case([4099, 2309], 0, "bf16"))
+    # Lanes of 8 bf16 (16-byte loads: the MLP's 3072 columns), of 4 f32,
+    # and vectors over a leading parallel dimension (a [4, 768] result).
+    cases.append(reduce_sum_case([8192, 3072], 0, "bf16"))
+    cases.append(reduce_sum_case([4097, 2304], 0, "f32"))
+    cases.append(reduce_sum_case([4, 2048, 768], 1, "bf16", form="extf"))
     # Few long reductions take a block per element (a loss's sum, its
     # count of labels): the warps' totals meet in shared memory; integer
     # sums split too (a warp per row).
@@ -720,4 +725,7 @@ def bench_cases():
             [bias_gelu_case(16384, 8192, "bf16", "tanh"),
              dropout_residual_case(16384, 8192, "bf16", p=0.1)] +
             variants(adamw_case([[1 << 20]] * 300, name="adamw_300x1M"),
-                     ADAMW_BENCH_VARIANTS))
+                     ADAMW_BENCH_VARIANTS) +
+            # The bias gradients of GPT-2's training step (B8 T1024): its
+            # MLP's, attention's QKV and residual stream's column sums.
+            [reduce_sum_case([8192, n], 0, "bf16") for n in (3072, 2304, 768)])
