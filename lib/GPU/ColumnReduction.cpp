@@ -58,8 +58,13 @@ static constexpr int64_t kColumnMinTrips = 64;
 /// Blocks per SM the chunks are cut for (the grid aims at this many blocks
 /// on each of the chip's SMs: loads in flight on all of them).
 static constexpr int64_t kColumnBlocksPerSM = 8;
-/// Chunks at most (the finishing kernel reads them unrolled).
+/// Chunks at most (the finishing kernel reads them unrolled); the vector
+/// form's blocks are fewer, so it may cut more.
 static constexpr int64_t kColumnMaxChunks = 32;
+static constexpr int64_t kColumnMaxVectorChunks = 64;
+/// Loop trips a warp of the vector form makes at least (each reads 16
+/// bytes a lane per point: chunks may be shorter).
+static constexpr int64_t kColumnMinVectorWarpTrips = 2;
 /// Loop trips a warp makes at least before the rows are cut into chunks
 /// (a short reduction is one launch).
 static constexpr int64_t kColumnMinWarpTrips = 4;
@@ -73,6 +78,36 @@ static constexpr int64_t kColumnMinBlocksPerSM = 2;
 /// Points of the reduction a chunk holds at least.
 static constexpr int64_t kColumnPointsPerChunk =
     kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
+
+/// Chunks of `trips` points cut `chunks` ways (whole warps' strides).
+static int64_t chunkLengthOf(int64_t trips, int64_t chunks) {
+  return llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
+}
+
+/// The vector form's chunks: its few, long-lived blocks are all resident
+/// at once, so the busiest SM sets the time; of the chunk counts that give
+/// at least kColumnMinBlocksPerSM blocks per SM, the one whose blocks
+/// spread the most evenly over the SMs (the most chunks among equals).
+/// GPT-2's 2304 columns are 9 groups: 32 chunks are 288 blocks, 3 on some
+/// of 132 SMs and 2 on the others; 44 are 396, 3 on each.
+static int64_t balancedChunks(int64_t groups, int64_t trips,
+                              int64_t maxChunks, int64_t smCount) {
+  int64_t best = maxChunks;
+  double bestShare = 0;
+  for (int64_t c = maxChunks; c >= 1; --c) {
+    int64_t blocks =
+        groups * llvm::divideCeil(trips, chunkLengthOf(trips, c));
+    if (blocks < kColumnMinBlocksPerSM * smCount)
+      break;
+    int64_t perSM = llvm::divideCeil(blocks, smCount);
+    double share = static_cast<double>(blocks) / (perSM * smCount);
+    if (share > bestShare + 1e-9) {
+      best = c;
+      bestShare = share;
+    }
+  }
+  return best;
+}
 
 int64_t SerialKernel::planColumnVector(unsigned last) {
   AffineExpr lastExpr = getAffineDimExpr(last, op.getContext());
@@ -97,7 +132,7 @@ int64_t SerialKernel::planColumnVector(unsigned last) {
   if (read.empty())
     return 1;
   int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
-                                          kColumnMaxChunks);
+                                          kColumnMaxVectorChunks);
   // Whole vectors in a row (so aligned to their size), and enough blocks.
   for (int64_t vector = kColumnVectorBytes / bytes; vector > 1; vector /= 2)
     if (ranges[last] % vector == 0 &&
@@ -148,10 +183,19 @@ bool SerialKernel::planColumns() {
   ColumnSplit c;
   c.vector = planColumnVector(last.getPosition());
   c.groups = llvm::divideCeil(total, kColumnLanes * c.vector);
-  int64_t chunks = std::clamp<int64_t>(
-      llvm::divideCeil(kColumnBlocksPerSM * smCount, c.groups), 1,
-      std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1, kColumnMaxChunks));
-  c.chunkLen = llvm::alignTo(llvm::divideCeil(trips, chunks), kColumnWarps);
+  int64_t chunks =
+      c.vector > 1
+          ? balancedChunks(c.groups, trips,
+                           std::clamp<int64_t>(trips / kColumnPointsPerChunk *
+                                                   kColumnMinWarpTrips /
+                                                   kColumnMinVectorWarpTrips,
+                                               1, kColumnMaxVectorChunks),
+                           smCount)
+          : std::clamp<int64_t>(
+                llvm::divideCeil(kColumnBlocksPerSM * smCount, c.groups), 1,
+                std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
+                                    kColumnMaxChunks));
+  c.chunkLen = chunkLengthOf(trips, chunks);
   c.chunks = llvm::divideCeil(trips, c.chunkLen);
   if (c.chunks > 1) {
     OpBuilder ob(op);

@@ -79,10 +79,13 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N]]_2 {{.*}} args(%[[B2]] : memref<2x4x100x64xf32>, %{{.*}} : memref<2x4x100x64xbf16>)
 // On sm_90a the key-tile kernel is on wgmma (Attention/BackwardWgmma.cpp):
 // the copies land and reach the async proxy; S^T = K Q^T and dP^T = V dO^T
-// are a group each (D/16 k-steps), S^T's waited on first; dV and dK take
-// P^T and dS^T from registers after one fence (BM/16 k-steps each); dS goes
-// to shared memory by stmatrix and reaches the async proxy before dQ = dS K
-// (BN/16 k-steps); no ldmatrix, no mma.sync.
+// are a group each (D/16 k-steps), S^T's waited on first; while they run,
+// the next query tile is copied into the other stage once this thread's
+// reductions of the previous tile's dQ (staged there) have read it and the
+// block has seen that; dV and dK take P^T and dS^T from registers after one
+// fence (BM/16 k-steps each); dS goes to shared memory by stmatrix and
+// reaches the async proxy before dQ = dS K (BN/16 k-steps), whose stage is
+// the tile's own (no copy between dK and dQ); no ldmatrix, no mma.sync.
 // CHECK: gpu.func @attention_backward_[[N]]_1(
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvvm.mma.sync
@@ -95,6 +98,11 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: "wgmma.wait_group.sync.aligned 1;"
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK: "wgmma.fence.sync.aligned;"
@@ -103,13 +111,12 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // CHECK-COUNT-4: nvvm.stmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.barrier
-// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: nvgpu.device_async_copy
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-NOT: memref.atomic_rmw
-// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: nvvm.bar.warp.sync
 // CHECK-COUNT-16: vector.store {{.*}} {alignment = 8 : i64} : memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>, vector<2xf32>
 // CHECK: nvvm.fence.proxy
 // CHECK-NEXT: nvvm.bar.warp.sync
@@ -159,15 +166,18 @@ func.func @attention_backward_tensor_cores(%do: tensor<2x4x100x64xbf16>,
 // Skv 256): S^T and dP^T (m64n64, 8 k-steps each), dV and dK (m64n128),
 // then dQ = dS K (m64n128, 4 k-steps), its rows reduced one by one from
 // the stage (512 bytes a row). lse and delta arrive by 4-byte cp.async with
-// Q and dO.
+// Q and dO. Shared memory: K and V (32 KB), two query stages of 34 KB (Q
+// and dO, 32 KB, or dQ's stage of 64 rows of 136 f32), dS (8 KB), two
+// stages' lse and delta (1 KB) and 1 KB of slack: 112640 bytes, two blocks
+// per SM.
 // CHECK-LABEL: func.func @attention_backward_d128
-// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 blocks in (%c16, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}}) dynamic_shared_memory_size %c110080_i32
+// CHECK: gpu.launch_func @sinter_kernels::@attention_backward_[[N:[0-9]+]]_1 blocks in (%c16, %{{.*}}) threads in (%c128{{[_0-9]*}}, %{{.*}}) dynamic_shared_memory_size %c112640_i32
 // CHECK: gpu.func @attention_backward_[[N]]_1(
 // CHECK: scf.for
 // CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: nvgpu.device_async_copy {{.*}}, 1, %{{.*}} : memref<{{[0-9]+}}xf32> to memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: nvgpu.device_async_copy {{.*}}, 1, %{{.*}} : memref<{{[0-9]+}}xf32> to memref<128xf32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: "wgmma.wait_group.sync.aligned 0;"
 // CHECK-COUNT-32: vector.store {{.*}} : memref<8704xf32, #gpu.address_space<workgroup>>, vector<2xf32>

@@ -108,10 +108,11 @@ func.func @column_sum_chunks(%x: tensor<1000x300xbf16>) -> tensor<300xbf16> {
 // A bias gradient's column sum over GPT-2's MLP width: each lane takes 8
 // adjacent columns, one 16-byte load per row (vector.load, its 8 elements
 // summed into 8 accumulators), so a warp reads 512 bytes of a row at once;
-// 12 groups of 256 columns x 32 chunks. The warps' partials meet in shared
-// memory (8 warps x 256 columns, column v of lane l at slot 32 v + l).
+// 12 groups of 256 columns x 22 chunks: 264 blocks, 2 on each of the 132
+// SMs (balancedChunks). The warps' partials meet in shared memory (8
+// warps x 256 columns, column v of lane l at slot 32 v + l).
 // CHECK-LABEL: func.func @column_sum_vectors
-// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c384, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<8192x3072xbf16>, %{{.*}} : memref<98304xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c264, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<8192x3072xbf16>, %{{.*}} : memref<67584xf32>)
 // CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c12,
 // CHECK: gpu.func @reduce_0({{.*}}) workgroup(%[[SMEM:.*]] : memref<2048xf32, #gpu.address_space<workgroup>>)
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)

@@ -105,6 +105,15 @@ struct BackwardTiles {
   /// shared memory with its Q and dO, so that the scores' epilogue does not
   /// wait on global loads.
   bool stagesRowStatistics;
+  /// Stages of the query tile (Q, dO and their staged lse/delta). wgmma: 2,
+  /// tile i + 1 copied into one while tile i is multiplied from the other;
+  /// dQ's f32 tile is staged in the consumed stage's place once dV and dK
+  /// have read its Q and dO. mma.sync: 1, the next tile copied during dQ.
+  int64_t queryStages;
+  /// Bytes of one query stage of `role`'s kernel: its Q and dO, or dQ's
+  /// staged tile where larger; wgmma rounds it to the swizzle's atom, so
+  /// that every stage's panels stay aligned.
+  int64_t stageBytes(BackwardRole role, int64_t eltBytes) const;
   /// With dropout: each warp's 512-byte stage of Philox draws.
   static int64_t dropoutStageBytes(bool dropout);
   /// The tiles' bytes (from the aligned base; the draw stage follows).
@@ -127,6 +136,15 @@ private:
   // The block's work and the thread's place.
   void setupSharedMemory();
   mlir::Value tile(int64_t byteOffset, int64_t rows, int64_t rowElements);
+  mlir::Value tile(mlir::Value byteOffset, int64_t rows, int64_t rowElements);
+  mlir::Value f32Tile(mlir::Value byteOffset, int64_t elements);
+  /// The shared tiles of the query stage that holds tile `item`: Q, dO,
+  /// and with wgmma the staged lse/delta and dQ's stage (null where the
+  /// kernel has none).
+  struct QueryStage {
+    mlir::Value q, dO, stats, dqStage;
+  };
+  QueryStage queryStage(mlir::Value item);
   void setupThreads();
   void coords();
   // Loads: 16-byte cp.async copies, rows past the sequence zero-filled.
@@ -136,8 +154,8 @@ private:
   OperandRows queryRows(const HeadLayout &layout, mlir::Value bhq);
   /// The rows of the block's key/value head of K or V (`layout`).
   OperandRows keyRows(const HeadLayout &layout);
-  void issueQueryTile(mlir::Value item);
-  void copyRowStatistics(mlir::Value bhq, mlir::Value q0);
+  void issueQueryTile(mlir::Value item, const QueryStage &to);
+  void copyRowStatistics(mlir::Value bhq, mlir::Value q0, mlir::Value to);
   void queryItem(mlir::Value item, mlir::Value &bhq, mlir::Value &q0);
   // The products (mma.sync, one warp's 16 keys).
   llvm::SmallVector<mlir::Value> keysTimesQueryTile(mlir::Value keyTile,
@@ -148,7 +166,8 @@ private:
              mlir::Value queryTile);
   mlir::Value aOperand(llvm::ArrayRef<mlir::Value> tiles, int64_t kk);
   // Probabilities and their gradient.
-  void rowStatistics(mlir::Value bhq, mlir::Value q0,
+  /// From `staged` (a stage's lse/delta), or global memory when null.
+  void rowStatistics(mlir::Value bhq, mlir::Value q0, mlir::Value staged,
                      llvm::SmallVector<mlir::Value> &lse,
                      llvm::SmallVector<mlir::Value> &delta);
   mlir::Value seesKey(mlir::Value query, mlir::Value key);
@@ -190,6 +209,7 @@ private:
                           mlir::Value q0);
   // The key-tile kernel on wgmma (BackwardWgmma.cpp).
   void mainLoopWgmma();
+  void prefetchQueryTile(mlir::Value item);
   llvm::SmallVector<mlir::Value> issueTransposedScores(mlir::Value keyTile,
                                                        mlir::Value queryTile);
   llvm::SmallVector<mlir::Value>
@@ -198,9 +218,9 @@ private:
   llvm::SmallVector<mlir::Value>
   operandRegisters(llvm::ArrayRef<mlir::Value> transposedScores);
   void storeScoreGradientSwizzled(llvm::ArrayRef<mlir::Value> dS);
-  void queryGradientWgmma(mlir::Value bhq, mlir::Value q0);
+  void queryGradientWgmma(mlir::Value bhq, mlir::Value q0, mlir::Value dqStage);
   void reduceQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value bhq,
-                           mlir::Value q0);
+                           mlir::Value q0, mlir::Value dqStage);
   // dQ's f32 atomic adds of a thread's fragments (rows row0.., columns
   // col0.. of the query tile at q0).
   void addQueryGradient(llvm::ArrayRef<mlir::Value> acc, mlir::Value row0,
@@ -232,9 +252,11 @@ private:
   mlir::Value dOut, q, k, v, lse, delta, mask, seed, dqAcc, dK, dV, dQ;
   /// With dropout (Skv % 8 == 0): the warps' stages of Philox draws.
   std::optional<DropoutStage> drawStage;
-  mlir::Value smem, smemPad, ks, vs, qs, dos, dss, dqStage;
-  /// With stagesRowStatistics: lse (BM f32), then delta (BM f32).
-  mlir::Value stats;
+  /// qs and dos: the first query stage's tiles.
+  mlir::Value smem, smemPad, ks, vs, qs, dos, dss;
+  /// Byte offsets of the first query stage and (stagesRowStatistics) of
+  /// the stages' lse/delta: per stage lse (BM f32), then delta (BM f32).
+  int64_t stagesAt = 0, statsAt = 0;
   // The block's key tile and head.
   mlir::Value batch, hkv, n0, kvSeqBase, firstTile, queryTiles, items;
   // The thread.

@@ -60,15 +60,26 @@ BackwardTiles::BackwardTiles(int64_t headDim, BackwardMMA mma,
   dsRowElements = kBlockN + (wgmma ? 0 : kRowPadElements);
   dqStageRowElements = wgmma && !deterministic ? D + kStageRowPadF32 : 0;
   stagesRowStatistics = wgmma;
+  queryStages = wgmma ? 2 : 1;
+}
+
+int64_t BackwardTiles::stageBytes(BackwardRole role, int64_t eltBytes) const {
+  if (role == BackwardRole::QueryTiles)
+    return 2 * kBlockQ * rowElements * eltBytes;
+  int64_t bytes = std::max(2 * blockM * rowElements * eltBytes,
+                           blockM * dqStageRowElements * kF32Bytes);
+  return mma == BackwardMMA::Wgmma ? llvm::alignTo(bytes, swizzle::kAtomBytes)
+                                   : bytes;
 }
 
 int64_t BackwardTiles::tileBytes(BackwardRole role, int64_t eltBytes) const {
+  // [K][V][query stages][dS][the stages' lse/delta]
+  int64_t keys = 2 * kBlockN * rowElements * eltBytes;
   if (role == BackwardRole::QueryTiles)
-    return (2 * kBlockN + 2 * kBlockQ) * rowElements * eltBytes;
-  return ((2 * kBlockN + 2 * blockM) * rowElements + blockM * dsRowElements) *
-             eltBytes +
-         blockM * dqStageRowElements * kF32Bytes +
-         (stagesRowStatistics ? 2 * blockM * kF32Bytes : 0);
+    return keys + stageBytes(role, eltBytes);
+  return keys + queryStages * stageBytes(role, eltBytes) +
+         blockM * dsRowElements * eltBytes +
+         (stagesRowStatistics ? queryStages * 2 * blockM * kF32Bytes : 0);
 }
 
 int64_t BackwardTiles::sharedBytes(BackwardRole role, int64_t eltBytes,
@@ -160,27 +171,50 @@ void BackwardKernel::setupSharedMemory() {
   int64_t row = tiles.rowElements * eltBytes;
   ks = tile(0, BN, tiles.rowElements);
   vs = tile(BN * row, BN, tiles.rowElements);
-  qs = tile(2 * BN * row, BM, tiles.rowElements);
-  dos = tile((2 * BN + BM) * row, BM, tiles.rowElements);
+  stagesAt = 2 * BN * row;
+  qs = tile(stagesAt, BM, tiles.rowElements);
+  dos = tile(stagesAt + BM * row, BM, tiles.rowElements);
+  int64_t at = stagesAt + tiles.queryStages * tiles.stageBytes(role, eltBytes);
   if (role == BackwardRole::KeyTiles && !deterministic)
-    dss = tile((2 * BN + 2 * BM) * row, BM, tiles.dsRowElements);
-  int64_t at = (2 * BN + 2 * BM) * row + BM * tiles.dsRowElements * eltBytes;
-  auto f32View = [&](int64_t elements) {
-    return memref::ViewOp::create(
-        b,
-        MemRefType::get({elements}, b.getF32Type(), MemRefLayoutAttrInterface(),
-                        ws),
-        smem, mb.add(smemPad, kb.idx(at)), ValueRange{});
-  };
-  if (tiles.dqStageRowElements) {
-    dqStage = f32View(BM * tiles.dqStageRowElements);
-    at += BM * tiles.dqStageRowElements * kF32Bytes;
-  }
-  if (role == BackwardRole::KeyTiles && tiles.stagesRowStatistics)
-    stats = f32View(2 * BM);
+    dss = tile(at, BM, tiles.dsRowElements);
+  statsAt = at + BM * tiles.dsRowElements * eltBytes;
+}
+
+BackwardKernel::QueryStage BackwardKernel::queryStage(Value item) {
+  QueryStage stage{qs, dos, Value(), Value()};
+  if (tiles.queryStages == 1)
+    return stage;
+  // Stage item % stages; dQ's f32 stage in place of its Q and dO.
+  Value s = arith::RemUIOp::create(b, item, kb.idx(tiles.queryStages));
+  Value at =
+      mb.add(kb.idx(stagesAt), mb.mul(s, tiles.stageBytes(role, eltBytes)));
+  int64_t row = tiles.rowElements * eltBytes;
+  stage.q = tile(at, BM, tiles.rowElements);
+  stage.dO = tile(mb.add(at, BM * row), BM, tiles.rowElements);
+  if (tiles.stagesRowStatistics)
+    stage.stats =
+        f32Tile(mb.add(kb.idx(statsAt), mb.mul(s, 2 * BM * kF32Bytes)), 2 * BM);
+  if (tiles.dqStageRowElements)
+    stage.dqStage = f32Tile(at, BM * tiles.dqStageRowElements);
+  return stage;
+}
+
+Value BackwardKernel::f32Tile(Value byteOffset, int64_t elements) {
+  auto ws =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return memref::ViewOp::create(
+      b,
+      MemRefType::get({elements}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                      ws),
+      smem, mb.add(smemPad, byteOffset), ValueRange{});
 }
 
 Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
+                           int64_t rowElements) {
+  return tile(kb.idx(byteOffset), rows, rowElements);
+}
+
+Value BackwardKernel::tile(Value byteOffset, int64_t rows,
                            int64_t rowElements) {
   auto ws =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -190,8 +224,7 @@ Value BackwardKernel::tile(int64_t byteOffset, int64_t rows,
     shape = {rows * rowElements};
   return memref::ViewOp::create(
       b, MemRefType::get(shape, mb.elt, MemRefLayoutAttrInterface(), ws), smem,
-      mmaKind == BackwardMMA::Wgmma ? mb.add(smemPad, kb.idx(byteOffset))
-                                    : kb.idx(byteOffset),
+      mmaKind == BackwardMMA::Wgmma ? mb.add(smemPad, byteOffset) : byteOffset,
       ValueRange{});
 }
 
@@ -290,17 +323,17 @@ void BackwardKernel::copyRows(Value src, const OperandRows &from, Value row0,
   }
 }
 
-void BackwardKernel::issueQueryTile(Value item) {
+void BackwardKernel::issueQueryTile(Value item, const QueryStage &to) {
   Value bhq, q0;
   queryItem(item, bhq, q0);
-  copyRows(q, queryRows(heads.q, bhq), q0, BM, Sq, qs);
-  copyRows(dOut, queryRows(heads.gradOut, bhq), q0, BM, Sq, dos);
-  if (stats)
-    copyRowStatistics(bhq, q0);
+  copyRows(q, queryRows(heads.q, bhq), q0, BM, Sq, to.q);
+  copyRows(dOut, queryRows(heads.gradOut, bhq), q0, BM, Sq, to.dO);
+  if (to.stats)
+    copyRowStatistics(bhq, q0, to.stats);
   NVVM::CpAsyncCommitGroupOp::create(b);
 }
 
-void BackwardKernel::copyRowStatistics(Value bhq, Value q0) {
+void BackwardKernel::copyRowStatistics(Value bhq, Value q0, Value stats) {
   // Thread t < 2 BM copies row t % BM of lse (t < BM) or delta: one 4-byte
   // cp.async each (a row's offset need not be 16-byte aligned), rows past
   // Sq zero-filled (their columns are hidden).
@@ -378,7 +411,7 @@ SmallVector<Value> BackwardKernel::accumulate(SmallVector<Value> acc,
   return acc;
 }
 
-void BackwardKernel::rowStatistics(Value bhq, Value q0,
+void BackwardKernel::rowStatistics(Value bhq, Value q0, Value stats,
                                    SmallVector<Value> &lse2,
                                    SmallVector<Value> &deltas) {
   // Per n-tile, the (lse * log2 e, delta) pair of the thread's two query
@@ -643,7 +676,7 @@ void BackwardKernel::mainLoop() {
     auto ifOp = scf::IfOp::create(b, any, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    issueQueryTile(kb.idx(0));
+    issueQueryTile(kb.idx(0), queryStage(kb.idx(0)));
   }
   SmallVector<Value> init(2 * DT, mb.zeroAcc());
   auto loop = scf::ForOp::create(b, kb.idx(0), items, kb.idx(1), init);
@@ -659,7 +692,7 @@ void BackwardKernel::mainLoop() {
     Value bhq, q0;
     queryItem(item, bhq, q0);
     SmallVector<Value> lse2, deltas;
-    rowStatistics(bhq, q0, lse2, deltas);
+    rowStatistics(bhq, q0, Value(), lse2, deltas);
     SmallVector<Value> P = keysTimesQueryTile(ks, qs);
     SmallVector<Value> dS = keysTimesQueryTile(vs, dos);
     scoreGradients(P, dS, bhq, q0, lse2, deltas);
@@ -676,7 +709,7 @@ void BackwardKernel::mainLoop() {
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      issueQueryTile(next);
+      issueQueryTile(next, queryStage(next));
     }
     // (`deterministic`: dQ is the query-tile kernel's, without atomics.)
     if (!deterministic)

@@ -17,13 +17,17 @@
 //                   accumulator
 //
 // S^T's group is waited on first, so the probabilities' exponentials run
-// while the tensor cores compute dP^T. A warp's part of each m64
+// while the tensor cores compute dP^T. The query tiles alternate between two
+// stages: tile i + 1 is copied into one while tile i is multiplied from the
+// other, and tile i's dQ is staged for its bulk reductions where its Q and
+// dO were (BackwardTiles::queryStages). A warp's part of each m64
 // accumulator has mma.sync's fragment layout (Fragments.h), so the
 // probabilities, visibility, masks and score gradients are the mma.sync
 // kernel's own (BackwardKernel.cpp).
 //
-//   shared: [slack to 1024 bytes][K: 64 rows][V: 64][Q: 64][dO: 64]
-//           [dS: 64 queries x 64 keys]
+//   shared: [slack to 1024 bytes][K: 64 rows][V: 64]
+//           2 x [Q: 64][dO: 64] (or dQ's f32 stage, 64 rows of D + 8)
+//           [dS: 64 queries x 64 keys][2 x (lse, delta: 64 f32 each)]
 //
 //===----------------------------------------------------------------------===//
 
@@ -125,7 +129,7 @@ void BackwardKernel::storeScoreGradientSwizzled(ArrayRef<Value> dS) {
   kb.fenceProxyAsync();
 }
 
-void BackwardKernel::queryGradientWgmma(Value bhq, Value q0) {
+void BackwardKernel::queryGradientWgmma(Value bhq, Value q0, Value dqStage) {
   // dQ [BM queries x D] = dS [BM x 64 keys] K [64 keys x D]: dS K-major
   // from its panel, K N-major; each warp then adds its 16 rows.
   SmallVector<Value> acc = mb.flatten(SmallVector<Value>(DT, mb.zeroAcc()));
@@ -136,22 +140,19 @@ void BackwardKernel::queryGradientWgmma(Value bhq, Value q0) {
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   acc = mb.asmTied("wgmma.wait_group.sync.aligned 0;", acc);
-  reduceQueryGradient(mb.unflatten(acc), bhq, q0);
+  reduceQueryGradient(mb.unflatten(acc), bhq, q0, dqStage);
 }
 
 void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
-                                         Value q0) {
+                                         Value q0, Value dqStage) {
   // dQ's f32 fragments of the warp's 16 rows, through the stage, added to
   // dQ's accumulator by one bulk reduction per row (a row of the stage is
   // padded, the accumulator's row is D contiguous f32): 16 asynchronous
   // operations per warp and tile where the scalar form issues 16 D atomics.
-  // Only the warp's own threads write and read its rows of the stage, so
-  // the warp synchronizes alone. First the rows are free again: this
-  // thread's reduction of the previous tile has read them (a no-op when it
-  // issued none).
-  NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/b.getUnitAttr());
+  // The stage is the tile's query stage, whose Q and dO every warp is done
+  // with (the block's barrier after dV and dK); only the warp's own threads
+  // write and read its rows, so the warp synchronizes alone.
   Value allLanes = kb.i32(-1);
-  NVVM::SyncWarpOp::create(b, allLanes);
   int64_t stride = tiles.dqStageRowElements;
   for (int64_t r = 0; r < 2; ++r) {
     Value rowBase = mb.mul(mb.add(mb.add(warpKey, quadRow), 8 * r), stride);
@@ -184,6 +185,25 @@ void BackwardKernel::reduceQueryGradient(ArrayRef<Value> acc, Value bhq,
   NVVM::CpAsyncBulkCommitGroupOp::create(b);
 }
 
+void BackwardKernel::prefetchQueryTile(Value item) {
+  // Tile item + 1 into the other stage, while tile item is multiplied. That
+  // stage staged tile item - 1's dQ: first its bulk reductions have read it
+  // (each thread waits for its own, then the block), a no-op on the first
+  // tile. Without dQ's stage, the other stage's last readers were the
+  // previous tile's products, which every warp waited on before the
+  // block's barrier that follows them.
+  if (tiles.dqStageRowElements) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/b.getUnitAttr());
+    gpu::BarrierOp::create(b);
+  }
+  Value next = mb.add(item, 1);
+  auto ifOp = scf::IfOp::create(
+      b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  issueQueryTile(next, queryStage(next));
+}
+
 void BackwardKernel::mainLoopWgmma() {
   // K and V of the block's tile, then the first query tile: two groups.
   copyRows(k, keyRows(heads.k), n0, BN, Skv, ks);
@@ -194,7 +214,7 @@ void BackwardKernel::mainLoopWgmma() {
     auto ifOp = scf::IfOp::create(b, any, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    issueQueryTile(kb.idx(0));
+    issueQueryTile(kb.idx(0), queryStage(kb.idx(0)));
   }
   // dK and dV as wgmma accumulators (D / 2 f32 each per thread).
   SmallVector<Value> init =
@@ -206,16 +226,18 @@ void BackwardKernel::mainLoopWgmma() {
     b.setInsertionPointToStart(loop.getBody());
     Value item = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
+    QueryStage stage = queryStage(item);
     // The tile's copies landed and reach the async proxy.
     NVVM::CpAsyncWaitGroupOp::create(b, b.getI32IntegerAttr(0));
     kb.fenceProxyAsync();
     gpu::BarrierOp::create(b);
     Value bhq, q0;
     queryItem(item, bhq, q0);
-    SmallVector<Value> sAcc = issueTransposedScores(ks, qs);
-    SmallVector<Value> dpAcc = issueTransposedScores(vs, dos);
+    SmallVector<Value> sAcc = issueTransposedScores(ks, stage.q);
+    SmallVector<Value> dpAcc = issueTransposedScores(vs, stage.dO);
+    prefetchQueryTile(item);
     SmallVector<Value> lse2, deltas;
-    rowStatistics(bhq, q0, lse2, deltas);
+    rowStatistics(bhq, q0, stage.stats, lse2, deltas);
     SmallVector<Value> P =
         mb.unflatten(mb.asmTied("wgmma.wait_group.sync.aligned 1;", sAcc));
     SmallVector<Value> dS =
@@ -232,28 +254,20 @@ void BackwardKernel::mainLoopWgmma() {
     ArrayRef<Value> f(fenced);
     SmallVector<Value> dVAcc =
         issueAccumulate(f.slice(perGradient, perGradient),
-                        f.slice(2 * perGradient, pRegs.size()), dos);
-    SmallVector<Value> dKAcc = issueAccumulate(f.take_front(perGradient),
-                                               f.take_back(dsRegs.size()), qs);
+                        f.slice(2 * perGradient, pRegs.size()), stage.dO);
+    SmallVector<Value> dKAcc = issueAccumulate(
+        f.take_front(perGradient), f.take_back(dsRegs.size()), stage.q);
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     if (!deterministic)
       storeScoreGradientSwizzled(dS);
     SmallVector<Value> grads(dKAcc);
     grads.append(dVAcc);
     grads = mb.asmTied("wgmma.wait_group.sync.aligned 0;", grads);
-    // Every warp is done with Q and dO (the next tile may land) and has
-    // written its keys of dS.
+    // Every warp has written its keys of dS and is done with the stage's Q
+    // and dO (dQ's stage takes their place).
     gpu::BarrierOp::create(b);
-    Value next = mb.add(item, 1);
-    auto ifOp = scf::IfOp::create(
-        b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      issueQueryTile(next);
-    }
     if (!deterministic)
-      queryGradientWgmma(bhq, q0);
+      queryGradientWgmma(bhq, q0, stage.dqStage);
     scf::YieldOp::create(b, grads);
   }
   // Copies still in flight when no query tile sees the block's keys, and
