@@ -147,7 +147,31 @@ def forward_stats(torch, q, k, v, causal):
     return o, lse
 
 
-def run(out, json_path, only=None):
+def flex_peer(torch, q, k, v, do, causal):
+    """FlexAttention (torch.compile'd flex_attention, a causal block mask
+    where the case is causal): its backward alone (autograd.grad of one
+    forward) and its forward+backward. No dropout (FlexAttention has
+    none)."""
+    from torch.nn.attention.flex_attention import (create_block_mask,
+                                                   flex_attention)
+    flex = torch.compile(flex_attention)
+    mask = None
+    if causal:
+        B, H, S = q.shape[:3]
+        mask = create_block_mask(lambda b, h, i, j: i >= j, None, None, S, S,
+                                 device=q.device)
+    xs = [a.clone().requires_grad_() for a in (q, k, v)]
+    y = flex(*xs, block_mask=mask)
+
+    def grad():
+        return torch.autograd.grad(y, xs, do, retain_graph=True)
+
+    def step():
+        return torch.autograd.grad(flex(*xs, block_mask=mask), xs, do)
+    return grad, step
+
+
+def run(out, json_path, only=None, flex=False):
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -195,6 +219,9 @@ def run(out, json_path, only=None):
                         *xs, is_causal=causal, dropout_p=dropout_p)
                 return torch.autograd.grad(y, xs, do)
             peers_fb[label] = step
+        if flex and not dropout_p:
+            peers["flex"], peers_fb["flex"] = flex_peer(torch, q, k, v, do,
+                                                        causal)
         errs = None
         # (Dropout's numerics are the GPU checks': backward_cases.py.)
         if B * H * S * S <= (1 << 28) and not dropout_p:
@@ -231,12 +258,12 @@ def run(out, json_path, only=None):
         print("%-44s" % name + "".join(
             " | %s %.3f ms %.0f TFLOP/s" % (label, res[label + " ms"],
                                             res[label + " TFLOP/s"])
-            for label in list(FORMS) + ["cudnn", "flash2"]))
+            for label in list(FORMS) + list(peers)))
         print("%-44s" % "  fwd+bwd" + "".join(
             " | %s %.3f ms %.0f TFLOP/s" % (
                 label, res[label + " fwd+bwd ms"],
                 res[label + " fwd+bwd TFLOP/s"])
-            for label in ("sinter", "cudnn", "flash2")))
+            for label in ["sinter"] + list(peers_fb)))
         if errs:
             print("  max errors (sinter / cudnn) dq dk dv:",
                   ", ".join("%.2e/%.2e" % e for e in errs))
@@ -251,11 +278,13 @@ def main():
     p.add_argument("dir")
     p.add_argument("--json")
     p.add_argument("--only", help="regular expression: the cases to time")
+    p.add_argument("--flex", action="store_true",
+                   help="FlexAttention too (compiled per case: ~30 s each)")
     a = p.parse_args()
     if a.mode == "build":
         build(a.dir)
     else:
-        run(a.dir, a.json, a.only)
+        run(a.dir, a.json, a.only, a.flex)
 
 
 if __name__ == "__main__":
