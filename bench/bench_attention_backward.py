@@ -43,19 +43,23 @@ def name_of(B, H, S, D, causal, dropout_p=0.0):
         "_dropout" if dropout_p else "")
 
 
-def ir_of(B, H, S, D, causal, dropout_p=0.0):
-    t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
-    l = "tensor<%dx%dx%dxf32>" % (B, H, S)
+def _types_of(B, H, S, D, causal, dropout_p=0.0):
+    """The IR's tensor types, attributes and seed argument of a case."""
     attrs = (["causal"] if causal else []) + (
         ["dropout_p = %r : f64" % dropout_p] if dropout_p else [])
-    attr = " {%s}" % ", ".join(attrs) if attrs else ""
-    seed = ", %seed: i64" if dropout_p else ""
-    use = " seed(%seed)" if dropout_p else ""
+    return dict(t="tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D),
+                l="tensor<%dx%dx%dxf32>" % (B, H, S),
+                attr=" {%s}" % ", ".join(attrs) if attrs else "",
+                seed=", %seed: i64" if dropout_p else "",
+                use=" seed(%seed)" if dropout_p else "")
+
+
+def ir_of(B, H, S, D, causal, dropout_p=0.0):
     return """func.func @main(%%do: %(t)s, %%q: %(t)s, %%k: %(t)s, %%v: %(t)s, %%o: %(t)s, %%lse: %(l)s%(seed)s) -> (%(t)s, %(t)s, %(t)s) {
   %%dq, %%dk, %%dv = sinter.attention_backward %%do, %%q, %%k, %%v, %%o, %%lse%(use)s%(attr)s : %(t)s, %(t)s, %(t)s, %(t)s, %(t)s, %(l)s -> %(t)s, %(t)s, %(t)s
   return %%dq, %%dk, %%dv : %(t)s, %(t)s, %(t)s
 }
-""" % dict(t=t, l=l, attr=attr, seed=seed, use=use)
+""" % _types_of(B, H, S, D, causal, dropout_p)
 
 
 # The key-tile kernel's forms: label -> extra sinterc flags ("sinter" is
@@ -71,18 +75,11 @@ def form_dir(out, name, label):
 
 def forward_ir_of(B, H, S, D, causal, dropout_p=0.0):
     """The training forward: O and the logsumexp the backward reads."""
-    t = "tensor<%dx%dx%dx%dxbf16>" % (B, H, S, D)
-    l = "tensor<%dx%dx%dxf32>" % (B, H, S)
-    attrs = (["causal"] if causal else []) + (
-        ["dropout_p = %r : f64" % dropout_p] if dropout_p else [])
-    attr = " {%s}" % ", ".join(attrs) if attrs else ""
-    seed = ", %seed: i64" if dropout_p else ""
-    use = " seed(%seed)" if dropout_p else ""
     return """func.func @main(%%q: %(t)s, %%k: %(t)s, %%v: %(t)s%(seed)s) -> (%(t)s, %(l)s) {
   %%o, %%l = sinter.attention %%q, %%k, %%v%(use)s%(attr)s : %(t)s, %(t)s, %(t)s -> %(t)s, %(l)s
   return %%o, %%l : %(t)s, %(l)s
 }
-""" % dict(t=t, l=l, attr=attr, seed=seed, use=use)
+""" % _types_of(B, H, S, D, causal, dropout_p)
 
 
 def forward_dir(out, name):

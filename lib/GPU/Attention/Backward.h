@@ -155,6 +155,8 @@ private:
   /// The rows of the block's key/value head of K or V (`layout`).
   OperandRows keyRows(const HeadLayout &layout);
   void issueQueryTile(mlir::Value item, const QueryStage &to);
+  /// Tile item + 1 into its stage, when there is one.
+  void issueNextQueryTile(mlir::Value item);
   void copyRowStatistics(mlir::Value bhq, mlir::Value q0, mlir::Value to);
   void queryItem(mlir::Value item, mlir::Value &bhq, mlir::Value &q0);
   // The products (mma.sync, one warp's 16 keys).

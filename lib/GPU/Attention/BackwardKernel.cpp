@@ -323,6 +323,15 @@ void BackwardKernel::copyRows(Value src, const OperandRows &from, Value row0,
   }
 }
 
+void BackwardKernel::issueNextQueryTile(Value item) {
+  Value next = mb.add(item, 1);
+  auto ifOp = scf::IfOp::create(
+      b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  issueQueryTile(next, queryStage(next));
+}
+
 void BackwardKernel::issueQueryTile(Value item, const QueryStage &to) {
   Value bhq, q0;
   queryItem(item, bhq, q0);
@@ -703,14 +712,7 @@ void BackwardKernel::mainLoop() {
     // Every warp is done with Q and dO (the next tile may land) and has
     // written its keys of dS.
     gpu::BarrierOp::create(b);
-    Value next = mb.add(item, 1);
-    auto ifOp = scf::IfOp::create(
-        b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
-    {
-      OpBuilder::InsertionGuard inner(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      issueQueryTile(next, queryStage(next));
-    }
+    issueNextQueryTile(item);
     // (`deterministic`: dQ is the query-tile kernel's, without atomics.)
     if (!deterministic)
       accumulateQueryGradient(bhq, q0);

@@ -196,12 +196,7 @@ void BackwardKernel::prefetchQueryTile(Value item) {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, /*read=*/b.getUnitAttr());
     gpu::BarrierOp::create(b);
   }
-  Value next = mb.add(item, 1);
-  auto ifOp = scf::IfOp::create(
-      b, mb.cmp(arith::CmpIPredicate::ult, next, items), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  issueQueryTile(next, queryStage(next));
+  issueNextQueryTile(item);
 }
 
 void BackwardKernel::mainLoopWgmma() {
