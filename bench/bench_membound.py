@@ -221,6 +221,9 @@ def main():
                          "bytes": nbytes, "base_case": base,
                          "variant": label or "base",
                          "flags": gpu_cases.FLAGS.get(name, []),
+                         # Sinter's max error against the float64
+                         # reference, beside torch's in the same dtype.
+                         "max_err": err, "torch_same_dtype_err": terr,
                          "other_timings": {
                              fl: {"ms": oms, "TBps": nbytes / oms / 1e9}
                              for fl, oms in other[backend].items()}})
