@@ -17,15 +17,16 @@ compiler are installed (the wheel: docs/Wheel.md), every partition is
 compiled there for the graphs the GPU really runs -- bf16 autocast
 included -- into CACHE; a second process loads them from it.
 
-`aot` runs one step on the CPU with SINTER_TORCH_AOT=cuda:sm_90a, for GPU
-machines without a compiler: every partition of the forward and backward
-graphs is imported with torch-mlir and compiled for the H200 into CACHE,
-indexed by its FX graph (devices elided), and the attention and AdamW
-programs are compiled too; `run` there loads them (a partition whose graph
-differs runs in torch, logged). In f32 the CPU's graphs are CUDA's; under
-`--autocast bf16` they are not (CUDA's autocast runs GELU's pow in f32,
-the CPU's in bf16: measured 2026-12-06, every partition missed), so for
-bf16 `aot` compiles AdamW's programs and the graphs come from the GPU:
+`aot` compiles the attention hook's and AdamW's programs for the H200
+(sinter.torch's cache, CACHE) and, in f32, runs one step on the CPU with
+SINTER_TORCH_AOT=cuda:sm_90a, for GPU machines without a compiler: every
+partition of the forward and backward graphs is imported with torch-mlir
+and compiled for the H200 into CACHE, indexed by its FX graph (devices
+elided); `run` there loads them (a partition whose graph differs runs in
+torch, logged). In f32 the CPU's graphs are CUDA's; under `--autocast
+bf16` they are not (CUDA's autocast runs GELU's pow in f32, the CPU's in
+bf16: measured 2026-12-06, every partition missed), so for bf16 `aot`
+compiles the hooks' programs only (seconds) and the graphs come from the GPU:
 `run` there with SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=DIR writes the
 partitions the cache lacks, `python -m sinter.torch.export DIR` here
 (SINTER_CACHE_DIR=CACHE) compiles them, and the next `run` finds them.
@@ -113,32 +114,47 @@ def wrap(model, engine, bucket_cap_mb=25, device_ids=None):
     return model
 
 
+def precompile_hooks(batch, seq, layers, heads=12, d=768):
+    """The programs the model's step needs beside its graphs' own, compiled
+    for TARGET into the cache: sinter.torch.AdamW's (by the parameters'
+    types, 64 to a program, as its step buckets them) and the attention
+    hook's (SDPA under bf16 autocast: causal bf16 heads of d / heads). A
+    graph that runs in torch -- not yet exported and compiled -- calls the
+    hook, so the export run needs it too."""
+    from sinter.torch import _cache
+    from sinter.torch._tensors import tensor_type
+    from sinter.torch.attention import attention_ir
+    from sinter.torch.optim import adamw_ir
+    with torch.device("meta"):
+        model = GPT(layers=layers, d=d, heads=heads)
+    types = [tensor_type(p) for p in model.parameters()]
+    for i in range(0, len(types), 64):
+        _cache.precompile(adamw_ir(types[i:i + 64], 0.9, 0.999, 1e-8, 0.0),
+                          TARGET)
+    q = torch.empty(batch, heads, seq, d // heads, dtype=torch.bfloat16,
+                    device="meta")
+    _cache.precompile(attention_ir(q, q, q, None, True, None, 0.0, False),
+                      TARGET)
+
+
 def aot(cache, batch, seq, layers, autocast=None):
     os.environ["SINTER_CACHE_DIR"] = cache
     os.environ["SINTER_TORCH_AOT"] = TARGET
     import logging
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     import sinter.torch  # noqa: F401  (registers backend="sinter")
-    from sinter.torch import _cache
-    from sinter.torch._tensors import tensor_type
-    from sinter.torch.optim import adamw_ir
     t0 = time.time()
-    model = GPT(layers=layers)
-    idx = torch.zeros(batch, seq, dtype=torch.long)
-    targets = torch.zeros(batch, seq, dtype=torch.long)
-    compiled = torch.compile(model, backend="sinter", dynamic=False)
-    # bf16 autocast traced on the CPU: not CUDA's graphs (see above: the
-    # GPU exports its own); AdamW's programs are the same either way.
-    with torch.autocast("cpu", dtype=torch.bfloat16,
-                        enabled=autocast is not None):
-        loss = compiled(idx, targets)
-    loss.backward()
-    # AdamW (attention is compiled inside the graphs' programs).
-    params = [p for p in model.parameters()]
-    types = [tensor_type(p) for p in params]
-    for i in range(0, len(types), 64):
-        _cache.precompile(adamw_ir(types[i:i + 64], 0.9, 0.999, 1e-8, 0.0),
-                          TARGET)
+    precompile_hooks(batch, seq, layers)
+    if autocast is None:
+        # f32: the CPU's graphs are CUDA's; one step compiles every
+        # partition of both graphs too. (bf16 autocast traced on the CPU
+        # gives other graphs than CUDA's: the GPU exports its own, and a
+        # CPU step here would take minutes for nothing.)
+        model = GPT(layers=layers)
+        idx = torch.zeros(batch, seq, dtype=torch.long)
+        targets = torch.zeros(batch, seq, dtype=torch.long)
+        compiled = torch.compile(model, backend="sinter", dynamic=False)
+        compiled(idx, targets).backward()
     print("aot: compiled for %s in %.1f s into %s" % (TARGET,
                                                       time.time() - t0,
                                                       cache))
