@@ -23,7 +23,8 @@
 // V elements a lane, one vector of up to 16 bytes (8 bf16, 4 f32) from
 // each input read along the output's innermost dimension. A bias
 // gradient's 3072 columns are 12 groups of 8; fewer columns take narrower
-// vectors so that the grid still fills the chip (kColumnMinBlocksPerSM).
+// vectors so that the grid still fills the chip (kColumnMinBlocksPerSM),
+// down to 4 a lane; narrower ones keep a lane per column.
 // The order of the sum differs from the serial one, as in every other
 // Sinter reduction; it is fixed (no atomics): the same inputs give the same
 // bits.
@@ -70,6 +71,9 @@ static constexpr int64_t kColumnMinVectorWarpTrips = 2;
 static constexpr int64_t kColumnMinWarpTrips = 4;
 /// The widest load of a lane (one vector per contiguous input).
 static constexpr int64_t kColumnVectorBytes = 16;
+/// The narrowest vector worth its fewer blocks (two bf16 a lane measured
+/// no faster than one at 8192 x 768 on an H100 and an H200).
+static constexpr int64_t kColumnMinVector = 4;
 /// Blocks per SM that a vector width must leave the grid (wider vectors
 /// mean fewer groups; the chunks cannot make up for more than
 /// kColumnMaxChunks).
@@ -134,7 +138,8 @@ int64_t SerialKernel::planColumnVector(unsigned last) {
   int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
                                           kColumnMaxVectorChunks);
   // Whole vectors in a row (so aligned to their size), and enough blocks.
-  for (int64_t vector = kColumnVectorBytes / bytes; vector > 1; vector /= 2)
+  for (int64_t vector = kColumnVectorBytes / bytes;
+       vector >= kColumnMinVector; vector /= 2)
     if (ranges[last] % vector == 0 &&
         static_cast<int64_t>(llvm::divideCeil(total, kColumnLanes * vector)) *
                 maxChunks >=
