@@ -135,6 +135,9 @@ int64_t SerialKernel::planColumnVector(unsigned last) {
   }
   if (read.empty())
     return 1;
+  // (The width is judged against chunks of kColumnMinWarpTrips; the chunk
+  // count then chosen for balance may cut them down to
+  // kColumnMinVectorWarpTrips.)
   int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
                                           kColumnMaxVectorChunks);
   // Whole vectors in a row (so aligned to their size), and enough blocks.
