@@ -406,10 +406,10 @@ def correctness_cases():
     cases.append(reduce_sum_case([8192, 768], 0, "bf16", form="extf"))
     cases.append(reduce_sum_case([4099, 2309], 0, "bf16"))
     # Lanes of 8 bf16 (16-byte loads: the MLP's 3072 columns), of 4 f32,
-    # and vectors over a leading parallel dimension (a [4, 768] result).
+    # and vectors over a leading parallel dimension (a [4, 3072] result).
     cases.append(reduce_sum_case([8192, 3072], 0, "bf16"))
     cases.append(reduce_sum_case([4097, 2304], 0, "f32"))
-    cases.append(reduce_sum_case([4, 2048, 768], 1, "bf16", form="extf"))
+    cases.append(reduce_sum_case([4, 2048, 3072], 1, "bf16", form="extf"))
     # Few long reductions take a block per element (a loss's sum, its
     # count of labels): the warps' totals meet in shared memory; integer
     # sums split too (a warp per row).
