@@ -94,13 +94,12 @@ static int64_t chunkLengthOf(int64_t trips, int64_t chunks) {
 /// spread the most evenly over the SMs (the most chunks among equals).
 /// GPT-2's 2304 columns are 9 groups: 32 chunks are 288 blocks, 3 on some
 /// of 132 SMs and 2 on the others; 44 are 396, 3 on each.
-static int64_t balancedChunks(int64_t groups, int64_t trips,
-                              int64_t maxChunks, int64_t smCount) {
+static int64_t balancedChunks(int64_t groups, int64_t trips, int64_t maxChunks,
+                              int64_t smCount) {
   int64_t best = maxChunks;
   double bestShare = 0;
   for (int64_t c = maxChunks; c >= 1; --c) {
-    int64_t blocks =
-        groups * llvm::divideCeil(trips, chunkLengthOf(trips, c));
+    int64_t blocks = groups * llvm::divideCeil(trips, chunkLengthOf(trips, c));
     if (blocks < kColumnMinBlocksPerSM * smCount)
       break;
     int64_t perSM = llvm::divideCeil(blocks, smCount);
@@ -141,8 +140,8 @@ int64_t SerialKernel::planColumnVector(unsigned last) {
   int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
                                           kColumnMaxVectorChunks);
   // Whole vectors in a row (so aligned to their size), and enough blocks.
-  for (int64_t vector = kColumnVectorBytes / bytes;
-       vector >= kColumnMinVector; vector /= 2)
+  for (int64_t vector = kColumnVectorBytes / bytes; vector >= kColumnMinVector;
+       vector /= 2)
     if (ranges[last] % vector == 0 &&
         static_cast<int64_t>(llvm::divideCeil(total, kColumnLanes * vector)) *
                 maxChunks >=
@@ -225,8 +224,8 @@ SerialKernel::emitColumnVectorLoads(unsigned last) {
   for (unsigned i : vectorInputs) {
     OpOperand *in = op.getDpsInputOperand(i);
     auto type = cast<RankedTensorType>(in->get().getType());
-    Value at = linearIndex(kb, op.getMatchingIndexingMap(in), type.getShape(),
-                           iv);
+    Value at =
+        linearIndex(kb, op.getMatchingIndexingMap(in), type.getShape(), iv);
     loads.push_back({i, kb.loadF32(inputViews[i], at, column->vector,
                                    /*pred=*/Value())});
   }
@@ -254,8 +253,7 @@ SerialKernel::emitColumnLoop(Value start, Value end, unsigned last) {
     for (int64_t u = 0; u < kColumnUnroll; ++u) {
       Value t = arith::AddIOp::create(b, loop.getInductionVar(),
                                       kb.idx(u * kColumnWarps));
-      Value valid =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, end);
+      Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, end);
       Value rest = arith::SelectOp::create(b, valid, t, loop.getInductionVar());
       for (unsigned d : llvm::reverse(reductionDims)) {
         iv[d] = arith::RemUIOp::create(b, rest, kb.idx(ranges[d]));
@@ -318,8 +316,8 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
   Value end = arith::MinUIOp::create(
       b, arith::AddIOp::create(b, chunkStart, kb.idx(c.chunkLen)),
       kb.idx(trips));
-  SmallVector<SmallVector<Value>> partial = emitColumnLoop(
-      arith::AddIOp::create(b, chunkStart, warpId), end, last);
+  SmallVector<SmallVector<Value>> partial =
+      emitColumnLoop(arith::AddIOp::create(b, chunkStart, warpId), end, last);
   // Each column: the warps' partials in warp order (column v of lane l in
   // slot v * 32 + l: a warp's stores and loads hit distinct banks).
   auto slotOf = [&](int64_t v) {
@@ -347,8 +345,8 @@ KernelLaunch SerialKernel::emitColumnChunks(StringRef name) {
       }
       continue;
     }
-    iv[last] = v ? arith::AddIOp::create(b, firstColumn, kb.idx(v))
-                 : firstColumn;
+    iv[last] =
+        v ? arith::AddIOp::create(b, firstColumn, kb.idx(v)) : firstColumn;
     outIndex.clear();
     accs.clear();
     emitInitialAccumulators(at);

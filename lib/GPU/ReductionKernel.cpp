@@ -91,8 +91,8 @@ TypedAttr sinter::gpu_kernels::foldableFillValue(linalg::FillOp fill) {
 }
 
 Value sinter::gpu_kernels::linearIndex(KernelBuilder &kb, AffineMap map,
-                                      ArrayRef<int64_t> shape,
-                                      ArrayRef<Value> iv) {
+                                       ArrayRef<int64_t> shape,
+                                       ArrayRef<Value> iv) {
   ImplicitLocOpBuilder &b = kb.builder();
   Value index;
   int64_t stride = 1;
