@@ -76,12 +76,19 @@ static constexpr int64_t kColumnVectorBytes = 16;
 static constexpr int64_t kColumnMinVector = 4;
 /// Blocks per SM that a vector width must leave the grid (wider vectors
 /// mean fewer groups; the chunks cannot make up for more than
-/// kColumnMaxChunks).
+/// kColumnMaxVectorChunks).
 static constexpr int64_t kColumnMinBlocksPerSM = 2;
 
 /// Points of the reduction a chunk holds at least.
 static constexpr int64_t kColumnPointsPerChunk =
     kColumnWarps * kColumnUnroll * kColumnMinWarpTrips;
+
+/// Chunks at most of `trips` points: each at least kColumnPointsPerChunk
+/// (kColumnMinWarpTrips a warp), or `shorter` times fewer, and at most
+/// `cap`.
+static int64_t maxChunksOf(int64_t trips, int64_t cap, int64_t shorter = 1) {
+  return std::clamp<int64_t>(trips / kColumnPointsPerChunk * shorter, 1, cap);
+}
 
 /// Chunks of `trips` points cut `chunks` ways (whole warps' strides).
 static int64_t chunkLengthOf(int64_t trips, int64_t chunks) {
@@ -137,8 +144,7 @@ int64_t SerialKernel::planColumnVector(unsigned last) {
   // (The width is judged against chunks of kColumnMinWarpTrips; the chunk
   // count then chosen for balance may cut them down to
   // kColumnMinVectorWarpTrips.)
-  int64_t maxChunks = std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
-                                          kColumnMaxVectorChunks);
+  int64_t maxChunks = maxChunksOf(trips, kColumnMaxVectorChunks);
   // Whole vectors in a row (so aligned to their size), and enough blocks.
   for (int64_t vector = kColumnVectorBytes / bytes; vector >= kColumnMinVector;
        vector /= 2)
@@ -192,16 +198,14 @@ bool SerialKernel::planColumns() {
   c.groups = llvm::divideCeil(total, kColumnLanes * c.vector);
   int64_t chunks =
       c.vector > 1
-          ? balancedChunks(c.groups, trips,
-                           std::clamp<int64_t>(trips / kColumnPointsPerChunk *
-                                                   kColumnMinWarpTrips /
-                                                   kColumnMinVectorWarpTrips,
-                                               1, kColumnMaxVectorChunks),
-                           smCount)
+          ? balancedChunks(
+                c.groups, trips,
+                maxChunksOf(trips, kColumnMaxVectorChunks,
+                            kColumnMinWarpTrips / kColumnMinVectorWarpTrips),
+                smCount)
           : std::clamp<int64_t>(
                 llvm::divideCeil(kColumnBlocksPerSM * smCount, c.groups), 1,
-                std::clamp<int64_t>(trips / kColumnPointsPerChunk, 1,
-                                    kColumnMaxChunks));
+                maxChunksOf(trips, kColumnMaxChunks));
   c.chunkLen = chunkLengthOf(trips, chunks);
   c.chunks = llvm::divideCeil(trips, c.chunkLen);
   if (c.chunks > 1) {

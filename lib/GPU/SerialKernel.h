@@ -54,7 +54,7 @@ struct SplitReduction {
 
 /// How the column form splits a reduction (ColumnReduction.cpp): `groups`
 /// blocks of kColumnLanes x `vector` adjacent output elements (`vector` per
-/// lane, read as one 16-, 8- or 4-byte vector from each contiguous input)
+/// lane, read as one 16- or 8-byte vector from each contiguous input)
 /// times `chunks` chunks of `chunkLen` reduction points; with more than one
 /// chunk the blocks write f32 partial results into `partials`
 /// ([results][chunks][elements]) and a second kernel combines them.

@@ -136,6 +136,30 @@ func.func @column_sum_vectors(%x: tensor<8192x3072xbf16>) -> tensor<3072xbf16> {
 
 // -----
 
+// The bias gradient as torch-mlir writes it (test/GPU/Inputs/
+// train_gpt2_l1_bf16_backward.mlir's MLP bias: a bf16 sum into a
+// [1, 3072] init read at (0, d1)), at GPT-2's B8 T1024 rows: the same
+// vector form, its [1, 3072] result stored at the lanes' columns.
+// CHECK-LABEL: func.func @column_sum_real_form
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0 blocks in (%c264, %{{.*}}, %{{.*}}) threads in (%c256, {{.*}} args(%{{.*}} : memref<8192x3072xbf16>, %{{.*}} : memref<67584xf32>)
+// CHECK: gpu.launch_func @sinter_kernels::@reduce_0_1 blocks in (%c12, {{.*}} args(%{{.*}} : memref<67584xf32>, %{{.*}} : memref<1x3072xbf16>)
+// CHECK: gpu.func @reduce_0(
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-8: vector.load %{{.*}} {alignment = 16 : i64} : memref<25165824xbf16>, vector<8xbf16>
+func.func @column_sum_real_form(%x: tensor<8192x3072xbf16>) -> tensor<1x3072xbf16> {
+  %cst = arith.constant 0.000000e+00 : bf16
+  %e = tensor.empty() : tensor<1x3072xbf16>
+  %z = linalg.fill ins(%cst : bf16) outs(%e : tensor<1x3072xbf16>) -> tensor<1x3072xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<8192x3072xbf16>) outs(%z : tensor<1x3072xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %s = arith.addf %in, %out : bf16
+    linalg.yield %s : bf16
+  } -> tensor<1x3072xbf16>
+  return %r : tensor<1x3072xbf16>
+}
+
+// -----
+
 // Enough columns for the target's blocks in one chunk: one launch, warp 0
 // joins the init (read from the tensor) and stores the result.
 // CHECK-LABEL: func.func @column_sum_one_chunk
