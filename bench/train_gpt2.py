@@ -47,6 +47,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 TARGET = "cuda:sm_90a"
+# Every run's optimizer (torch's fused AdamW or sinter.torch.AdamW).
+ADAMW = dict(lr=3e-4, weight_decay=0.0)
 
 
 class Block(nn.Module):
@@ -121,16 +123,19 @@ def precompile_hooks(batch, seq, layers, heads=12, d=768):
     hook's (SDPA under bf16 autocast: causal bf16 heads of d / heads). A
     graph that runs in torch -- not yet exported and compiled -- calls the
     hook, so the export run needs it too."""
-    from sinter.torch import _cache
-    from sinter.torch._tensors import tensor_type
+    import sinter.torch as st
+    from sinter.torch import _cache, optim
     from sinter.torch.attention import attention_ir
-    from sinter.torch.optim import adamw_ir
     with torch.device("meta"):
         model = GPT(layers=layers, d=d, heads=heads)
-    types = [tensor_type(p) for p in model.parameters()]
-    for i in range(0, len(types), 64):
-        _cache.precompile(adamw_ir(types[i:i + 64], 0.9, 0.999, 1e-8, 0.0),
-                          TARGET)
+    # The optimizer `run` makes, its programs as its first step buckets
+    # them (its own compile-ahead skips meta parameters).
+    opt = st.AdamW(model.parameters(), **ADAMW)
+    for group in opt.param_groups:
+        params = group["params"]
+        for _, _, chunk in optim._buckets(params, [0.0] * len(params)):
+            _cache.precompile(optim._program_ir(
+                group, [params[i] for i in chunk], False), TARGET)
     q = torch.empty(batch, heads, seq, d // heads, dtype=torch.bfloat16,
                     device="meta")
     _cache.precompile(attention_ir(q, q, q, None, True, None, 0.0, False),
@@ -242,7 +247,7 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         model = wrap(GPT(layers=layers).to(dev), engine,
                      device_ids=[dev.index or torch.cuda.current_device()])
         if label in ("sinter", "sinter-saved"):
-            opt = st.AdamW(model.parameters(), lr=3e-4, weight_decay=0.0)
+            opt = st.AdamW(model.parameters(), **ADAMW)
             # sinter-saved: sinter.torch.compile, the compiled forward saved
             # by the first process and loaded by the next (no Dynamo trace,
             # no AOTAutograd): its second process's first step is the warm
@@ -250,8 +255,8 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
             step_model = st.compile(model) if label == "sinter-saved" else \
                 torch.compile(model, backend="sinter", dynamic=False)
         else:
-            opt = torch.optim.AdamW(model.parameters(), lr=3e-4,
-                                    weight_decay=0.0, fused=True)
+            opt = torch.optim.AdamW(model.parameters(), **ADAMW,
+                                    fused=True)
             step_model = model if label == "eager" else torch.compile(
                 model, dynamic=False)
         torch.cuda.synchronize()
