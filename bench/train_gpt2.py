@@ -49,6 +49,9 @@ import torch.nn.functional as F
 TARGET = "cuda:sm_90a"
 # Every run's optimizer (torch's fused AdamW or sinter.torch.AdamW).
 ADAMW = dict(lr=3e-4, weight_decay=0.0)
+# A run named "<run>+graph" replays its whole step as one CUDA graph
+# (GraphedStep), captured after this many ordinary steps.
+GRAPH_SUFFIX, GRAPH_WARMUP = "+graph", 3
 
 
 class Block(nn.Module):
@@ -130,12 +133,16 @@ def precompile_hooks(batch, seq, layers, heads=12, d=768):
         model = GPT(layers=layers, d=d, heads=heads)
     # The optimizer `run` makes, its programs as its first step buckets
     # them (its own compile-ahead skips meta parameters).
-    opt = st.AdamW(model.parameters(), **ADAMW)
-    for group in opt.param_groups:
-        params = group["params"]
-        for _, _, chunk in optim._buckets(params, [0.0] * len(params)):
-            _cache.precompile(optim._program_ir(
-                group, [params[i] for i in chunk], False), TARGET)
+    # Both forms: the step count passed, or read on the device (the
+    # capturable optimizer of a "+graph" run).
+    for capturable in (False, True):
+        opt = st.AdamW(model.parameters(), **ADAMW, capturable=capturable)
+        for group in opt.param_groups:
+            params = group["params"]
+            counts = [None if capturable else 0.0] * len(params)
+            for _, _, chunk in optim._buckets(params, counts):
+                _cache.precompile(optim._program_ir(
+                    group, [params[i] for i in chunk], False), TARGET)
     q = torch.empty(batch, heads, seq, d // heads, dtype=torch.bfloat16,
                     device="meta")
     _cache.precompile(attention_ir(q, q, q, None, True, None, 0.0, False),
@@ -165,28 +172,71 @@ def aot(cache, batch, seq, layers, autocast=None):
                                                       cache))
 
 
-def train_step(step_model, opt, idx, targets, autocast):
-    """One step (forward under autocast when asked, backward, optimizer),
-    synchronized; returns the loss, detached (its graph would keep the
-    model's parameters alive, through their AccumulateGrad nodes, after the
-    run that made it)."""
-    opt.zero_grad(set_to_none=True)
+def step_body(step_model, opt, idx, targets, autocast, graphed=False):
+    """Forward under autocast when asked, backward, optimizer; the loss,
+    detached (its graph would keep the model's parameters alive, through
+    their AccumulateGrad nodes, after the run that made it). `graphed`: the
+    autocast cache off, as capture into a CUDA graph requires."""
     with torch.autocast("cuda", dtype=torch.bfloat16,
-                        enabled=autocast is not None):
+                        enabled=autocast is not None,
+                        cache_enabled=False if graphed else None):
         loss = step_model(idx, targets)
     loss.backward()
     opt.step()
-    torch.cuda.synchronize()
     return loss.detach()
 
 
-def top_kernels(step_model, opt, batch, autocast):
-    """One more step under torch.profiler: GPU time per kernel name, the
-    largest first, as (name, ms in the step, launches)."""
+def train_step(step_model, opt, idx, targets, autocast, graphed=False):
+    """One step from zeroed gradients, synchronized."""
+    opt.zero_grad(set_to_none=True)
+    loss = step_body(step_model, opt, idx, targets, autocast, graphed)
+    torch.cuda.synchronize()
+    return loss
+
+
+class GraphedStep:
+    """The whole step -- forward, backward and optimizer -- captured into
+    one CUDA graph (torch's whole-network capture: the gradients are made
+    by the graph, in its memory pool, and rewritten by each replay) and
+    replayed with the batch copied into static inputs: no host work per
+    kernel. The optimizer must be capturable (the step count on the
+    device) and the model must have run a few steps first (lazy
+    initialization, compiles, Sinter's temporaries)."""
+
+    def __init__(self, step_model, opt, batch, autocast):
+        self.idx, self.targets = (t.clone() for t in batch)
+        opt.zero_grad(set_to_none=True)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.loss = step_body(step_model, opt, self.idx, self.targets,
+                                  autocast, graphed=True)
+
+    def __call__(self, idx, targets):
+        self.idx.copy_(idx)
+        self.targets.copy_(targets)
+        self.graph.replay()
+        torch.cuda.synchronize()
+        return self.loss.clone()
+
+
+def make_optimizer(model, sinter, graphed):
+    """sinter.torch.AdamW for Sinter's runs, torch's fused AdamW for the
+    others; capturable when the step is graphed."""
+    if sinter:
+        import sinter.torch as st
+        return st.AdamW(model.parameters(), **ADAMW, capturable=graphed)
+    return torch.optim.AdamW(model.parameters(), **ADAMW, fused=True,
+                             capturable=graphed)
+
+
+def top_kernels(step, batch):
+    """One more step (`step(idx, targets)`) under torch.profiler: GPU time
+    per kernel name, the largest first, as (name, ms in the step,
+    launches)."""
     from torch.profiler import profile, ProfilerActivity
     idx, targets = batch
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        train_step(step_model, opt, idx, targets, autocast)
+        step(idx, targets)
     rows = [(e.key, e.device_time_total / 1e3, e.count)
             for e in prof.key_averages() if e.device_time_total > 0]
     # The GPU's busy time in the step (the rest of the step is the host's).
@@ -194,16 +244,16 @@ def top_kernels(step_model, opt, batch, autocast):
     return sorted(rows, key=lambda r: -r[1]), busy
 
 
-def trace_step(step_model, opt, batch, autocast, path):
-    """One more step under torch.profiler with host and GPU activities,
-    written to `path` as a chrome trace; prints where the GPU waited
-    (bench/step_gaps.py)."""
+def trace_step(step, batch, path):
+    """One more step (`step(idx, targets)`) under torch.profiler with host
+    and GPU activities, written to `path` as a chrome trace; prints where
+    the GPU waited (bench/step_gaps.py)."""
     from torch.profiler import profile, ProfilerActivity
     import step_gaps
     idx, targets = batch
     with profile(activities=[ProfilerActivity.CPU,
                              ProfilerActivity.CUDA]) as prof:
-        train_step(step_model, opt, idx, targets, autocast)
+        step(idx, targets)
     prof.export_chrome_trace(path)
     print(step_gaps.summarize(path, top=8))
 
@@ -246,26 +296,45 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         torch.manual_seed(0)
         model = wrap(GPT(layers=layers).to(dev), engine,
                      device_ids=[dev.index or torch.cuda.current_device()])
-        if label in ("sinter", "sinter-saved"):
-            opt = st.AdamW(model.parameters(), **ADAMW)
+        graphed = label.endswith(GRAPH_SUFFIX)
+        kind = label[:-len(GRAPH_SUFFIX)] if graphed else label
+        opt = make_optimizer(model, kind in ("sinter", "sinter-saved"),
+                             graphed)
+        if kind in ("sinter", "sinter-saved"):
             # sinter-saved: sinter.torch.compile, the compiled forward saved
             # by the first process and loaded by the next (no Dynamo trace,
             # no AOTAutograd): its second process's first step is the warm
             # start.
-            step_model = st.compile(model) if label == "sinter-saved" else \
+            step_model = st.compile(model) if kind == "sinter-saved" else \
                 torch.compile(model, backend="sinter", dynamic=False)
         else:
-            opt = torch.optim.AdamW(model.parameters(), **ADAMW,
-                                    fused=True)
-            step_model = model if label == "eager" else torch.compile(
+            step_model = model if kind == "eager" else torch.compile(
                 model, dynamic=False)
+
+        def step(idx, targets):
+            return train_step(step_model, opt, idx, targets, autocast,
+                              graphed)
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         losses, times = [], []
+        capture_s = None
+        side = torch.cuda.Stream() if graphed else None
         for s in range(steps):
             idx, targets = data[s % len(data)]
             t0 = time.time()
-            loss = train_step(step_model, opt, idx, targets, autocast)
+            if graphed and s == GRAPH_WARMUP:
+                step = GraphedStep(step_model, opt, (idx, targets), autocast)
+                capture_s = time.time() - t0
+                t0 = time.time()
+            if graphed and s < GRAPH_WARMUP:
+                # (torch's recipe: the steps before the capture on a side
+                # stream.)
+                side.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(side):
+                    loss = step(idx, targets)
+                torch.cuda.current_stream().wait_stream(side)
+            else:
+                loss = step(idx, targets)
             times.append(time.time() - t0)
             if world > 1:  # the global batch's mean loss
                 loss = loss.detach().clone()
@@ -273,10 +342,10 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                 loss /= world
             losses.append(loss.item())
         if profile:
-            run_profile = top_kernels(step_model, opt, data[0], autocast)
+            run_profile = top_kernels(step, data[0])
         if trace_dir:
             os.makedirs(trace_dir, exist_ok=True)
-            trace_step(step_model, opt, data[0], autocast,
+            trace_step(step, data[0],
                        os.path.join(trace_dir, "trace_%s.json" % label))
         warm = sorted(times[3:])
         ms = 1e3 * warm[len(warm) // 2]
@@ -284,17 +353,19 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                "first_step_s": times[0],
                "peak_memory_GiB": torch.cuda.max_memory_allocated() / 2**30,
                "losses": losses}
+        if capture_s is not None:
+            run["capture_s"] = capture_s
         if profile:
             run["top_kernels"], run["gpu_busy_ms"] = run_profile
             print("    GPU busy %.2f ms of the step" % run["gpu_busy_ms"])
             for name, ms_k, calls in run["top_kernels"][:12]:
                 print("    %8.2f ms %5d x  %s" % (ms_k, calls, name[:90]))
         results["runs"][label] = run
-        print("%-9s %8.2f ms/step %9.0f tokens/s  first step %6.1f s  peak "
+        print("%-14s %8.2f ms/step %9.0f tokens/s  first step %6.1f s  peak "
               "%5.1f GiB  loss %.4f -> %.4f" % (
                   label, ms, run["tokens_per_s"], times[0],
                   run["peak_memory_GiB"], losses[0], losses[-1]))
-        del model, opt, step_model
+        del model, opt, step_model, step
         # (The model's parameters may sit in reference cycles: collected
         # now, they release what their compiled graphs held for them --
         # Sinter's next outputs -- before the next run's peak is taken.)
@@ -329,7 +400,10 @@ def main():
     p.add_argument("--runs", default="eager,sinter,inductor",
                    help="which of eager, sinter, sinter-saved (sinter.torch."
                    "compile: run it twice, the second process loads what "
-                   "the first saved), inductor to run, in order")
+                   "the first saved), inductor to run, in order; any with "
+                   "'%s': its whole step replayed as one CUDA graph, "
+                   "captured after %d steps (capturable AdamW)" % (
+                       GRAPH_SUFFIX, GRAPH_WARMUP))
     p.add_argument("--autocast", choices=["bf16"],
                    help="run the model under torch.autocast (bf16); "
                    "without it, f32")

@@ -7,18 +7,21 @@
 #   DIR/bwd DIR/fwd DIR/normbwd      attention backward (+ forward+backward),
 #                                    forward and norm-backward tables
 #   DIR/checks                       the GPU checks whose names match CHECKS
-#                                    (a regular expression; default: all)
+#                                    (a regular expression; default: all),
+#                                    the expression in DIR/checks.only
+#   DIR/hooks                        torch_hooks_gpu.py's programs (AdamW,
+#                                    capturable too; attention; a tiny HF GPT-2)
 #   DIR/cache                        sinter.torch's hook programs (AdamW, the
 #                                    attention hook) for bench/train_gpt2.py,
 #                                    with VENV's python (torch, torch-mlir)
 # Usage: bench/device/build.sh [DIR] ; env: BUILD (build dir, default build),
-# CHECKS, VENV (default venv), STEPS="bwd fwd normbwd checks cache".
+# CHECKS, VENV (default venv), STEPS="bwd fwd normbwd checks hooks cache".
 set -e
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${1:-$ROOT/.gpu}
 BUILD=${BUILD:-$ROOT/build}
 VENV=${VENV:-$ROOT/venv}
-STEPS=${STEPS:-"bwd fwd normbwd checks cache"}
+STEPS=${STEPS:-"bwd fwd normbwd checks hooks cache"}
 export PATH=$BUILD/bin:$PATH
 mkdir -p "$DIR/lib"
 cp "$BUILD/lib/libSinterRuntime.so" "$DIR/lib/"
@@ -29,7 +32,9 @@ for step in $STEPS; do
     bwd) rm -rf "$DIR/bwd"; python3 bench/bench_attention_backward.py build "$DIR/bwd" >/dev/null ;;
     fwd) rm -rf "$DIR/fwd"; python3 test/Integration/GPU/gpu_checks.py build-bench-attention "$DIR/fwd" >/dev/null ;;
     normbwd) rm -rf "$DIR/normbwd"; python3 bench/bench_norm_backward.py build "$DIR/normbwd" >/dev/null ;;
-    checks) rm -rf "$DIR/checks"; python3 test/Integration/GPU/gpu_checks.py build "$DIR/checks" --compiler "$BUILD/bin/sinterc" ${CHECKS:+--only "$CHECKS"} >/dev/null ;;
+    checks) rm -rf "$DIR/checks"; python3 test/Integration/GPU/gpu_checks.py build "$DIR/checks" --compiler "$BUILD/bin/sinterc" ${CHECKS:+--only "$CHECKS"} >/dev/null
+            echo "${CHECKS:-.}" > "$DIR/checks.only" ;;
+    hooks) rm -rf "$DIR/hooks"; SINTER_LIB_DIR=$BUILD/lib PYTHONPATH=$ROOT/python "$VENV/bin/python" test/Integration/GPU/torch_hooks_gpu.py build "$DIR/hooks" >/dev/null ;;
     cache) rm -rf "$DIR/cache"; SINTER_LIB_DIR=$BUILD/lib PYTHONPATH=$ROOT/python "$VENV/bin/python" bench/train_gpt2.py aot "$DIR/cache" --autocast bf16 ;;
     *) echo "build.sh: unknown step '$step'" >&2; exit 2 ;;
   esac

@@ -8,13 +8,18 @@
 # leaves the earlier ones' results.
 # Usage: bash bench/device/run.sh [STEP[:SECONDS] ...]; steps:
 #   checks    gpu_checks.py over .gpu/checks (every case built)
+#   hooks     torch_hooks_gpu.py over .gpu/hooks (AdamW, capturable in a
+#             CUDA graph; attention; a tiny Hugging Face GPT-2 step)
 #   race      compute-sanitizer racecheck over .gpu/checks' attention cases
 #   bwd       attention backward and forward+backward beside cuDNN and FA2
+#   flex      the same with FlexAttention as a peer too (its compile is slow)
 #   fwd       attention forward beside the SDPA backends
 #   normbwd   LayerNorm/RMSNorm backward beside torch eager and compile
-#   export    one bf16 GPT-2 step that writes the partitions the cache lacks
-#             (SINTER_TORCH_EXPORT) for `python -m sinter.torch.export`
-#   step      the GPT-2 step, eager / sinter / inductor, 200 steps, with the
+#   export    bf16 GPT-2 steps that write the partitions the cache lacks
+#             (SINTER_TORCH_EXPORT) for `python -m sinter.torch.export`,
+#             then replay as a CUDA graph (the graphed path, smoke-tested)
+#   step      the GPT-2 step, eager / sinter / inductor and the last two
+#             as one CUDA graph (RUNS to choose), 200 steps, with the
 #             cache (after the exported partitions were compiled into it)
 cd "$(dirname "$0")/../.."
 G=$PWD/.gpu
@@ -27,22 +32,26 @@ for arg in "$@"; do
   step=${arg%%:*}; limit=${arg#*:}; [ "$limit" = "$arg" ] && limit=300
   echo "== $step (limit $limit s) at $(( $(date +%s) - T0 )) s"
   case $step in
-    checks) timeout $limit python3 test/Integration/GPU/gpu_checks.py check $G/checks > $R/checks.log 2>&1
+    checks) timeout $limit python3 test/Integration/GPU/gpu_checks.py check $G/checks --only "$(cat $G/checks.only)" > $R/checks.log 2>&1
             grep -c ^PASS $R/checks.log; grep -E "^FAIL|failures" $R/checks.log | tail -5 ;;
-    race) timeout $limit compute-sanitizer --tool racecheck python3 test/Integration/GPU/gpu_checks.py check $G/checks --kernels-only --only attention > $R/race.log 2>&1
+    race) timeout $limit compute-sanitizer --tool racecheck python3 test/Integration/GPU/gpu_checks.py check $G/checks --kernels-only --only "attention.*($(cat $G/checks.only))" > $R/race.log 2>&1
           tail -2 $R/race.log ;;
+    hooks) timeout $limit python3 test/Integration/GPU/torch_hooks_gpu.py check $G/hooks > $R/hooks.log 2>&1
+           grep -c ^PASS $R/hooks.log; grep -E "^FAIL|Error" $R/hooks.log | tail -5 ;;
     bwd) timeout $limit python3 bench/bench_attention_backward.py run $G/bwd --json $R/bwd.json > $R/bwd.log 2>&1
          grep -v "max err" $R/bwd.log | tail -14 ;;
+    flex) timeout $limit python3 bench/bench_attention_backward.py run $G/bwd --flex --json $R/flex.json > $R/flex.log 2>&1
+          grep -v "max err" $R/flex.log | tail -20 ;;
     fwd) timeout $limit python3 bench/bench_attention.py $G/fwd --json $R/fwd.json > $R/fwd.log 2>&1
          grep -E "^attention|sinter|cuDNN" $R/fwd.log | tail -30 ;;
     normbwd) timeout $limit python3 bench/bench_norm_backward.py run $G/normbwd --json $R/normbwd.json > $R/normbwd.log 2>&1
              grep -v Warning $R/normbwd.log | tail -12 ;;
     export) rm -rf /tmp/cache; cp -r $G/cache /tmp/cache
-            SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=$R/export SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --runs sinter --steps 2 --autocast bf16 > $R/export.log 2>&1
+            SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=$R/export SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --runs sinter+graph --steps 6 --autocast bf16 > $R/export.log 2>&1
             tail -2 $R/export.log; ls $R/export ;;
     step) rm -rf /tmp/cache; cp -r $G/cache /tmp/cache
-          SINTER_TORCH_IMPORT=0 SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --steps 200 --autocast bf16 --runs eager,sinter,inductor --json $R/step.json --compile-log $R/step_compile.log > $R/step.log 2>&1
-          tail -6 $R/step.log ;;
+          SINTER_TORCH_IMPORT=0 SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --steps 200 --autocast bf16 --runs ${RUNS:-eager,sinter,inductor,sinter+graph,inductor+graph} --json $R/step.json --compile-log $R/step_compile.log > $R/step.log 2>&1
+          tail -9 $R/step.log ;;
     *) echo "run.sh: unknown step '$step'" ;;
   esac
   pack

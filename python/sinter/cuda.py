@@ -246,8 +246,12 @@ class CudaFunction:
         current stream: the next call on that stream takes them instead of
         allocating its own (a caller that knows when memory is free and
         the GPU busy: sinter.torch's training forwards, _spare_outputs.py).
-        May run on another thread than the calls."""
+        May run on another thread than the calls. Nothing is made while
+        the stream is captured into a CUDA graph: memory of the graph's
+        pool would be handed to a call outside it."""
         torch = _torch()
+        if torch.cuda.is_current_stream_capturing():
+            return
         stream = torch.cuda.current_stream(device).cuda_stream
         outs = [None if alias is not None else
                 torch.empty(shape, dtype=dtype, device=device)
@@ -261,8 +265,13 @@ class CudaFunction:
 
     def _take_spare(self, device, stream):
         """The outputs spare_outputs made for a call on `device` and
-        `stream` (a CUDA stream handle, None: the current one), or None."""
+        `stream` (a CUDA stream handle, None: the current one), or None.
+        A call captured into a CUDA graph takes none (its outputs come from
+        the graph's pool, fixed for its replays) and drops the set (nothing
+        outside the graph would take it)."""
         spare, self._spare = self._spare, None
+        if _torch().cuda.is_current_stream_capturing():
+            return None
         if spare is None or spare[0] != device:
             return None
         if stream is None:

@@ -227,7 +227,9 @@ def _runner(prog, plan, single, device, strides=None, watch=()):
             is_arg, index, stride = w
             o = args[index] if is_arg else outs[index]
             full.append(o if stride is None else _restride(o, stride))
-        if watched:  # (the tensors returned: maybe restrided)
+        # (The tensors returned: maybe restrided. Under a CUDA graph's
+        # capture the outputs are the graph's, and no spare set is made.)
+        if watched and not torch.cuda.is_current_stream_capturing():
             _spare_outputs.watch(fn, [full[p] for p in watched], device,
                                  _spare_outputs.owner_of(args))
         return full[0] if single else tuple(full)

@@ -11,6 +11,14 @@ The programs the first step will need are compiled on background threads
 from the optimizer's construction on (where the compiler is installed), so
 that they are ready by then: GPT-2's three took ~8 s of a cold first step,
 one after the other, at the step.
+
+capturable=True (as torch's): each parameter's `step` is a 0-d f32 tensor
+on its device, incremented there, and the programs read the step count
+from it inside the kernel -- nothing is read back to the host, so a step
+can be captured in a CUDA graph and replayed (torch.cuda.graph; the
+learning rate, a float, is fixed at capture, as with torch's). Parameters
+updated together must have stepped together: their counts are compared
+once after the state is made or loaded.
 """
 
 import logging
@@ -26,9 +34,11 @@ from ._tensors import flt, tensor_type, to_numpy, from_numpy
 _TENSORS_PER_PROGRAM = 64
 
 
-def adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
+def adamw_ir(shapes_types, beta1, beta2, eps, weight_decay, capturable=False):
     """The program of one AdamW update of tensors of the MLIR types
-    `shapes_types` (params, then grads, exp_avgs and exp_avg_sqs alike)."""
+    `shapes_types` (params, then grads, exp_avgs and exp_avg_sqs alike);
+    `capturable`: the step count is a tensor<f32> the kernel reads (a
+    device tensor), not a value passed at the call."""
     n = len(shapes_types)
     names = {k: ["%%%s%d" % (k, i) for i in range(n)] for k in "pgmv"}
     types = shapes_types
@@ -40,11 +50,16 @@ def adamw_ir(shapes_types, beta1, beta2, eps, weight_decay):
 
     def lst(k):
         return "%s : %s" % (", ".join(names[k]), ", ".join(types))
-    return """func.func @adamw(%s, %%lr: f32, %%step: f32) -> (%s) {
-  %s = sinter.adamw params(%s) grads(%s) exp_avgs(%s) exp_avg_sqs(%s) lr(%%lr) step(%%step) {beta1 = %s : f64, beta2 = %s : f64, eps = %s : f64, weight_decay = %s : f64}
+    step_arg, step_read = "%step: f32", ""
+    if capturable:
+        step_arg = "%step_t: tensor<f32>"
+        step_read = "  %step = tensor.extract %step_t[] : tensor<f32>\n"
+    return """func.func @adamw(%s, %%lr: f32, %s) -> (%s) {
+%s  %s = sinter.adamw params(%s) grads(%s) exp_avgs(%s) exp_avg_sqs(%s) lr(%%lr) step(%%step) {beta1 = %s : f64, beta2 = %s : f64, eps = %s : f64, weight_decay = %s : f64}
   return %s : %s
 }
-""" % (", ".join(args), ", ".join(results), ", ".join(res), lst("p"),
+""" % (", ".join(args), step_arg, ", ".join(results), step_read,
+       ", ".join(res), lst("p"),
        lst("g"), lst("m"), lst("v"), flt(beta1), flt(beta2), flt(eps),
        flt(weight_decay), ", ".join(res), ", ".join(results))
 
@@ -60,8 +75,9 @@ def _local(t):
 
 def _buckets(params, counts):
     """(device, step count, indices into `params`) of each program a step
-    runs: one per device, dtype and step count, split into programs of at
-    most _TENSORS_PER_PROGRAM."""
+    runs: one per device, dtype and step count (None for all: capturable
+    counts stay on the device), split into programs of at most
+    _TENSORS_PER_PROGRAM."""
     buckets = {}
     for i, (p, count) in enumerate(zip(params, counts)):
         buckets.setdefault((p.device, p.dtype, count), []).append(i)
@@ -81,7 +97,8 @@ def _program_ir(group, params, sharded):
     beta1, beta2 = group["betas"]
     local = [_local(p) for p in params] if sharded else params
     return adamw_ir([tensor_type(p) for p in local], beta1, beta2,
-                    group["eps"], group["weight_decay"])
+                    group["eps"], group["weight_decay"],
+                    bool(group.get("capturable")))
 
 
 def _precompile_quietly(ir, target):
@@ -94,7 +111,7 @@ def _precompile_quietly(ir, target):
 
 class AdamW(torch.optim.Optimizer):
     """Drop-in for torch.optim.AdamW (decoupled weight decay). amsgrad,
-    maximize, capturable and differentiable are not supported."""
+    maximize and differentiable are not supported."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
                  weight_decay=1e-2, amsgrad=False, *, maximize=False,
@@ -114,7 +131,6 @@ class AdamW(torch.optim.Optimizer):
             raise ValueError("Invalid weight_decay value: {}"
                              .format(weight_decay))
         for name, on in (("amsgrad", amsgrad), ("maximize", maximize),
-                         ("capturable", capturable),
                          ("differentiable", differentiable)):
             if on:
                 raise NotImplementedError(
@@ -128,6 +144,9 @@ class AdamW(torch.optim.Optimizer):
         # (device, hyperparameters, shapes and dtypes) -> adamw function,
         # made by _function.
         self._functions = {}
+        # Whether the capturable step counts of the parameters updated
+        # together were found equal since the state was made or loaded.
+        self._counts_checked = False
         self._compile_ahead()
 
     def _compile_ahead(self):
@@ -142,7 +161,8 @@ class AdamW(torch.optim.Optimizer):
             params = [p for p in group["params"] if p.requires_grad]
             if any(p.device.type == "meta" for p in params):
                 continue
-            for device, _, chunk in _buckets(params, [0.0] * len(params)):
+            counts = [None if group["capturable"] else 0.0] * len(params)
+            for device, _, chunk in _buckets(params, counts):
                 ps = [params[i] for i in chunk]
                 ir = _program_ir(group, ps, _is_sharded(ps))
                 thread = threading.Thread(
@@ -151,11 +171,15 @@ class AdamW(torch.optim.Optimizer):
                 thread.start()
                 self._compiling.append(thread)
 
-    def _init_state(self, p):
+    def _init_state(self, p, capturable):
         state = self.state[p]
         if len(state) == 0:
-            # As torch.optim.AdamW (not capturable): a CPU f32 step tensor.
-            state["step"] = torch.tensor(0.0, dtype=torch.float32)
+            # As torch.optim.AdamW: a CPU f32 step tensor, or (capturable)
+            # one on the parameter's device.
+            state["step"] = (torch.zeros((), dtype=torch.float32,
+                                         device=p.device) if capturable
+                             else torch.tensor(0.0, dtype=torch.float32))
+            self._counts_checked = False
             state["exp_avg"] = torch.zeros_like(
                 p, memory_format=torch.preserve_format)
             state["exp_avg_sq"] = torch.zeros_like(
@@ -173,14 +197,45 @@ class AdamW(torch.optim.Optimizer):
             if any([p.grad.is_sparse for p in params]):
                 raise RuntimeError("sinter.torch.AdamW does not support "
                                    "sparse gradients")
-            states = [self._init_state(p) for p in params]
-            # The step counts, read in one op (not one .item() each).
-            counts = (torch.stack([s["step"] for s in states]).tolist()
-                      if states else [])
+            capturable = group["capturable"]
+            states = [self._init_state(p, capturable) for p in params]
+            if capturable:
+                self._check_counts(params, states)
+                counts = [None] * len(states)
+            else:
+                # The step counts, read in one op (not one .item() each).
+                counts = (torch.stack([s["step"] for s in states]).tolist()
+                          if states else [])
             for device, count, chunk in _buckets(params, counts):
                 self._update(group, device, count,
                              [(params[i], states[i]) for i in chunk])
         return loss
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        self._counts_checked = False
+
+    def _check_counts(self, params, states):
+        """Capturable counts are not read per step; those of the parameters
+        one program updates must agree: checked (one read) after the state
+        was made or loaded, outside a CUDA graph's capture."""
+        if self._counts_checked or not states:
+            return
+        if (torch.cuda.is_available()
+                and torch.cuda.is_current_stream_capturing()):
+            raise RuntimeError(
+                "sinter.torch.AdamW(capturable=True): run one step before "
+                "capturing (the step counts are checked outside the graph)")
+        for device, _, chunk in _buckets(params, [None] * len(params)):
+            counts = torch.stack([states[i]["step"].float().cpu()
+                                  for i in chunk])
+            if bool((counts != counts[0]).any()):
+                raise RuntimeError(
+                    "sinter.torch.AdamW(capturable=True): parameters of "
+                    "one device and dtype have different step counts %s; "
+                    "they are updated by one program with one count" %
+                    sorted(set(counts.tolist())))
+        self._counts_checked = True
 
     def _function(self, group, device, params, sharded):
         """The sinter.adamw function of `params`' shapes and dtypes (their
@@ -189,7 +244,8 @@ class AdamW(torch.optim.Optimizer):
         step)."""
         beta1, beta2 = group["betas"]
         key = (device, beta1, beta2, group["eps"], group["weight_decay"],
-               sharded, tuple((p.shape, p.dtype) for p in params))
+               bool(group["capturable"]), sharded,
+               tuple((p.shape, p.dtype) for p in params))
         functions = self.__dict__.setdefault("_functions", {})
         fn = functions.get(key)
         if fn is None:
@@ -203,7 +259,9 @@ class AdamW(torch.optim.Optimizer):
         states = [s for _, s in members]
         steps = [s["step"] for s in states]
         torch._foreach_add_(steps, 1)
-        step = float(count) + 1
+        # Capturable: the first parameter's count (on the device, the
+        # others' equal: _check_counts) is read by the kernel.
+        step = steps[0] if count is None else float(count) + 1
         sharded = _is_sharded(params)
         fn = self._function(group, device, params, sharded)
         grads = [p.grad if p.grad.dtype == p.dtype else p.grad.to(p.dtype)
@@ -224,6 +282,8 @@ class AdamW(torch.optim.Optimizer):
                                    "CUDA parameters in place")
             fn(*tensors, lr, step)
             return
+        if isinstance(step, torch.Tensor):
+            step = to_numpy(step)
         outs = fn(*[to_numpy(t) for t in tensors], lr, step)
         n = len(params)
         for dst, new in zip(tensors[:n] + tensors[2 * n:], outs):

@@ -11,6 +11,8 @@
 # RUN: env SINTER_CACHE_DIR=%t.cache %python %s | FileCheck %s
 # CHECK-NOT: FAIL
 # CHECK: adamw compiled ahead: ok
+# CHECK: adamw capturable step tensors: ok
+# CHECK: adamw capturable differing counts: ok
 # CHECK: ALL PASSED
 
 import copy
@@ -94,6 +96,44 @@ for i, (p, q, r, s) in enumerate(zip(a.parameters(), b.parameters(),
                                      c.parameters(), d.parameters())):
     close("adamw state dict torch->sinter param %d" % i, s, p, 2e-6)
     close("adamw state dict sinter->torch param %d" % i, r, q, 2e-6)
+# capturable=True: the step counts stay tensors on the parameters' device
+# and the program reads them (a step<f32> tensor argument): against torch's
+# capturable AdamW, from fresh state and from torch's state dict (its CPU
+# counts moved to the parameters' device, as torch's loading does).
+e, f = model(1), model(1)
+e.load_state_dict(a.state_dict())
+f.load_state_dict(a.state_dict())
+oe = torch.optim.AdamW(groups(e), lr=1e-2, capturable=False)
+of = st.AdamW(groups(f), lr=1e-2, capturable=True)
+of.load_state_dict(copy.deepcopy(oa.state_dict()))
+for g in of.param_groups:
+    g["capturable"] = True  # (torch's state dict said False)
+oe.load_state_dict(copy.deepcopy(oa.state_dict()))
+for it in range(4):
+    for m, o in ((e, oe), (f, of)):
+        o.zero_grad()
+        m(x).square().mean().backward()
+        o.step()
+steps = {float(s["step"]) for s in of.state.values()}
+print("adamw capturable step tensors: %s" % (
+    "ok" if steps == {15.0} and all(isinstance(s["step"], torch.Tensor)
+                                   for s in of.state.values()) else
+    "FAIL %s" % steps))
+assert "%step_t: tensor<f32>" in _program_ir(of.param_groups[0],
+                                            list(f[0].parameters()), False)
+for i, (p, q) in enumerate(zip(e.parameters(), f.parameters())):
+    close("adamw capturable 11 + 4 steps param %d" % i, q, p, 2e-6)
+g0 = model(2)
+og = st.AdamW(g0.parameters(), capturable=True)
+g0(x).sum().backward()
+og.step()
+og.state[g0[0].weight]["step"] += 1  # counts of one program differ
+try:
+    og.load_state_dict(og.state_dict())
+    og.step()
+    raise AssertionError("differing capturable counts accepted")
+except RuntimeError as err:
+    print("adamw capturable differing counts: ok (%s)" % err)
 try:
     st.AdamW(a.parameters(), amsgrad=True)
     raise AssertionError("amsgrad accepted")

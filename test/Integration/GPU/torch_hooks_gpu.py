@@ -4,7 +4,8 @@ compiler, no GPU) the programs that `check CACHE` then loads from the cache
 on the GPU machine (no compiler) -- the deployment the on-disk cache is
 for. Checks AdamW in place against torch.optim.AdamW, attention and its
 backward against float64 SDPA, and a Hugging Face GPT-2 training step with
-attn_implementation="sinter" against "sdpa".
+attn_implementation="sinter" against "sdpa"; the capturable AdamW captured
+into a CUDA graph and replayed against torch's capturable AdamW.
 
     python3 torch_hooks_gpu.py build CACHE     # here
     python3 torch_hooks_gpu.py check CACHE     # on the GPU
@@ -51,8 +52,10 @@ def build(cache):
     att = sys.modules["sinter.torch.attention"]
     for shapes in ADAMW:
         for dtype in (torch.float32, torch.bfloat16):
-            print(_cache.precompile(adamw_ir(adamw_types(shapes, dtype), 0.9,
-                                             0.999, 1e-8, 0.01), TARGET))
+            for capturable in (False, True):
+                print(_cache.precompile(adamw_ir(
+                    adamw_types(shapes, dtype), 0.9, 0.999, 1e-8, 0.01,
+                    capturable), TARGET))
     for case in ATTN:
         q, k, v, m, causal = attn_tensors(case, "meta")
         for mask_grad in ((False, True) if m is not None else (False,)):
@@ -119,6 +122,47 @@ def check(cache):
             for i, (p, q) in enumerate(zip(pa, pb)):
                 ok &= close("adamw %s param %d" % (str(dtype)[6:], i), q, p,
                             tol)
+    # The capturable AdamW: two steps outside a graph, then one captured and
+    # replayed four times, gradients rewritten in place between replays,
+    # against torch's capturable AdamW stepping alike.
+    for shapes in ADAMW:
+        torch.manual_seed(0)
+        pa = [torch.nn.Parameter(torch.randn(s, device=dev)) for s in shapes]
+        pb = [torch.nn.Parameter(p.detach().clone()) for p in pa]
+        grads = [torch.zeros_like(p) for p in pa]
+        for p, q, g in zip(pa, pb, grads):
+            p.grad, q.grad = g, g.clone()
+        oa = torch.optim.AdamW(pa, lr=1e-2, capturable=True, foreach=False)
+        ob = st.AdamW(pb, lr=1e-2, capturable=True)
+        for it in range(2):
+            for g, p, q in zip(grads, pa, pb):
+                g.normal_()
+                p.grad.copy_(g)
+                q.grad.copy_(g)
+            oa.step()
+            ob.step()
+        graph = torch.cuda.CUDAGraph()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            with torch.cuda.graph(graph):
+                ob.step()
+        torch.cuda.current_stream().wait_stream(side)
+        for it in range(4):
+            for g, p, q in zip(grads, pa, pb):
+                g.normal_()
+                p.grad.copy_(g)
+                q.grad.copy_(g)
+            oa.step()
+            graph.replay()
+        torch.cuda.synchronize()
+        steps = {float(ob.state[q]["step"]) for q in pb}
+        ok &= close("adamw capturable, graph replays: steps %s" % sorted(
+            steps), torch.tensor(float(steps == {6.0})), torch.tensor(1.0),
+            0)
+        for i, (p, q) in enumerate(zip(pa, pb)):
+            ok &= close("adamw capturable, graph replays: param %d" % i, q,
+                        p, 1e-6)
     # Attention and autograd against float64 SDPA; bound: twice torch's
     # own error in the same dtype, plus a little.
     for case in ATTN:
