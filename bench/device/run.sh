@@ -20,7 +20,8 @@
 #             then replay as a CUDA graph (the graphed path, smoke-tested)
 #   step      the GPT-2 step, eager / sinter / inductor and the last two
 #             as one CUDA graph (RUNS to choose), 200 steps, with the
-#             cache (after the exported partitions were compiled into it)
+#             cache (after the exported partitions were compiled into it);
+#             PROFILE=1: each run's kernels after its timed steps
 cd "$(dirname "$0")/../.."
 G=$PWD/.gpu
 export SINTER_LIB_DIR=$G/lib PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
@@ -50,7 +51,7 @@ for arg in "$@"; do
             SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=$R/export SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --runs sinter+graph --steps 6 --autocast bf16 > $R/export.log 2>&1
             tail -2 $R/export.log; ls $R/export ;;
     step) rm -rf /tmp/cache; cp -r $G/cache /tmp/cache
-          SINTER_TORCH_IMPORT=0 SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --steps 200 --autocast bf16 --runs ${RUNS:-eager,sinter,inductor,sinter+graph,inductor+graph} --json $R/step.json --compile-log $R/step_compile.log > $R/step.log 2>&1
+          SINTER_TORCH_IMPORT=0 SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --steps 200 --autocast bf16 --runs ${RUNS:-eager,sinter,inductor,sinter+graph,inductor+graph} --json $R/step.json --compile-log $R/step_compile.log ${PROFILE:+--profile} > $R/step.log 2>&1
           tail -9 $R/step.log ;;
     *) echo "run.sh: unknown step '$step'" ;;
   esac
