@@ -45,6 +45,262 @@ static bool cublasLtTakes(Type a, Type b, Type c) {
   return (a.isF16() || a.isBF16()) && (c == a || c.isF32());
 }
 
+/// Whether `op` has the default (untransposed) indexing maps of a matmul
+/// or, `batched`, a batch matmul.
+static bool hasDefaultMaps(linalg::LinalgOp op, bool batched) {
+  MLIRContext *ctx = op->getContext();
+  AffineExpr d0, d1, d2, d3;
+  SmallVector<AffineMap> maps;
+  if (batched) {
+    bindDims(ctx, d0, d1, d2, d3);
+    maps = {AffineMap::get(4, 0, {d0, d1, d3}, ctx),
+            AffineMap::get(4, 0, {d0, d3, d2}, ctx),
+            AffineMap::get(4, 0, {d0, d1, d2}, ctx)};
+  } else {
+    bindDims(ctx, d0, d1, d2);
+    maps = {AffineMap::get(3, 0, {d0, d2}, ctx),
+            AffineMap::get(3, 0, {d2, d1}, ctx),
+            AffineMap::get(3, 0, {d0, d1}, ctx)};
+  }
+  return op.getIndexingMapsArray() == maps;
+}
+
+namespace {
+
+/// A matmul's sizes and its initial C: `initTensor` when C0 is read, null
+/// when it is a splat constant (`fill`) folded into the kernel.
+struct MatmulShape {
+  int64_t batch, M, K, N;
+  Value initTensor;
+  double fill = 0.0;
+};
+
+/// The kernel's view of its operands (flattened buffers; C0 and bias null
+/// when absent) and of its thread: tile origin, batch offsets, thread
+/// coordinates in the 16 x 16 grid of 4 x 4 sub-tiles.
+struct MatmulThread {
+  Value A, Bm, C0, bias, C;
+  Value tid, tx, ty, m0, n0, aBase, bBase, cBase;
+};
+
+} // namespace
+
+/// The sizes of `op` and its initial C; fails on an uninitialized C.
+static FailureOr<MatmulShape> shapeOf(linalg::LinalgOp op, bool batched) {
+  Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = cast<RankedTensorType>(bm.getType());
+  MatmulShape s;
+  s.batch = batched ? aType.getDimSize(0) : 1;
+  s.M = aType.getDimSize(batched ? 1 : 0);
+  s.K = aType.getDimSize(batched ? 2 : 1);
+  s.N = bType.getDimSize(batched ? 2 : 1);
+  // The initial C: a splat constant fill folds into the kernel; anything
+  // else is read.
+  Attribute fillValue;
+  s.initTensor = init;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    if (matchPattern(fill.getInputs()[0], m_Constant(&fillValue)))
+      s.initTensor = Value();
+  } else if (init.getDefiningOp<tensor::EmptyOp>()) {
+    return op->emitOpError("accumulates into an uninitialized tensor");
+  }
+  if (auto f = dyn_cast_or_null<FloatAttr>(fillValue))
+    s.fill = f.getValueAsDouble();
+  return s;
+}
+
+/// The block's tile and the thread's place in it, from the kernel's
+/// arguments (A, B, then C0 when read, the bias at `biasArg` when >= 0, C at
+/// `cArg`).
+static MatmulThread setupThread(ImplicitLocOpBuilder &b, KernelBuilder &kb,
+                                gpu::GPUFuncOp func, const MatmulShape &s,
+                                int64_t biasArg, int64_t cArg) {
+  int64_t mTiles = llvm::divideCeil(s.M, kTile),
+          nTiles = llvm::divideCeil(s.N, kTile);
+  MatmulThread t;
+  t.A = kb.flatten(func.getArgument(0));
+  t.Bm = kb.flatten(func.getArgument(1));
+  t.C0 = s.initTensor ? kb.flatten(func.getArgument(2)) : Value();
+  t.bias = biasArg >= 0 ? func.getArgument(biasArg) : Value();
+  t.C = kb.flatten(func.getArgument(cArg));
+  Value bid = kb.blockId();
+  Value nT = arith::RemUIOp::create(b, bid, kb.idx(nTiles));
+  Value rest = arith::DivUIOp::create(b, bid, kb.idx(nTiles));
+  Value mT = arith::RemUIOp::create(b, rest, kb.idx(mTiles));
+  Value bat = arith::DivUIOp::create(b, rest, kb.idx(mTiles));
+  t.tid = kb.threadId();
+  t.tx = arith::RemUIOp::create(b, t.tid, kb.idx(kTile / kSub));
+  t.ty = arith::DivUIOp::create(b, t.tid, kb.idx(kTile / kSub));
+  t.m0 = arith::MulIOp::create(b, mT, kb.idx(kTile));
+  t.n0 = arith::MulIOp::create(b, nT, kb.idx(kTile));
+  t.aBase = arith::MulIOp::create(b, bat, kb.idx(s.M * s.K));
+  t.bBase = arith::MulIOp::create(b, bat, kb.idx(s.K * s.N));
+  t.cBase = arith::MulIOp::create(b, bat, kb.idx(s.M * s.N));
+  return t;
+}
+
+/// Stages the `rows` x `cols` tile at (r0, c0) of the R x Cn matrix `src`
+/// (from element `base`) into shared memory `dst` as f32, `block` threads
+/// each storing (rows x cols) / block elements, zero outside the matrix. An
+/// operand stored transposed (Cn x R) is read at (c, r).
+static void emitStage(ImplicitLocOpBuilder &b, KernelBuilder &kb, Value tid,
+                      int64_t block, Value src, Value base, Value dst,
+                      int64_t rows, int64_t cols, Value r0, Value c0, int64_t R,
+                      int64_t Cn, bool transposed) {
+  for (int64_t e = 0; e < (rows * cols) / block; ++e) {
+    Value flat = arith::AddIOp::create(b, tid, kb.idx(e * block));
+    Value r = arith::DivUIOp::create(b, flat, kb.idx(cols));
+    Value c = arith::RemUIOp::create(b, flat, kb.idx(cols));
+    Value gr = arith::AddIOp::create(b, r0, r);
+    Value gc = arith::AddIOp::create(b, c0, c);
+    Value ok = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gr, kb.idx(R)),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gc, kb.idx(Cn)));
+    Value gidx = arith::AddIOp::create(
+        b, base,
+        transposed ? arith::AddIOp::create(
+                         b, arith::MulIOp::create(b, gc, kb.idx(R)), gr)
+                   : arith::AddIOp::create(
+                         b, arith::MulIOp::create(b, gr, kb.idx(Cn)), gc));
+    Value safe = arith::SelectOp::create(b, ok, gidx, kb.idx(0));
+    Value v = vector::ExtractOp::create(
+        b, kb.loadF32(src, safe, 1, nullptr, 0.0, false), ArrayRef<int64_t>{0});
+    v = arith::SelectOp::create(b, ok, v, kb.f32(0.0));
+    memref::StoreOp::create(b, v, dst, ValueRange{r, c});
+  }
+}
+
+/// The k-loop: A and B staged kTileK at a time, each thread's 4 x 4 sums
+/// carried as one vector; returns the sums.
+static Value emitProductLoop(ImplicitLocOpBuilder &b, KernelBuilder &kb,
+                             const MatmulThread &t, const MatmulShape &s,
+                             const MatmulOperands &in, int64_t block,
+                             Value aTile, Value bTile) {
+  Type f32 = b.getF32Type();
+  auto accType = VectorType::get({kSub * kSub}, f32);
+  Value acc0 = arith::ConstantOp::create(
+      b, accType,
+      DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0).getValue()));
+  auto kLoop = scf::ForOp::create(b, kb.idx(0), kb.idx(s.K), kb.idx(kTileK),
+                                  ValueRange{acc0});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(kLoop.getBody());
+  Value k0 = kLoop.getInductionVar();
+  Value acc = kLoop.getRegionIterArgs()[0];
+  gpu::BarrierOp::create(b);
+  // Stage A[m0:m0+64, k0:k0+16] and B[k0:k0+16, n0:n0+64]: 1024 elements
+  // each, 4 per thread, zero outside the matrices.
+  emitStage(b, kb, t.tid, block, t.A, t.aBase, aTile, kTile, kTileK, t.m0, k0,
+            s.M, s.K, in.transA);
+  emitStage(b, kb, t.tid, block, t.Bm, t.bBase, bTile, kTileK, kTile, k0, t.n0,
+            s.K, s.N, in.transB);
+  gpu::BarrierOp::create(b);
+  SmallVector<Value> sums;
+  for (int64_t i = 0; i < kSub * kSub; ++i)
+    sums.push_back(vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i}));
+  for (int64_t kk = 0; kk < kTileK; ++kk) {
+    SmallVector<Value> av, bv;
+    for (int64_t i = 0; i < kSub; ++i) {
+      Value r = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, t.ty, kb.idx(kSub)), kb.idx(i));
+      av.push_back(memref::LoadOp::create(b, aTile, ValueRange{r, kb.idx(kk)}));
+      Value c = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, t.tx, kb.idx(kSub)), kb.idx(i));
+      bv.push_back(memref::LoadOp::create(b, bTile, ValueRange{kb.idx(kk), c}));
+    }
+    for (int64_t i = 0; i < kSub; ++i)
+      for (int64_t j = 0; j < kSub; ++j)
+        sums[i * kSub + j] =
+            math::FmaOp::create(b, av[i], bv[j], sums[i * kSub + j]);
+  }
+  Value next = vector::FromElementsOp::create(b, accType, sums);
+  scf::YieldOp::create(b, next);
+  return kLoop.getResult(0);
+}
+
+/// Each thread's 4 x 4 results: + C0 (or the fill), + bias[n] in f32, one
+/// rounding to C's type at the store.
+static void emitStores(ImplicitLocOpBuilder &b, KernelBuilder &kb,
+                       const MatmulThread &t, const MatmulShape &s, Value acc) {
+  for (int64_t i = 0; i < kSub; ++i) {
+    for (int64_t j = 0; j < kSub; ++j) {
+      Value r = arith::AddIOp::create(
+          b, t.m0,
+          arith::AddIOp::create(b, arith::MulIOp::create(b, t.ty, kb.idx(kSub)),
+                                kb.idx(i)));
+      Value c = arith::AddIOp::create(
+          b, t.n0,
+          arith::AddIOp::create(b, arith::MulIOp::create(b, t.tx, kb.idx(kSub)),
+                                kb.idx(j)));
+      Value ok = arith::AndIOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r, kb.idx(s.M)),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, kb.idx(s.N)));
+      Value idx = arith::AddIOp::create(
+          b, t.cBase,
+          arith::AddIOp::create(b, arith::MulIOp::create(b, r, kb.idx(s.N)),
+                                c));
+      Value v =
+          vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i * kSub + j});
+      if (t.C0) {
+        Value safe = arith::SelectOp::create(b, ok, idx, kb.idx(0));
+        Value c0v = vector::ExtractOp::create(
+            b, kb.loadF32(t.C0, safe, 1, nullptr, 0.0, false),
+            ArrayRef<int64_t>{0});
+        v = arith::AddFOp::create(b, v, c0v);
+      } else if (s.fill != 0.0) {
+        v = arith::AddFOp::create(b, v, kb.f32(s.fill));
+      }
+      if (t.bias) {
+        // The epilogue: + bias[n] in f32; storeF32 rounds once to C's type.
+        Value safe = arith::SelectOp::create(b, ok, c, kb.idx(0));
+        v = arith::AddFOp::create(
+            b, v,
+            vector::ExtractOp::create(
+                b, kb.loadF32(t.bias, safe, 1, nullptr, 0.0, false),
+                ArrayRef<int64_t>{0}));
+      }
+      kb.storeF32(t.C, idx, kb.splat(v, 1), ok, /*aligned=*/false);
+    }
+  }
+}
+
+/// The library call: C = A x B (beta = 0) into the fresh result, or
+/// C = C0 + A x B (beta = 1) reading the init; null where cuBLASLt has no
+/// form of it (a non-zero constant fill is not a matrix in memory; types
+/// it does not take; sizes past int32).
+static DictionaryAttr libraryCallOf(Builder &b, const MatmulShape &s, Type aElt,
+                                    Type bElt, Type cElt,
+                                    const MatmulOperands &in, int64_t cArg,
+                                    int64_t biasArg) {
+  if (!(s.initTensor || s.fill == 0.0) || !cublasLtTakes(aElt, bElt, cElt) ||
+      !llvm::all_of(ArrayRef<int64_t>{s.batch, s.M, s.N, s.K}, [](int64_t d) {
+        return d > 0 && d <= std::numeric_limits<int32_t>::max();
+      }))
+    return {};
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<NamedAttribute> call = {
+      b.getNamedAttr("kind", b.getStringAttr("cublas_gemm")),
+      b.getNamedAttr("m", i64(s.M)),
+      b.getNamedAttr("n", i64(s.N)),
+      b.getNamedAttr("k", i64(s.K)),
+      b.getNamedAttr("batch", i64(s.batch)),
+      b.getNamedAttr("a", i64(0)),
+      b.getNamedAttr("b", i64(1)),
+      b.getNamedAttr("c", i64(cArg))};
+  if (s.initTensor)
+    call.push_back(b.getNamedAttr("c_init", i64(2)));
+  if (in.transA)
+    call.push_back(b.getNamedAttr("trans_a", b.getUnitAttr()));
+  if (in.transB)
+    call.push_back(b.getNamedAttr("trans_b", b.getUnitAttr()));
+  if (biasArg >= 0)
+    call.push_back(b.getNamedAttr("bias", i64(biasArg)));
+  return b.getDictionaryAttr(call);
+}
+
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
     linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name,
     bool libraryCall, const MatmulEpilogue *epilogue,
@@ -52,58 +308,25 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
-  // Only the default (untransposed) indexing maps.
-  auto defaultMaps = [&]() {
-    MLIRContext *ctx = op->getContext();
-    AffineExpr d0, d1, d2, d3;
-    if (batched) {
-      bindDims(ctx, d0, d1, d2, d3);
-      return SmallVector<AffineMap>{AffineMap::get(4, 0, {d0, d1, d3}, ctx),
-                                    AffineMap::get(4, 0, {d0, d3, d2}, ctx),
-                                    AffineMap::get(4, 0, {d0, d1, d2}, ctx)};
-    }
-    bindDims(ctx, d0, d1, d2);
-    return SmallVector<AffineMap>{AffineMap::get(3, 0, {d0, d2}, ctx),
-                                  AffineMap::get(3, 0, {d2, d1}, ctx),
-                                  AffineMap::get(3, 0, {d0, d1}, ctx)};
-  }();
-  if (op.getIndexingMapsArray() != defaultMaps)
+  if (!hasDefaultMaps(op, batched))
     return op->emitOpError("with transposed operands is not supported by the "
                            "CUDA backend yet");
   Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
-  Value init = op.getDpsInits()[0];
   // A or B read in place as the transposes of what the kernel takes.
   MatmulOperands own{a, bm};
   const MatmulOperands &in = operands ? *operands : own;
-  auto aType = cast<RankedTensorType>(a.getType());
-  auto bType = cast<RankedTensorType>(bm.getType());
-  int64_t batch = batched ? aType.getDimSize(0) : 1;
-  int64_t M = aType.getDimSize(batched ? 1 : 0);
-  int64_t K = aType.getDimSize(batched ? 2 : 1);
-  int64_t N = bType.getDimSize(batched ? 2 : 1);
-
-  // The initial C: a splat constant fill folds into the kernel; anything
-  // else is read.
-  Attribute fillValue;
-  Value initTensor = init;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    if (matchPattern(fill.getInputs()[0], m_Constant(&fillValue)))
-      initTensor = Value();
-  } else if (init.getDefiningOp<tensor::EmptyOp>()) {
-    return op->emitOpError("accumulates into an uninitialized tensor");
-  }
-  double fill = 0.0;
-  if (auto f = dyn_cast_or_null<FloatAttr>(fillValue))
-    fill = f.getValueAsDouble();
+  FailureOr<MatmulShape> shape = shapeOf(op, batched);
+  if (failed(shape))
+    return failure();
+  const MatmulShape &s = *shape;
 
   KernelLaunch launch;
-  int64_t mTiles = llvm::divideCeil(M, kTile),
-          nTiles = llvm::divideCeil(N, kTile);
-  launch.grid = batch * mTiles * nTiles;
+  launch.grid =
+      s.batch * llvm::divideCeil(s.M, kTile) * llvm::divideCeil(s.N, kTile);
   launch.block = (kTile / kSub) * (kTile / kSub);
   launch.operands = {in.a, in.b};
-  if (initTensor)
-    launch.operands.push_back(initTensor);
+  if (s.initTensor)
+    launch.operands.push_back(s.initTensor);
   int64_t biasArg = -1;
   if (epilogue && epilogue->bias) {
     biasArg = launch.operands.size();
@@ -128,164 +351,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
       op->getLoc());
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b);
-  Value A = kb.flatten(func.getArgument(0));
-  Value Bm = kb.flatten(func.getArgument(1));
-  Value C0 = initTensor ? kb.flatten(func.getArgument(2)) : Value();
-  Value bias = biasArg >= 0 ? func.getArgument(biasArg) : Value();
-  Value C = kb.flatten(func.getArgument(cArg));
-
-  Value bid = kb.blockId();
-  Value nT = arith::RemUIOp::create(b, bid, kb.idx(nTiles));
-  Value rest = arith::DivUIOp::create(b, bid, kb.idx(nTiles));
-  Value mT = arith::RemUIOp::create(b, rest, kb.idx(mTiles));
-  Value bat = arith::DivUIOp::create(b, rest, kb.idx(mTiles));
-  Value tid = kb.threadId();
-  Value tx = arith::RemUIOp::create(b, tid, kb.idx(kTile / kSub));
-  Value ty = arith::DivUIOp::create(b, tid, kb.idx(kTile / kSub));
-  Value m0 = arith::MulIOp::create(b, mT, kb.idx(kTile));
-  Value n0 = arith::MulIOp::create(b, nT, kb.idx(kTile));
-  Value aBase = arith::MulIOp::create(b, bat, kb.idx(M * K));
-  Value bBase = arith::MulIOp::create(b, bat, kb.idx(K * N));
-  Value cBase = arith::MulIOp::create(b, bat, kb.idx(M * N));
-
-  auto accType = VectorType::get({kSub * kSub}, f32);
-  Value acc0 = arith::ConstantOp::create(
-      b, accType,
-      DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0).getValue()));
-  auto kLoop = scf::ForOp::create(b, kb.idx(0), kb.idx(K), kb.idx(kTileK),
-                                  ValueRange{acc0});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(kLoop.getBody());
-    Value k0 = kLoop.getInductionVar();
-    Value acc = kLoop.getRegionIterArgs()[0];
-    gpu::BarrierOp::create(b);
-    // Stage A[m0:m0+64, k0:k0+16] and B[k0:k0+16, n0:n0+64]: 1024 elements
-    // each, 4 per thread, zero outside the matrices.
-    // An operand stored transposed (Cn x R) is read at (c, r).
-    auto stage = [&](Value src, Value base, Value dst, int64_t rows,
-                     int64_t cols, Value r0, Value c0, int64_t R, int64_t Cn,
-                     bool transposed) {
-      for (int64_t e = 0; e < (rows * cols) / launch.block; ++e) {
-        Value flat = arith::AddIOp::create(b, tid, kb.idx(e * launch.block));
-        Value r = arith::DivUIOp::create(b, flat, kb.idx(cols));
-        Value c = arith::RemUIOp::create(b, flat, kb.idx(cols));
-        Value gr = arith::AddIOp::create(b, r0, r);
-        Value gc = arith::AddIOp::create(b, c0, c);
-        Value ok = arith::AndIOp::create(
-            b,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gr, kb.idx(R)),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, gc,
-                                  kb.idx(Cn)));
-        Value gidx = arith::AddIOp::create(
-            b, base,
-            transposed ? arith::AddIOp::create(
-                             b, arith::MulIOp::create(b, gc, kb.idx(R)), gr)
-                       : arith::AddIOp::create(
-                             b, arith::MulIOp::create(b, gr, kb.idx(Cn)), gc));
-        Value safe = arith::SelectOp::create(b, ok, gidx, kb.idx(0));
-        Value v = vector::ExtractOp::create(
-            b, kb.loadF32(src, safe, 1, nullptr, 0.0, false),
-            ArrayRef<int64_t>{0});
-        v = arith::SelectOp::create(b, ok, v, kb.f32(0.0));
-        memref::StoreOp::create(b, v, dst, ValueRange{r, c});
-      }
-    };
-    stage(A, aBase, aTile, kTile, kTileK, m0, k0, M, K, in.transA);
-    stage(Bm, bBase, bTile, kTileK, kTile, k0, n0, K, N, in.transB);
-    gpu::BarrierOp::create(b);
-    SmallVector<Value> sums;
-    for (int64_t i = 0; i < kSub * kSub; ++i)
-      sums.push_back(vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i}));
-    for (int64_t kk = 0; kk < kTileK; ++kk) {
-      SmallVector<Value> av, bv;
-      for (int64_t i = 0; i < kSub; ++i) {
-        Value r = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, ty, kb.idx(kSub)), kb.idx(i));
-        av.push_back(
-            memref::LoadOp::create(b, aTile, ValueRange{r, kb.idx(kk)}));
-        Value c = arith::AddIOp::create(
-            b, arith::MulIOp::create(b, tx, kb.idx(kSub)), kb.idx(i));
-        bv.push_back(
-            memref::LoadOp::create(b, bTile, ValueRange{kb.idx(kk), c}));
-      }
-      for (int64_t i = 0; i < kSub; ++i)
-        for (int64_t j = 0; j < kSub; ++j)
-          sums[i * kSub + j] =
-              math::FmaOp::create(b, av[i], bv[j], sums[i * kSub + j]);
-    }
-    Value next = vector::FromElementsOp::create(b, accType, sums);
-    scf::YieldOp::create(b, next);
-  }
-  Value acc = kLoop.getResult(0);
-  for (int64_t i = 0; i < kSub; ++i) {
-    for (int64_t j = 0; j < kSub; ++j) {
-      Value r = arith::AddIOp::create(
-          b, m0,
-          arith::AddIOp::create(b, arith::MulIOp::create(b, ty, kb.idx(kSub)),
-                                kb.idx(i)));
-      Value c = arith::AddIOp::create(
-          b, n0,
-          arith::AddIOp::create(b, arith::MulIOp::create(b, tx, kb.idx(kSub)),
-                                kb.idx(j)));
-      Value ok = arith::AndIOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r, kb.idx(M)),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, kb.idx(N)));
-      Value idx = arith::AddIOp::create(
-          b, cBase,
-          arith::AddIOp::create(b, arith::MulIOp::create(b, r, kb.idx(N)), c));
-      Value v =
-          vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{i * kSub + j});
-      if (C0) {
-        Value safe = arith::SelectOp::create(b, ok, idx, kb.idx(0));
-        Value c0v = vector::ExtractOp::create(
-            b, kb.loadF32(C0, safe, 1, nullptr, 0.0, false),
-            ArrayRef<int64_t>{0});
-        v = arith::AddFOp::create(b, v, c0v);
-      } else if (fill != 0.0) {
-        v = arith::AddFOp::create(b, v, kb.f32(fill));
-      }
-      if (bias) {
-        // The epilogue: + bias[n] in f32; storeF32 rounds once to C's type.
-        Value safe = arith::SelectOp::create(b, ok, c, kb.idx(0));
-        v = arith::AddFOp::create(
-            b, v,
-            vector::ExtractOp::create(
-                b, kb.loadF32(bias, safe, 1, nullptr, 0.0, false),
-                ArrayRef<int64_t>{0}));
-      }
-      kb.storeF32(C, idx, kb.splat(v, 1), ok, /*aligned=*/false);
-    }
-  }
-  // The library call: C = A x B (beta = 0) into the fresh result, or
-  // C = C0 + A x B (beta = 1) reading the init. A non-zero constant fill
-  // has no cuBLASLt form (it is not a matrix in memory): the kernel alone.
-  if (libraryCall && (initTensor || fill == 0.0) &&
-      cublasLtTakes(
-          aType.getElementType(), bType.getElementType(),
-          cast<RankedTensorType>(result.getType()).getElementType()) &&
-      llvm::all_of(ArrayRef<int64_t>{batch, M, N, K}, [](int64_t d) {
-        return d > 0 && d <= std::numeric_limits<int32_t>::max();
-      })) {
-    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    SmallVector<NamedAttribute> call = {
-        b.getNamedAttr("kind", b.getStringAttr("cublas_gemm")),
-        b.getNamedAttr("m", i64(M)),
-        b.getNamedAttr("n", i64(N)),
-        b.getNamedAttr("k", i64(K)),
-        b.getNamedAttr("batch", i64(batch)),
-        b.getNamedAttr("a", i64(0)),
-        b.getNamedAttr("b", i64(1)),
-        b.getNamedAttr("c", i64(cArg))};
-    if (initTensor)
-      call.push_back(b.getNamedAttr("c_init", i64(2)));
-    if (in.transA)
-      call.push_back(b.getNamedAttr("trans_a", b.getUnitAttr()));
-    if (in.transB)
-      call.push_back(b.getNamedAttr("trans_b", b.getUnitAttr()));
-    if (biasArg >= 0)
-      call.push_back(b.getNamedAttr("bias", i64(biasArg)));
-    launch.libraryCall = b.getDictionaryAttr(call);
-  }
+  MatmulThread t = setupThread(b, kb, func, s, biasArg, cArg);
+  Value acc = emitProductLoop(b, kb, t, s, in, launch.block, aTile, bTile);
+  emitStores(b, kb, t, s, acc);
+  if (libraryCall)
+    launch.libraryCall = libraryCallOf(
+        b, s, cast<RankedTensorType>(a.getType()).getElementType(),
+        cast<RankedTensorType>(bm.getType()).getElementType(),
+        cast<RankedTensorType>(result.getType()).getElementType(), in, cArg,
+        biasArg);
   return launch;
 }
