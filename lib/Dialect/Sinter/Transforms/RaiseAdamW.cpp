@@ -95,14 +95,53 @@ public:
   std::optional<AdamMatch> match(MatchFailure &why);
 
 private:
+  using Covered = SetVector<Operation *>;
+  /// What the match has found, part by part, in the order it matches them.
+  struct Parts {
+    // p_new = decay * p - stepSize * m_new / den
+    Node *paramLeaf = nullptr, *mNew = nullptr, *den = nullptr;
+    double decay = 0, stepSize = 0;
+    // A run-time step: the bias corrections 1 - beta^step are computed.
+    Node *step1 = nullptr, *step2 = nullptr;
+    double bcBeta1 = 0, bcBeta2 = 0;
+    // den = sqrt(v_new) / sqrt(bc2) + eps
+    std::optional<double> eps;
+    Node *vNew = nullptr;
+    double vScale = 0, bc2Sqrt = 0;
+    // v_new = beta2 * v + (1 - beta2) * g * g
+    Node *vLeaf = nullptr, *gLeaf = nullptr;
+    double beta2 = 0, gg = 0;
+    // m_new = beta1 * m + (1 - beta1) * g, or m + w * (g - m)
+    Node *mLeaf = nullptr;
+    double cm = 0, cg = 0, beta1 = 0;
+  };
+
   std::nullopt_t miss(MatchFailure &why, const Twine &r) {
     why.reason = r.str();
     return std::nullopt;
   }
+  /// As miss, for the parts' matchers.
+  bool fail(MatchFailure &why, const Twine &r) {
+    why.reason = r.str();
+    return false;
+  }
+  bool matchUpdate(Node *rootView, Parts &u, MatchFailure &why, Covered *cov);
+  bool matchStepTerm(const Product &p, bool neg, Parts &u, MatchFailure &why,
+                     Covered *cov);
+  bool matchDenominator(Parts &u, MatchFailure &why, Covered *cov);
+  bool matchSecondMoment(Parts &u, MatchFailure &why, Covered *cov);
+  bool matchFirstMoment(Parts &u, MatchFailure &why, Covered *cov);
+  bool matchLerp(Node *f, double c, Parts &u, MatchFailure &why, Covered *cov);
+  bool recoverBetas(Parts &u, MatchFailure &why);
+  std::optional<AdamMatch> finish(AdamMatch &m, const Parts &u, double lr,
+                                  MatchFailure &why);
+  std::optional<AdamMatch> finishRuntimeStep(AdamMatch &m, const Parts &u,
+                                             MatchFailure &why);
+  std::optional<AdamMatch> finishConstantStep(AdamMatch &m, const Parts &u,
+                                              MatchFailure &why);
   /// A leaf tensor of the root's type read at the same element.
   bool isLeaf(Node *n) {
-    return isIdentityView(b, n) &&
-           n->value.getType() == type;
+    return isIdentityView(b, n) && n->value.getType() == type;
   }
   /// True when `n` has the same value at every element (constants, scalars,
   /// 0-d tensors and ops on them).
@@ -214,268 +253,312 @@ private:
 
 } // namespace
 
-std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
-  AdamMatch m;
-  SetVector<Operation *> *cov = &m.covered;
-  if (!type.getElementType().isF32())
-    return miss(why, "not f32");
-  Node *rootView = b.root(root);
-  b.skip(rootView, cov);
-
-  // p_new = c0 * p - ss * m_new / den
+// p_new = c0 * p - ss * m_new / den: the parameter's terms add up to the
+// decay factor c0, the one term with a divisor is the step.
+bool AdamMatcher::matchUpdate(Node *rootView, Parts &u, MatchFailure &why,
+                              Covered *cov) {
   Sum top = flattenSum(b, rootView, cov);
-  Node *paramLeaf = nullptr;
-  double decay = 0;
-  Node *mNew = nullptr, *den = nullptr;
-  double stepSize = 0;
-  // A run-time step: the bias corrections 1 - beta^step are computed.
-  Node *step1 = nullptr, *step2 = nullptr;
-  double bcBeta1 = 0, bcBeta2 = 0;
   for (auto [t, neg] : top.terms) {
     Product p = flattenProduct(b, t, cov);
     if (!p.divisors.empty()) {
-      // m_new * (uniform: -lr / bc1, as torch computes it on 0-d tensors)
-      // / den, or with the uniform part among the divisors.
-      SmallVector<Node *> factors, divisors;
-      SmallVector<std::pair<Node *, int>> corrections;
-      double uniform = 1.0;
-      for (Node *f : p.factors) {
-        if (!isUniform(b.skip(f)))
-          factors.push_back(f);
-        else if (!foldUniform(f, 1, uniform, corrections, cov))
-          return miss(why, "the step size is not a constant over bias "
-                           "correction");
-      }
-      for (Node *d : p.divisors) {
-        if (!isUniform(b.skip(d)))
-          divisors.push_back(d);
-        else if (!foldUniform(d, -1, uniform, corrections, cov))
-          return miss(why, "the step size is not a constant over bias "
-                           "correction");
-      }
-      if (den || divisors.size() != 1 || factors.size() != 1 ||
-          corrections.size() > 1)
-        return miss(why, "unrecognised update term");
-      if (corrections.size() == 1 &&
-          (corrections[0].second != -1 ||
-           !matchBiasCorrection(corrections[0].first, bcBeta1, step1, cov)))
-        return miss(why, "the step size is not lr / (1 - beta1^step)");
-      den = divisors[0];
-      mNew = factors[0];
-      stepSize = (neg ? p.scale : -p.scale) * uniform;
+      if (!matchStepTerm(p, neg, u, why, cov))
+        return false;
       continue;
     }
     if (p.factors.size() != 1)
-      return miss(why, "unrecognised parameter term");
-    if (paramLeaf && !same(b, paramLeaf, p.factors[0]))
-      return miss(why, "two different parameters");
-    paramLeaf = p.factors[0];
-    decay += neg ? -p.scale : p.scale;
+      return fail(why, "unrecognised parameter term");
+    if (u.paramLeaf && !same(b, u.paramLeaf, p.factors[0]))
+      return fail(why, "two different parameters");
+    u.paramLeaf = p.factors[0];
+    u.decay += neg ? -p.scale : p.scale;
   }
-  if (!den || !paramLeaf || !isLeaf(paramLeaf))
-    return miss(why, "not a parameter update p - s * m / d");
+  if (!u.den || !u.paramLeaf || !isLeaf(u.paramLeaf))
+    return fail(why, "not a parameter update p - s * m / d");
+  return true;
+}
 
-  // den = sqrt(v_new) / sqrt(bc2) + eps
-  Sum ds = flattenSum(b, den, cov);
-  std::optional<double> eps;
+// m_new * (uniform: -lr / bc1, as torch computes it on 0-d tensors) / den,
+// or with the uniform part among the divisors.
+bool AdamMatcher::matchStepTerm(const Product &p, bool neg, Parts &u,
+                                MatchFailure &why, Covered *cov) {
+  SmallVector<Node *> factors, divisors;
+  SmallVector<std::pair<Node *, int>> corrections;
+  double uniform = 1.0;
+  for (Node *f : p.factors) {
+    if (!isUniform(b.skip(f)))
+      factors.push_back(f);
+    else if (!foldUniform(f, 1, uniform, corrections, cov))
+      return fail(why, "the step size is not a constant over bias "
+                       "correction");
+  }
+  for (Node *d : p.divisors) {
+    if (!isUniform(b.skip(d)))
+      divisors.push_back(d);
+    else if (!foldUniform(d, -1, uniform, corrections, cov))
+      return fail(why, "the step size is not a constant over bias "
+                       "correction");
+  }
+  if (u.den || divisors.size() != 1 || factors.size() != 1 ||
+      corrections.size() > 1)
+    return fail(why, "unrecognised update term");
+  if (corrections.size() == 1 &&
+      (corrections[0].second != -1 ||
+       !matchBiasCorrection(corrections[0].first, u.bcBeta1, u.step1, cov)))
+    return fail(why, "the step size is not lr / (1 - beta1^step)");
+  u.den = divisors[0];
+  u.mNew = factors[0];
+  u.stepSize = (neg ? p.scale : -p.scale) * uniform;
+  return true;
+}
+
+// den = sqrt(v_new) / sqrt(bc2) + eps, or sqrt(v_new / bc2) + eps with a
+// run-time step.
+bool AdamMatcher::matchDenominator(Parts &u, MatchFailure &why, Covered *cov) {
+  Sum ds = flattenSum(b, u.den, cov);
   Node *root2 = nullptr;
   for (auto [t, neg] : ds.terms) {
-    if (std::optional<double> c = getConstant(b, t); c && !neg && !eps) {
-      eps = *c;
+    if (std::optional<double> c = getConstant(b, t); c && !neg && !u.eps) {
+      u.eps = *c;
       continue;
     }
     if (root2 || neg)
-      return miss(why, "unrecognised denominator");
+      return fail(why, "unrecognised denominator");
     root2 = t;
   }
   if (!root2)
-    return miss(why, "unrecognised denominator");
+    return fail(why, "unrecognised denominator");
   Product rp = flattenProduct(b, root2, cov);
-  if (step1 && rp.divisors.size() == 1 && isSquareRoot(rp.divisors[0])) {
+  if (u.step1 && rp.divisors.size() == 1 && isSquareRoot(rp.divisors[0])) {
     // sqrt(v) / sqrt(1 - beta2^step)
     Node *sq = b.skip(rp.divisors[0], cov);
-    if (!matchBiasCorrection(sq->operands[0], bcBeta2, step2, cov))
-      return miss(why, "the denominator is not sqrt(v) / sqrt(bc2) + eps");
+    if (!matchBiasCorrection(sq->operands[0], u.bcBeta2, u.step2, cov))
+      return fail(why, "the denominator is not sqrt(v) / sqrt(bc2) + eps");
     rp.divisors.clear();
   }
   if (rp.factors.size() != 1 || !rp.divisors.empty() ||
       !isOp(b, rp.factors[0], "math.sqrt"))
-    return miss(why, "the denominator is not sqrt(v) / sqrt(bc2) + eps");
+    return fail(why, "the denominator is not sqrt(v) / sqrt(bc2) + eps");
   Node *sqrtNode = b.skip(rp.factors[0], cov);
   why.significant = true;
   Sum inner = flattenSum(b, sqrtNode->operands[0], nullptr);
   if (inner.terms.size() > 1 && llvm::any_of(inner.terms, [&](auto t) {
         return getConstant(b, t.first).has_value();
       }))
-    return miss(why, "eps is added inside the square root");
-  if (!eps || !(*eps > 0.0))
-    return miss(why, "no positive eps is added to the denominator");
-  double vScale;
-  Node *vNew = nullptr;
-  if (step1 && !step2) {
+    return fail(why, "eps is added inside the square root");
+  if (!u.eps || !(*u.eps > 0.0))
+    return fail(why, "no positive eps is added to the denominator");
+  if (u.step1 && !u.step2) {
     // sqrt(v / (1 - beta2^step))
     Product vp = flattenProduct(b, sqrtNode->operands[0], cov);
     if (vp.factors.size() == 1 && vp.divisors.size() == 1 &&
-        matchBiasCorrection(vp.divisors[0], bcBeta2, step2, cov)) {
-      vNew = vp.factors[0];
-      vScale = vp.scale;
+        matchBiasCorrection(vp.divisors[0], u.bcBeta2, u.step2, cov)) {
+      u.vNew = vp.factors[0];
+      u.vScale = vp.scale;
     }
   } else {
-    vNew = scaledLeaf(sqrtNode->operands[0], vScale, cov);
+    u.vNew = scaledLeaf(sqrtNode->operands[0], u.vScale, cov);
   }
-  if (!vNew || !(vScale > 0.0))
-    return miss(why, "the square root is not of the second moment");
-  double bc2Sqrt = 1.0 / (rp.scale * std::sqrt(vScale));
+  if (!u.vNew || !(u.vScale > 0.0))
+    return fail(why, "the square root is not of the second moment");
+  u.bc2Sqrt = 1.0 / (rp.scale * std::sqrt(u.vScale));
+  return true;
+}
 
-  // v_new = beta2 * v + (1 - beta2) * g * g
-  Sum vs = flattenSum(b, vNew, cov);
+// v_new = beta2 * v + (1 - beta2) * g * g (or powf(g, 2)).
+bool AdamMatcher::matchSecondMoment(Parts &u, MatchFailure &why, Covered *cov) {
+  Sum vs = flattenSum(b, u.vNew, cov);
   if (vs.terms.size() != 2 || vs.terms[0].second || vs.terms[1].second)
-    return miss(why, "the second moment is not beta2 * v + (1 - beta2) * g^2");
-  Node *vLeaf = nullptr, *gLeaf = nullptr;
-  double beta2 = 0, gg = 0;
+    return fail(why, "the second moment is not beta2 * v + (1 - beta2) * g^2");
   for (auto [t, neg] : vs.terms) {
     Product p = flattenProduct(b, t, cov);
     if (!p.divisors.empty())
-      return miss(why, "the second moment divides");
+      return fail(why, "the second moment divides");
     if (p.factors.size() == 2 && same(b, p.factors[0], p.factors[1])) {
-      gLeaf = p.factors[0];
-      gg = p.scale;
+      u.gLeaf = p.factors[0];
+      u.gg = p.scale;
     } else if (p.factors.size() == 1 && isOp(b, p.factors[0], "math.powf") &&
                getConstant(b, b.skip(p.factors[0])->operands[1]) == 2.0) {
-      gLeaf = b.skip(p.factors[0], cov)->operands[0];
-      gg = p.scale;
+      u.gLeaf = b.skip(p.factors[0], cov)->operands[0];
+      u.gg = p.scale;
     } else if (p.factors.size() == 1) {
-      vLeaf = p.factors[0];
-      beta2 = p.scale;
+      u.vLeaf = p.factors[0];
+      u.beta2 = p.scale;
     }
   }
-  if (!vLeaf || !gLeaf || !isLeaf(vLeaf) || !isLeaf(gLeaf))
-    return miss(why, "the second moment is not beta2 * v + (1 - beta2) * g^2");
+  if (!u.vLeaf || !u.gLeaf || !isLeaf(u.vLeaf) || !isLeaf(u.gLeaf))
+    return fail(why, "the second moment is not beta2 * v + (1 - beta2) * g^2");
+  return true;
+}
 
-  // m_new = beta1 * m + (1 - beta1) * g, or m + w * (g - m) (lerp).
-  Sum ms = flattenSum(b, mNew, cov);
+// m_new = beta1 * m + (1 - beta1) * g, or m + w * (g - m) (lerp).
+bool AdamMatcher::matchFirstMoment(Parts &u, MatchFailure &why, Covered *cov) {
+  Sum ms = flattenSum(b, u.mNew, cov);
   if (ms.terms.size() != 2 || ms.terms[0].second || ms.terms[1].second)
-    return miss(why, "the first moment is not beta1 * m + (1 - beta1) * g");
-  Node *mLeaf = nullptr;
-  double cm = 0, cg = 0;
+    return fail(why, "the first moment is not beta1 * m + (1 - beta1) * g");
   for (auto [t, neg] : ms.terms) {
     double c;
     Node *f = scaledLeaf(t, c, cov);
     if (!f)
-      return miss(why, "the first moment is not beta1 * m + (1 - beta1) * g");
-    if (isLeaf(f) && same(b, f, gLeaf)) {
-      cg += c;
+      return fail(why, "the first moment is not beta1 * m + (1 - beta1) * g");
+    if (isLeaf(f) && same(b, f, u.gLeaf)) {
+      u.cg += c;
       continue;
     }
     // A difference (g - m) is the lerp's, even when it is a tensor of the
     // root's shape (torch computes it in a generic of its own).
     if (isLeaf(f) && !isOp(b, f, "arith.subf")) {
-      if (mLeaf && !same(b, mLeaf, f))
-        return miss(why, "the first moment mixes three tensors");
-      mLeaf = f;
-      cm += c;
+      if (u.mLeaf && !same(b, u.mLeaf, f))
+        return fail(why, "the first moment mixes three tensors");
+      u.mLeaf = f;
+      u.cm += c;
       continue;
     }
-    // Lerp: c * (g - m).
-    Sum diff = flattenSum(b, f, cov);
-    if (diff.terms.size() != 2)
-      return miss(why, "the first moment is not beta1 * m + (1 - beta1) * g");
-    for (auto [dt, dneg] : diff.terms) {
-      if (!isLeaf(dt))
-        return miss(why, "the first moment is not a lerp of m towards g");
-      if (same(b, dt, gLeaf)) {
-        cg += dneg ? -c : c;
-      } else {
-        if (mLeaf && !same(b, mLeaf, dt))
-          return miss(why, "the first moment mixes three tensors");
-        mLeaf = dt;
-        cm += dneg ? -c : c;
-      }
+    if (!matchLerp(f, c, u, why, cov))
+      return false;
+  }
+  if (!u.mLeaf || !isLeaf(u.mLeaf))
+    return fail(why, "the first moment is not beta1 * m + (1 - beta1) * g");
+  if (same(b, u.mLeaf, u.vLeaf) || same(b, u.mLeaf, u.paramLeaf) ||
+      same(b, u.vLeaf, u.paramLeaf))
+    return fail(why, "the moments and the parameter are not distinct tensors");
+  return true;
+}
+
+// The lerp's term c * (g - m).
+bool AdamMatcher::matchLerp(Node *f, double c, Parts &u, MatchFailure &why,
+                            Covered *cov) {
+  Sum diff = flattenSum(b, f, cov);
+  if (diff.terms.size() != 2)
+    return fail(why, "the first moment is not beta1 * m + (1 - beta1) * g");
+  for (auto [dt, dneg] : diff.terms) {
+    if (!isLeaf(dt))
+      return fail(why, "the first moment is not a lerp of m towards g");
+    if (same(b, dt, u.gLeaf)) {
+      u.cg += dneg ? -c : c;
+    } else {
+      if (u.mLeaf && !same(b, u.mLeaf, dt))
+        return fail(why, "the first moment mixes three tensors");
+      u.mLeaf = dt;
+      u.cm += dneg ? -c : c;
     }
   }
-  if (!mLeaf || !isLeaf(mLeaf))
-    return miss(why, "the first moment is not beta1 * m + (1 - beta1) * g");
-  if (same(b, mLeaf, vLeaf) || same(b, mLeaf, paramLeaf) ||
-      same(b, vLeaf, paramLeaf))
-    return miss(why, "the moments and the parameter are not distinct tensors");
+  return true;
+}
 
-  // Recover the hyperparameters.
-  double beta1 = snap(
+// beta1 and beta2 from the moments' coefficients, each the shortest decimal
+// whose coefficients the IR's constants are.
+bool AdamMatcher::recoverBetas(Parts &u, MatchFailure &why) {
+  double cm = u.cm, cg = u.cg, gg = u.gg;
+  u.beta1 = snap(
       cm, [&](double d) { return f32Near(d, cm) && f32Near(1.0 - d, cg); });
-  if (!f32Near(beta1, cm) || !f32Near(1.0 - beta1, cg))
-    return miss(why, "the first moment's coefficients do not sum to 1");
-  beta2 = snap(beta2, [&, b2 = beta2](double d) {
+  if (!f32Near(u.beta1, cm) || !f32Near(1.0 - u.beta1, cg))
+    return fail(why, "the first moment's coefficients do not sum to 1");
+  u.beta2 = snap(u.beta2, [&, b2 = u.beta2](double d) {
     return f32Near(d, b2) && f32Near(1.0 - d, gg);
   });
-  if (!f32Near(1.0 - beta2, gg))
-    return miss(why, "the second moment's coefficients do not sum to 1");
-  if (!(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1))
-    return miss(why, "betas outside [0, 1)");
-  // Completes the match once lr is known; the run-time-step and the
-  // constant-step forms differ only in how lr (and the step) are found.
-  auto finish = [&](double lr) -> std::optional<AdamMatch> {
-    double wd = 0;
-    if (decay != 1.0) {
-      wd = snap((1.0 - decay) / lr,
-                [&](double d) { return f32Near(1.0 - lr * d, decay); });
-      if (!(wd >= 0) || !f32Near(1.0 - lr * wd, decay))
-        return miss(why, "the decay factor is not 1 - lr * weight_decay");
-    }
-    m.eps = snap(*eps, [&](double d) { return f32Near(d, *eps); });
-    m.beta1 = beta1;
-    m.beta2 = beta2;
-    m.lr = lr;
-    m.wd = wd;
-    m.root = root.getDefiningOp();
-    m.p = paramLeaf->value;
-    m.g = gLeaf->value;
-    m.m = mLeaf->value;
-    m.v = vLeaf->value;
-    m.newP = root;
-    if (mNew->kind == Node::Kind::View && mNew->value.getType() == type)
-      m.newM = mNew->value;
-    if (vNew->kind == Node::Kind::View && vNew->value.getType() == type)
-      m.newV = vNew->value;
-    return m;
-  };
-  if (step1) {
-    // Run-time step: the bias corrections are computed by the IR.
-    if (!step2 || !same(b, step1, step2))
-      return miss(why, "the bias corrections use different steps");
-    if (!f32Near(bcBeta1, beta1) || !f32Near(bcBeta2, beta2))
-      return miss(why, "the bias corrections use other betas than the "
-                       "moments");
-    if (!f32Near(bc2Sqrt, 1.0))
-      return miss(why, "the denominator has an extra constant factor");
-    m.runtimeStep = stepValue(step1);
-    // The step computations are shared by all parameters: not part of one
-    // update (they are erased once no update uses them).
-    m.covered.remove_if([](Operation *op) {
-      return llvm::all_of(op->getResultTypes(), [](Type t) {
-        auto rt = dyn_cast<RankedTensorType>(t);
-        return !rt || rt.getRank() == 0;
-      });
-    });
-    if (!m.runtimeStep)
-      return miss(why, "the step is not an f32 scalar or 0-d tensor");
-    if (!(stepSize > 0))
-      return miss(why, "the update does not move against the moment");
-    return finish(
-        snap(stepSize, [&](double d) { return f32Near(d, stepSize); }));
+  if (!f32Near(1.0 - u.beta2, gg))
+    return fail(why, "the second moment's coefficients do not sum to 1");
+  if (!(u.beta1 >= 0 && u.beta1 < 1 && u.beta2 >= 0 && u.beta2 < 1))
+    return fail(why, "betas outside [0, 1)");
+  return true;
+}
+
+// Completes the match once lr is known; the run-time-step and the
+// constant-step forms differ only in how lr (and the step) are found.
+std::optional<AdamMatch> AdamMatcher::finish(AdamMatch &m, const Parts &u,
+                                             double lr, MatchFailure &why) {
+  double wd = 0;
+  double decay = u.decay;
+  if (decay != 1.0) {
+    wd = snap((1.0 - decay) / lr,
+              [&](double d) { return f32Near(1.0 - lr * d, decay); });
+    if (!(wd >= 0) || !f32Near(1.0 - lr * wd, decay))
+      return miss(why, "the decay factor is not 1 - lr * weight_decay");
   }
-  double tReal = std::log(1.0 - bc2Sqrt * bc2Sqrt) / std::log(beta2);
+  double eps = *u.eps;
+  m.eps = snap(eps, [&](double d) { return f32Near(d, eps); });
+  m.beta1 = u.beta1;
+  m.beta2 = u.beta2;
+  m.lr = lr;
+  m.wd = wd;
+  m.root = root.getDefiningOp();
+  m.p = u.paramLeaf->value;
+  m.g = u.gLeaf->value;
+  m.m = u.mLeaf->value;
+  m.v = u.vLeaf->value;
+  m.newP = root;
+  if (u.mNew->kind == Node::Kind::View && u.mNew->value.getType() == type)
+    m.newM = u.mNew->value;
+  if (u.vNew->kind == Node::Kind::View && u.vNew->value.getType() == type)
+    m.newV = u.vNew->value;
+  return m;
+}
+
+// Run-time step: the bias corrections are computed by the IR.
+std::optional<AdamMatch> AdamMatcher::finishRuntimeStep(AdamMatch &m,
+                                                        const Parts &u,
+                                                        MatchFailure &why) {
+  if (!u.step2 || !same(b, u.step1, u.step2))
+    return miss(why, "the bias corrections use different steps");
+  if (!f32Near(u.bcBeta1, u.beta1) || !f32Near(u.bcBeta2, u.beta2))
+    return miss(why, "the bias corrections use other betas than the "
+                     "moments");
+  if (!f32Near(u.bc2Sqrt, 1.0))
+    return miss(why, "the denominator has an extra constant factor");
+  m.runtimeStep = stepValue(u.step1);
+  // The step computations are shared by all parameters: not part of one
+  // update (they are erased once no update uses them).
+  m.covered.remove_if([](Operation *op) {
+    return llvm::all_of(op->getResultTypes(), [](Type t) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      return !rt || rt.getRank() == 0;
+    });
+  });
+  if (!m.runtimeStep)
+    return miss(why, "the step is not an f32 scalar or 0-d tensor");
+  double stepSize = u.stepSize;
+  if (!(stepSize > 0))
+    return miss(why, "the update does not move against the moment");
+  return finish(m, u,
+                snap(stepSize, [&](double d) { return f32Near(d, stepSize); }),
+                why);
+}
+
+// A constant step t, recovered from the bias correction sqrt(1 - beta2^t).
+std::optional<AdamMatch> AdamMatcher::finishConstantStep(AdamMatch &m,
+                                                         const Parts &u,
+                                                         MatchFailure &why) {
+  double tReal = std::log(1.0 - u.bc2Sqrt * u.bc2Sqrt) / std::log(u.beta2);
   if (!std::isfinite(tReal) || tReal < 0.5 || tReal > 1e9)
     return miss(why, "no bias correction sqrt(1 - beta2^t) in the "
                      "denominator");
   double t = std::round(tReal);
-  if (!f32Near(std::sqrt(1.0 - std::pow(beta2, t)), bc2Sqrt, 4))
+  if (!f32Near(std::sqrt(1.0 - std::pow(u.beta2, t)), u.bc2Sqrt, 4))
     return miss(why, "the bias corrections do not come from an integer step");
-  double bc1 = 1.0 - std::pow(beta1, t);
+  double bc1 = 1.0 - std::pow(u.beta1, t);
+  double stepSize = u.stepSize;
   if (!(stepSize > 0))
     return miss(why, "the update does not move against the moment");
   m.step = t;
-  return finish(snap(stepSize * bc1,
-                     [&](double d) { return f32Near(d / bc1, stepSize); }));
+  return finish(m, u,
+                snap(stepSize * bc1,
+                     [&](double d) { return f32Near(d / bc1, stepSize); }),
+                why);
+}
+
+std::optional<AdamMatch> AdamMatcher::match(MatchFailure &why) {
+  AdamMatch m;
+  Covered *cov = &m.covered;
+  if (!type.getElementType().isF32())
+    return miss(why, "not f32");
+  Node *rootView = b.root(root);
+  b.skip(rootView, cov);
+  Parts u;
+  if (!matchUpdate(rootView, u, why, cov) || !matchDenominator(u, why, cov) ||
+      !matchSecondMoment(u, why, cov) || !matchFirstMoment(u, why, cov) ||
+      !recoverBetas(u, why))
+    return std::nullopt;
+  return u.step1 ? finishRuntimeStep(m, u, why) : finishConstantStep(m, u, why);
 }
 
 namespace {
