@@ -130,7 +130,8 @@ Value matchRowGuard(Value v, Value &scores, SetVector<Operation *> &ops) {
   AffineMap cm = g.getMatchingIndexingMap(condIn);
   unsigned n = g.getNumLoops();
   for (unsigned i = 0; i + 1 < n; ++i)
-    if (i >= cm.getNumResults() || cm.getResult(i) != getAffineDimExpr(i, g.getContext()))
+    if (i >= cm.getNumResults() ||
+        cm.getResult(i) != getAffineDimExpr(i, g.getContext()))
       return {};
   if (cm.getNumResults() == n && !isa<AffineConstantExpr>(cm.getResult(n - 1)))
     return {};
@@ -147,134 +148,175 @@ Value matchRowGuard(Value v, Value &scores, SetVector<Operation *> &ops) {
 
 enum class DropoutResult { None, Matched, Failed };
 
-/// A dropout (torch-mlir's aten.dropout) of the probabilities; on Matched
-/// `input` is the tensor dropped out.
-DropoutResult matchDropout(Value probs, bool allowRngChange,
-                           ProbsDropout &dropout, Value &input,
-                           std::string &reason) {
-  auto type = dyn_cast<RankedTensorType>(probs.getType());
-  if (!type || !type.hasStaticShape() ||
-      !isa<FloatType>(type.getElementType()) || !probs.getDefiningOp())
-    return DropoutResult::None;
-  match::ViewBuilder b(probs.getContext(), type.getRank());
-  // Whether a node depends on a random tensor (bounded: the walk also sees
-  // the softmax and the scores).
-  DenseMap<Node *, bool> memo;
-  int budget = 512;
-  std::function<bool(Node *)> dependsOnRandom = [&](Node *n) -> bool {
-    Node *k = b.skip(n);
-    if (auto it = memo.find(k); it != memo.end())
-      return it->second;
-    memo[k] = false;
-    if (--budget < 0)
-      return false;
-    bool r = false;
-    if (k->kind == Node::Kind::View)
-      r = matchRandomGenerator(k->value).kind != RandomGenerator::Kind::None;
-    else
-      for (Node *o : k->operands)
-        r = r || dependsOnRandom(o);
-    memo[k] = r;
-    return r;
-  };
-  Node *root = b.root(probs);
-  if (!dependsOnRandom(root))
-    return DropoutResult::None;
-  auto fail = [&](const Twine &r) {
+/// A dropout (torch-mlir's aten.dropout) of the probabilities, matched from
+/// the probabilities' producer down to the random tensor:
+///
+///   select(keep, x, 0) | mask * x * constants (mask: uitofp(keep) or
+///                        select(keep, c, 0), through float casts)
+///   keep = cmpf <order> random, threshold   (possibly xor-ed with true)
+///   x    = c * probs                        (constants absorbed into scale)
+///
+/// with scale = 1 / (1 - p) and one draw per element.
+class DropoutMatcher {
+public:
+  DropoutMatcher(Value probs, RankedTensorType type, std::string &reason)
+      : probs(probs), type(type), b(probs.getContext(), type.getRank()),
+        reason(reason) {}
+
+  DropoutResult match(bool allowRngChange, ProbsDropout &dropout, Value &input);
+
+private:
+  /// Whether a node depends on a random tensor (bounded: the walk also sees
+  /// the softmax and the scores).
+  bool dependsOnRandom(Node *n);
+  DropoutResult fail(const Twine &r) {
     reason = ("dropout on the probabilities is not raised: " + r).str();
     return DropoutResult::Failed;
-  };
-  auto isCast = [](Node *k) {
+  }
+  static bool isCast(Node *k) {
     return k->kind == Node::Kind::Op &&
            isa<arith::ExtFOp, arith::TruncFOp>(k->op);
-  };
+  }
+  /// select(keep, x, 0) (or select(drop, 0, x)) at `top`.
+  bool matchSelect(Node *top);
+  /// mask * x * constants: descends into the products that involve the
+  /// random tensor; the one other factor is the dropped tensor.
+  bool matchProduct(Node *root);
+  bool collectFactors(Node *n, bool divide, Node *&maskNode, std::string &why);
+  /// The mask: uitofp(keep) or select(keep, c, 0), through float casts.
+  bool matchMask(Node *maskNode);
+  /// The comparison under `cond`, past negations (xor with true).
+  arith::CmpFOp matchComparison();
+  /// The random tensor `n` reads, through float casts, or null.
+  Node *randomView(Node *n);
+  /// Moves the dropped tensor's constant factors into `scale` until it is
+  /// the dropout's 1 / keep.
+  void absorbConstantFactors(double keep);
+
+  Value probs;
+  RankedTensorType type;
+  match::ViewBuilder b;
+  std::string &reason;
+  DenseMap<Node *, bool> memo;
+  int budget = 512;
   SetVector<Operation *> ops;
   double scale = 1.0;
   Node *cond = nullptr, *x = nullptr;
   bool keptWhenTrue = true;
-  Node *top = b.skip(root, &ops);
-  if (top->kind == Node::Kind::Op && isa<arith::SelectOp>(top->op)) {
-    // select(keep, x, 0) (or select(drop, 0, x)).
-    Node *tv = top->operands[1], *fv = top->operands[2];
-    std::optional<double> ct = match::getConstant(b, tv);
-    std::optional<double> cf = match::getConstant(b, fv);
-    cond = top->operands[0];
-    if (cf && *cf == 0.0 && !dependsOnRandom(tv)) {
-      x = tv;
-    } else if (ct && *ct == 0.0 && !dependsOnRandom(fv)) {
-      x = fv;
-      keptWhenTrue = false;
-    } else {
-      return fail("the select does not zero the dropped elements");
-    }
+};
+
+bool DropoutMatcher::dependsOnRandom(Node *n) {
+  Node *k = b.skip(n);
+  if (auto it = memo.find(k); it != memo.end())
+    return it->second;
+  memo[k] = false;
+  if (--budget < 0)
+    return false;
+  bool r = false;
+  if (k->kind == Node::Kind::View)
+    r = matchRandomGenerator(k->value).kind != RandomGenerator::Kind::None;
+  else
+    for (Node *o : k->operands)
+      r = r || dependsOnRandom(o);
+  memo[k] = r;
+  return r;
+}
+
+bool DropoutMatcher::matchSelect(Node *top) {
+  Node *tv = top->operands[1], *fv = top->operands[2];
+  std::optional<double> ct = match::getConstant(b, tv);
+  std::optional<double> cf = match::getConstant(b, fv);
+  cond = top->operands[0];
+  if (cf && *cf == 0.0 && !dependsOnRandom(tv)) {
+    x = tv;
+  } else if (ct && *ct == 0.0 && !dependsOnRandom(fv)) {
+    x = fv;
+    keptWhenTrue = false;
   } else {
-    // mask * x * constants: descend into the products that involve the
-    // random tensor; the one other factor is the dropped tensor.
-    ops.clear();
-    Node *maskNode = nullptr;
-    std::string why;
-    std::function<bool(Node *, bool)> collect = [&](Node *n,
-                                                    bool divide) -> bool {
-      SetVector<Operation *> local;
-      Node *k = b.skip(n, &local);
-      if (k->kind == Node::Kind::Const) {
-        scale = divide ? scale / k->constant : scale * k->constant;
-        return true;
-      }
-      if (!dependsOnRandom(k)) {
-        if (divide || x) {
-          why = divide ? "the probabilities are divided by a tensor"
-                       : "the mask multiplies more than the probabilities";
-          return false;
-        }
-        x = n;
-        return true;
-      }
-      ops.insert(local.begin(), local.end());
-      if (k->kind == Node::Kind::Op && isa<arith::MulFOp>(k->op))
-        return collect(k->operands[0], divide) &&
-               collect(k->operands[1], divide);
-      if (k->kind == Node::Kind::Op && isa<arith::DivFOp>(k->op))
-        return collect(k->operands[0], divide) &&
-               collect(k->operands[1], !divide);
-      if (divide || maskNode) {
-        why = "the probabilities are combined with the random tensor in a "
-              "way that is not a dropout";
-        return false;
-      }
-      maskNode = k;
-      return true;
-    };
-    if (!collect(root, false))
-      return fail(why);
-    if (!maskNode || !x)
-      return fail("the probabilities are combined with the random tensor in "
-                  "a way that is not a dropout");
-    // The mask: uitofp(keep) or select(keep, c, 0), through float casts.
-    Node *m = maskNode;
-    while (isCast(m))
-      m = b.skip(m->operands[0], &ops);
-    if (m->kind == Node::Kind::Op && isa<arith::UIToFPOp>(m->op)) {
-      cond = m->operands[0];
-    } else if (m->kind == Node::Kind::Op && isa<arith::SelectOp>(m->op)) {
-      std::optional<double> ct = match::getConstant(b, m->operands[1]);
-      std::optional<double> cf = match::getConstant(b, m->operands[2]);
-      cond = m->operands[0];
-      if (ct && cf && *cf == 0.0) {
-        scale *= *ct;
-      } else if (ct && cf && *ct == 0.0) {
-        scale *= *cf;
-        keptWhenTrue = false;
-      } else {
-        return fail("the mask is not a select of a constant and zero");
-      }
-    } else {
-      return fail("the probabilities are multiplied by a random value that "
-                  "is not a keep mask");
-    }
+    fail("the select does not zero the dropped elements");
+    return false;
   }
-  // The condition: a comparison of the random tensor with a constant,
-  // possibly negated.
+  return true;
+}
+
+bool DropoutMatcher::collectFactors(Node *n, bool divide, Node *&maskNode,
+                                    std::string &why) {
+  SetVector<Operation *> local;
+  Node *k = b.skip(n, &local);
+  if (k->kind == Node::Kind::Const) {
+    scale = divide ? scale / k->constant : scale * k->constant;
+    return true;
+  }
+  if (!dependsOnRandom(k)) {
+    if (divide || x) {
+      why = divide ? "the probabilities are divided by a tensor"
+                   : "the mask multiplies more than the probabilities";
+      return false;
+    }
+    x = n;
+    return true;
+  }
+  ops.insert(local.begin(), local.end());
+  if (k->kind == Node::Kind::Op && isa<arith::MulFOp>(k->op))
+    return collectFactors(k->operands[0], divide, maskNode, why) &&
+           collectFactors(k->operands[1], divide, maskNode, why);
+  if (k->kind == Node::Kind::Op && isa<arith::DivFOp>(k->op))
+    return collectFactors(k->operands[0], divide, maskNode, why) &&
+           collectFactors(k->operands[1], !divide, maskNode, why);
+  if (divide || maskNode) {
+    why = "the probabilities are combined with the random tensor in a "
+          "way that is not a dropout";
+    return false;
+  }
+  maskNode = k;
+  return true;
+}
+
+bool DropoutMatcher::matchProduct(Node *root) {
+  ops.clear();
+  Node *maskNode = nullptr;
+  std::string why;
+  if (!collectFactors(root, false, maskNode, why)) {
+    fail(why);
+    return false;
+  }
+  if (!maskNode || !x) {
+    fail("the probabilities are combined with the random tensor in a way "
+         "that is not a dropout");
+    return false;
+  }
+  return matchMask(maskNode);
+}
+
+bool DropoutMatcher::matchMask(Node *maskNode) {
+  Node *m = maskNode;
+  while (isCast(m))
+    m = b.skip(m->operands[0], &ops);
+  if (m->kind == Node::Kind::Op && isa<arith::UIToFPOp>(m->op)) {
+    cond = m->operands[0];
+    return true;
+  }
+  if (!(m->kind == Node::Kind::Op && isa<arith::SelectOp>(m->op))) {
+    fail("the probabilities are multiplied by a random value that is not a "
+         "keep mask");
+    return false;
+  }
+  std::optional<double> ct = match::getConstant(b, m->operands[1]);
+  std::optional<double> cf = match::getConstant(b, m->operands[2]);
+  cond = m->operands[0];
+  if (ct && cf && *cf == 0.0) {
+    scale *= *ct;
+  } else if (ct && cf && *ct == 0.0) {
+    scale *= *cf;
+    keptWhenTrue = false;
+  } else {
+    fail("the mask is not a select of a constant and zero");
+    return false;
+  }
+  return true;
+}
+
+arith::CmpFOp DropoutMatcher::matchComparison() {
   Node *c = b.skip(cond, &ops);
   while (c->kind == Node::Kind::Op && isa<arith::XOrIOp>(c->op)) {
     Node *l = b.skip(c->operands[0]), *r = b.skip(c->operands[1]);
@@ -290,28 +332,69 @@ DropoutResult matchDropout(Value probs, bool allowRngChange,
       break;
     keptWhenTrue = !keptWhenTrue;
   }
-  auto cmp = c->kind == Node::Kind::Op ? dyn_cast<arith::CmpFOp>(c->op)
-                                       : arith::CmpFOp();
+  cond = c;
+  return c->kind == Node::Kind::Op ? dyn_cast<arith::CmpFOp>(c->op)
+                                   : arith::CmpFOp();
+}
+
+Node *DropoutMatcher::randomView(Node *n) {
+  SetVector<Operation *> local;
+  Node *k = b.skip(n, &local);
+  while (isCast(k))
+    k = b.skip(k->operands[0], &local);
+  if (k->kind != Node::Kind::View ||
+      matchRandomGenerator(k->value).kind == RandomGenerator::Kind::None)
+    return nullptr;
+  ops.insert(local.begin(), local.end());
+  return k;
+}
+
+void DropoutMatcher::absorbConstantFactors(double keep) {
+  // Constant factors of the dropped tensor (`select(keep, P / (1 - p), 0)`).
+  Type elem = type.getElementType();
+  while (!isDropoutScale(scale, keep, elem)) {
+    SetVector<Operation *> local;
+    Node *k = b.skip(x, &local);
+    if (k->kind != Node::Kind::Op || !isa<arith::MulFOp, arith::DivFOp>(k->op))
+      break;
+    std::optional<double> c0 = match::getConstant(b, k->operands[0]);
+    std::optional<double> c1 = match::getConstant(b, k->operands[1]);
+    if (c1) {
+      scale = isa<arith::DivFOp>(k->op) ? scale / *c1 : scale * *c1;
+      x = k->operands[0];
+    } else if (c0 && isa<arith::MulFOp>(k->op)) {
+      scale *= *c0;
+      x = k->operands[1];
+    } else {
+      break;
+    }
+    ops.insert(local.begin(), local.end());
+  }
+}
+
+DropoutResult DropoutMatcher::match(bool allowRngChange, ProbsDropout &dropout,
+                                    Value &input) {
+  Node *root = b.root(probs);
+  if (!dependsOnRandom(root))
+    return DropoutResult::None;
+  Node *top = b.skip(root, &ops);
+  bool matched = top->kind == Node::Kind::Op && isa<arith::SelectOp>(top->op)
+                     ? matchSelect(top)
+                     : matchProduct(root);
+  if (!matched)
+    return DropoutResult::Failed;
+  // The condition: a comparison of the random tensor with a constant,
+  // possibly negated.
+  arith::CmpFOp cmp = matchComparison();
   if (!cmp)
     return fail("the keep mask is not a comparison of the random tensor");
-  auto randomView = [&](Node *n) -> Node * {
-    SetVector<Operation *> local;
-    Node *k = b.skip(n, &local);
-    while (isCast(k))
-      k = b.skip(k->operands[0], &local);
-    if (k->kind != Node::Kind::View ||
-        matchRandomGenerator(k->value).kind == RandomGenerator::Kind::None)
-      return nullptr;
-    ops.insert(local.begin(), local.end());
-    return k;
-  };
-  Node *rl = randomView(c->operands[0]);
-  Node *rr = rl ? nullptr : randomView(c->operands[1]);
+  Node *rl = randomView(cond->operands[0]);
+  Node *rr = rl ? nullptr : randomView(cond->operands[1]);
   if (!rl && !rr)
     return fail("the keep mask is not a comparison of the random tensor");
   bool randomOnLeft = rl != nullptr;
   Node *rv = rl ? rl : rr;
-  Node *thresholdNode = randomOnLeft ? c->operands[1] : c->operands[0];
+  Node *thresholdNode = randomOnLeft ? cond->operands[1] : cond->operands[0];
   std::optional<double> threshold = match::getConstant(b, thresholdNode);
   if (!threshold)
     return fail("the random tensor is compared with a threshold that is not "
@@ -335,31 +418,11 @@ DropoutResult matchDropout(Value probs, bool allowRngChange,
   if (!(*keep > 0.0 && *keep <= 1.0))
     return fail("the threshold keeps a fraction " + formatNumber(*keep) +
                 " of the elements, outside (0, 1]");
-  // Constant factors of the dropped tensor (`select(keep, P / (1 - p), 0)`).
-  Type elem = type.getElementType();
-  while (!isDropoutScale(scale, *keep, elem)) {
-    SetVector<Operation *> local;
-    Node *k = b.skip(x, &local);
-    if (k->kind != Node::Kind::Op || !isa<arith::MulFOp, arith::DivFOp>(k->op))
-      break;
-    std::optional<double> c0 = match::getConstant(b, k->operands[0]);
-    std::optional<double> c1 = match::getConstant(b, k->operands[1]);
-    if (c1) {
-      scale = isa<arith::DivFOp>(k->op) ? scale / *c1 : scale * *c1;
-      x = k->operands[0];
-    } else if (c0 && isa<arith::MulFOp>(k->op)) {
-      scale *= *c0;
-      x = k->operands[1];
-    } else {
-      break;
-    }
-    ops.insert(local.begin(), local.end());
-  }
-  if (!isDropoutScale(scale, *keep, elem))
+  absorbConstantFactors(*keep);
+  if (!isDropoutScale(scale, *keep, type.getElementType()))
     return fail("the kept probabilities are scaled by " + formatNumber(scale) +
                 ", not 1/(1 - p) = " + formatNumber(1.0 / *keep));
-  if (!match::isIdentityView(b, x) ||
-      x->value.getType() != probs.getType())
+  if (!match::isIdentityView(b, x) || x->value.getType() != probs.getType())
     return fail("the dropped value is not a tensor of the probabilities' "
                 "shape and type read element for element");
   if (Operation *esc = match::findEscapingOp(
@@ -379,6 +442,19 @@ DropoutResult matchDropout(Value probs, bool allowRngChange,
   });
   input = x->value;
   return DropoutResult::Matched;
+}
+
+/// A dropout of the probabilities (DropoutMatcher); on Matched `input` is
+/// the tensor dropped out, on Failed `reason` says why.
+DropoutResult matchDropout(Value probs, bool allowRngChange,
+                           ProbsDropout &dropout, Value &input,
+                           std::string &reason) {
+  auto type = dyn_cast<RankedTensorType>(probs.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<FloatType>(type.getElementType()) || !probs.getDefiningOp())
+    return DropoutResult::None;
+  return DropoutMatcher(probs, type, reason)
+      .match(allowRngChange, dropout, input);
 }
 
 } // namespace
