@@ -134,11 +134,14 @@ def check(cache):
             p.grad, q.grad = g, g.clone()
         oa = torch.optim.AdamW(pa, lr=1e-2, capturable=True, foreach=False)
         ob = st.AdamW(pb, lr=1e-2, capturable=True)
-        for it in range(2):
+
+        def new_gradients():
             for g, p, q in zip(grads, pa, pb):
                 g.normal_()
                 p.grad.copy_(g)
                 q.grad.copy_(g)
+        for it in range(2):
+            new_gradients()
             oa.step()
             ob.step()
         graph = torch.cuda.CUDAGraph()
@@ -149,10 +152,7 @@ def check(cache):
                 ob.step()
         torch.cuda.current_stream().wait_stream(side)
         for it in range(4):
-            for g, p, q in zip(grads, pa, pb):
-                g.normal_()
-                p.grad.copy_(g)
-                q.grad.copy_(g)
+            new_gradients()
             oa.step()
             graph.replay()
         torch.cuda.synchronize()
