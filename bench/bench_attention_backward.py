@@ -151,6 +151,10 @@ def flex_peer(torch, q, k, v, do, causal):
     none)."""
     from torch.nn.attention.flex_attention import (create_block_mask,
                                                    flex_attention)
+    # The backward alone is timed by calling it again on one forward's
+    # graph (retain_graph), which AOTAutograd's donated buffers forbid.
+    import torch._functorch.config as functorch_config
+    functorch_config.donated_buffer = False
     flex = torch.compile(flex_attention)
     mask = None
     if causal:

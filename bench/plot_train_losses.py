@@ -25,21 +25,24 @@ def main(src, dst):
     runs = r["runs"]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True,
                                       gridspec_kw={"height_ratios": [2, 1]})
+    # One color per run in both panels.
+    color = {label: "C%d" % i for i, label in enumerate(runs)}
     for label, run in runs.items():
         ms = run["ms_per_step"]
         top.plot(run["losses"], label="%s (%.1f ms/step)" % (label, ms),
-                 linewidth=1)
+                 linewidth=1, color=color[label])
     base = runs.get("eager", {}).get("losses")
     if base:
         for label, run in runs.items():
             if label != "eager":
                 bottom.plot([a - b for a, b in zip(run["losses"], base)],
-                            label=label + " - eager", linewidth=1)
+                            label=label + " - eager", linewidth=1,
+                            color=color[label])
         bottom.axhline(0, color="gray", linewidth=0.5)
         bottom.set_ylabel("loss - eager")
         bottom.legend()
     top.set_ylabel("loss")
-    top.set_title("GPT-2 124M, B%d T%d, %s, %s, %s (%s)" % (
+    top.set_title("GPT-2 124M, B%d T%d, %s, %s,\n%s (%s)" % (
         r["batch"], r["seq"], r["dtype"], r["gpu"], "torch " + r["torch"],
         r["date"]))
     top.legend()

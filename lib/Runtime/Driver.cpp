@@ -39,6 +39,8 @@ bool Driver::load() {
   optional(cuGraphLaunch, "cuGraphLaunch");
   optional(cuGraphDestroy, "cuGraphDestroy");
   optional(cuGraphExecDestroy, "cuGraphExecDestroy");
+  optional(cuThreadExchangeStreamCaptureMode,
+           "cuThreadExchangeStreamCaptureMode");
   return resolve(cuInit, "cuInit") &&
          resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
          resolve(cuDeviceGet, "cuDeviceGet") &&
@@ -56,6 +58,16 @@ bool Driver::load() {
          resolve(cuStreamSynchronize, "cuStreamSynchronize") &&
          resolve(cuGetErrorName, "cuGetErrorName") &&
          resolve(cuGetErrorString, "cuGetErrorString");
+}
+
+CUresult Driver::memAllocOutsideCapture(CUdeviceptr *ptr, size_t bytes) const {
+  int mode = kCaptureModeRelaxed;
+  bool exchanged = cuThreadExchangeStreamCaptureMode &&
+                   cuThreadExchangeStreamCaptureMode(&mode) == 0;
+  CUresult r = cuMemAlloc(ptr, bytes);
+  if (exchanged)
+    cuThreadExchangeStreamCaptureMode(&mode);
+  return r;
 }
 
 std::string Driver::describe(CUresult r) const {

@@ -83,6 +83,13 @@ struct Driver {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
   CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
   CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuThreadExchangeStreamCaptureMode)(int *) = nullptr;
+  /// cuMemAlloc that a stream capture on this or another thread tolerates
+  /// (a graph being captured, as torch.cuda.graph does, forbids it in its
+  /// global mode): this thread's capture mode is relaxed around the call,
+  /// as torch's caching allocator does. The memory is an ordinary
+  /// allocation, not part of any graph.
+  CUresult memAllocOutsideCapture(CUdeviceptr *ptr, size_t bytes) const;
   bool hasGraphs() const {
     return cuStreamCreate && cuStreamDestroy && cuEventCreate &&
            cuEventDestroy && cuEventRecord && cuStreamWaitEvent &&

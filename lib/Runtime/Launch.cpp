@@ -80,7 +80,7 @@ extern "C" int sinter_rt_run(sinter_rt_program *program, const char *function,
   if (f.temps.size() != f.tempBytes.size()) {
     for (size_t bytes : f.tempBytes) {
       CUdeviceptr ptr = 0;
-      SINTER_CU(d, cuMemAlloc(&ptr, bytes ? bytes : 1),
+      SINTER_CU(d, memAllocOutsideCapture(&ptr, bytes ? bytes : 1),
                 "cuMemAlloc(" + std::to_string(bytes) + " bytes) for " +
                     f.name);
       f.temps.push_back(ptr);

@@ -72,7 +72,9 @@ static CUdeviceptr workspaceFor(sinter_rt_program &p, CUstream stream,
   if (it != p.lt->workspaces.end())
     return it->second;
   CUdeviceptr ptr = 0;
-  CUresult r = p.drv->cuMemAlloc(&ptr, kWorkspaceBytes);
+  // (Outside any capture: the first GEMM on a stream being captured into
+  // a CUDA graph allocates its workspace here.)
+  CUresult r = p.drv->memAllocOutsideCapture(&ptr, kWorkspaceBytes);
   if (r != 0) {
     why = "cuMemAlloc(" + std::to_string(kWorkspaceBytes) +
           " bytes) for the cuBLASLt workspace: " + p.drv->describe(r);
