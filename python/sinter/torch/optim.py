@@ -227,8 +227,8 @@ class AdamW(torch.optim.Optimizer):
                 "sinter.torch.AdamW(capturable=True): run one step before "
                 "capturing (the step counts are checked outside the graph)")
         for device, _, chunk in _buckets(params, [None] * len(params)):
-            counts = torch.stack([states[i]["step"].float().cpu()
-                                  for i in chunk])
+            counts = torch.stack([states[i]["step"].float()
+                                  for i in chunk]).cpu()
             if bool((counts != counts[0]).any()):
                 raise RuntimeError(
                     "sinter.torch.AdamW(capturable=True): parameters of "
