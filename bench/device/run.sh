@@ -7,9 +7,11 @@
 # returns at most 8 files from $OUT, and a step that runs out of time
 # leaves the earlier ones' results.
 # Usage: bash bench/device/run.sh [STEP[:SECONDS] ...]; steps:
-#   checks    gpu_checks.py over .gpu/checks (every case built)
+#   checks    gpu_checks.py over .gpu/checks (the cases built: the expression
+#             build.sh kept in .gpu/checks.only)
 #   hooks     torch_hooks_gpu.py over .gpu/hooks (AdamW, capturable in a
-#             CUDA graph; attention; a tiny Hugging Face GPT-2 step)
+#             CUDA graph; a GEMM captured on a new stream; attention; a
+#             tiny Hugging Face GPT-2 step)
 #   race      compute-sanitizer racecheck over .gpu/checks' attention cases
 #   bwd       attention backward and forward+backward beside cuDNN and FA2
 #   flex      the same with FlexAttention as a peer too (its compile is slow)
