@@ -35,11 +35,11 @@ decompositions depend on the device.)
 """
 
 import argparse
+import functools
 import gc
 import json
 import math
 import os
-import sys
 import time
 
 import torch
@@ -310,10 +310,9 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         else:
             step_model = model if kind == "eager" else torch.compile(
                 model, dynamic=False)
-
-        def step(idx, targets):
-            return train_step(step_model, opt, idx, targets, autocast,
-                              graphed)
+        # One step: train_step, or after the capture a GraphedStep.
+        step = functools.partial(train_step, step_model, opt,
+                                 autocast=autocast, graphed=graphed)
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         losses, times = [], []

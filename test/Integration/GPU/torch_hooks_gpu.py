@@ -113,13 +113,9 @@ def close(name, got, want, tol):
     return ok
 
 
-def check(cache):
-    os.environ["SINTER_CACHE_DIR"] = cache
-    import sinter.torch as st
-    import torch.nn.functional as F
-    dev = torch.device("cuda")
+def check_adamw(st, dev):
+    """AdamW in place, two steps, against torch.optim.AdamW."""
     ok = True
-    # AdamW in place, two steps, against torch.optim.AdamW.
     for shapes in ADAMW:
         for dtype in (torch.float32, torch.bfloat16):
             torch.manual_seed(0)
@@ -139,6 +135,12 @@ def check(cache):
             for i, (p, q) in enumerate(zip(pa, pb)):
                 ok &= close("adamw %s param %d" % (str(dtype)[6:], i), q, p,
                             tol)
+    return ok
+
+
+def check_capturable_adamw(st, dev):
+    """The capturable AdamW captured into a CUDA graph and replayed."""
+    ok = True
     # The capturable AdamW: two steps outside a graph, then one captured and
     # replayed four times, gradients rewritten in place between replays,
     # against torch's capturable AdamW stepping alike.
@@ -180,6 +182,12 @@ def check(cache):
         for i, (p, q) in enumerate(zip(pa, pb)):
             ok &= close("adamw capturable, graph replays: param %d" % i, q,
                         p, 1e-6)
+    return ok
+
+
+def check_gemm_capture(dev):
+    """A cuBLASLt GEMM captured on a stream it has not run on."""
+    ok = True
     # The GEMM: one call on the current stream, then captured on the
     # graph's own stream (its first call there) and replayed on new inputs.
     from sinter.torch import _cache
@@ -198,6 +206,13 @@ def check(cache):
     ok &= close("cuBLASLt matmul captured on a new stream, replayed", c,
                 want, 2 * (want.bfloat16().double() - want).abs().max().item()
                 + 1e-2)
+    return ok
+
+
+def check_attention(st, dev):
+    """Attention and its autograd against float64 SDPA."""
+    import torch.nn.functional as F
+    ok = True
     # Attention and autograd against float64 SDPA; bound: twice torch's
     # own error in the same dtype, plus a little.
     for case in ATTN:
@@ -231,6 +246,13 @@ def check(cache):
             ok &= close("attention %s %s" % ("x".join(map(str, case[:6])),
                                              label), g, w,
                         2 * terr + 1e-5 * (1 + w.abs().max().item()))
+    return ok
+
+
+def check_gpt2(st, dev):
+    """A tiny Hugging Face GPT-2 trained 3 steps with Sinter's attention and
+    AdamW against sdpa and torch's AdamW."""
+    ok = True
     # A GPT-2 training step: sinter attention and AdamW against sdpa and
     # torch's AdamW.
     import transformers
@@ -262,6 +284,17 @@ def check(cache):
                 zip(ref.parameters(), mine.parameters()))
     ok &= close("gpt2 parameters after 3 steps", torch.tensor(worst),
                 torch.tensor(0.0), 1e-4)
+    return ok
+
+
+def check(cache):
+    os.environ["SINTER_CACHE_DIR"] = cache
+    import sinter.torch as st
+    dev = torch.device("cuda")
+    results = [check_adamw(st, dev), check_capturable_adamw(st, dev),
+               check_gemm_capture(dev), check_attention(st, dev),
+               check_gpt2(st, dev)]
+    ok = all(results)
     print("ALL PASSED" if ok else "FAILURES")
     return 0 if ok else 1
 
