@@ -138,11 +138,8 @@ def precompile_hooks(batch, seq, layers, heads=12, d=768):
     for capturable in (False, True):
         opt = st.AdamW(model.parameters(), **ADAMW, capturable=capturable)
         for group in opt.param_groups:
-            params = group["params"]
-            counts = [None if capturable else 0.0] * len(params)
-            for _, _, chunk in optim._buckets(params, counts):
-                _cache.precompile(optim._program_ir(
-                    group, [params[i] for i in chunk], False), TARGET)
+            for _, ir in optim.first_step_programs(group, group["params"]):
+                _cache.precompile(ir, TARGET)
     q = torch.empty(batch, heads, seq, d // heads, dtype=torch.bfloat16,
                     device="meta")
     _cache.precompile(attention_ir(q, q, q, None, True, None, 0.0, False),
@@ -298,9 +295,9 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                      device_ids=[dev.index or torch.cuda.current_device()])
         graphed = label.endswith(GRAPH_SUFFIX)
         kind = label[:-len(GRAPH_SUFFIX)] if graphed else label
-        opt = make_optimizer(model, kind in ("sinter", "sinter-saved"),
-                             graphed)
-        if kind in ("sinter", "sinter-saved"):
+        uses_sinter = kind in ("sinter", "sinter-saved")
+        opt = make_optimizer(model, uses_sinter, graphed)
+        if uses_sinter:
             # sinter-saved: sinter.torch.compile, the compiled forward saved
             # by the first process and loaded by the next (no Dynamo trace,
             # no AOTAutograd): its second process's first step is the warm

@@ -228,7 +228,9 @@ def _runner(prog, plan, single, device, strides=None, watch=()):
             o = args[index] if is_arg else outs[index]
             full.append(o if stride is None else _restride(o, stride))
         # (The tensors returned: maybe restrided. Under a CUDA graph's
-        # capture the outputs are the graph's, and no spare set is made.)
+        # capture the outputs are the graph's and are not watched: their
+        # finalizer would run on the autograd thread, whose stream
+        # spare_outputs cannot be sure is the captured one.)
         if watched and not torch.cuda.is_current_stream_capturing():
             _spare_outputs.watch(fn, [full[p] for p in watched], device,
                                  _spare_outputs.owner_of(args))

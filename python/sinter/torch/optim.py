@@ -98,7 +98,17 @@ def _program_ir(group, params, sharded):
     local = [_local(p) for p in params] if sharded else params
     return adamw_ir([tensor_type(p) for p in local], beta1, beta2,
                     group["eps"], group["weight_decay"],
-                    bool(group.get("capturable")))
+                    bool(group["capturable"]))
+
+
+def first_step_programs(group, params):
+    """(device, IR) of each program the first step of `group` runs over
+    `params`, bucketed as that step buckets them (step counts 0, or on the
+    device when capturable)."""
+    counts = [None if group["capturable"] else 0.0] * len(params)
+    for device, _, chunk in _buckets(params, counts):
+        ps = [params[i] for i in chunk]
+        yield device, _program_ir(group, ps, _is_sharded(ps))
 
 
 def _precompile_quietly(ir, target):
@@ -144,9 +154,9 @@ class AdamW(torch.optim.Optimizer):
         # (device, hyperparameters, shapes and dtypes) -> adamw function,
         # made by _function.
         self._functions = {}
-        # Whether the capturable step counts of the parameters updated
-        # together were found equal since the state was made or loaded.
-        self._counts_checked = False
+        # The groups (indices) whose capturable step counts were found
+        # equal, program by program, since the state was made or loaded.
+        self._counts_checked = set()
         self._compile_ahead()
 
     def _compile_ahead(self):
@@ -161,10 +171,7 @@ class AdamW(torch.optim.Optimizer):
             params = [p for p in group["params"] if p.requires_grad]
             if any(p.device.type == "meta" for p in params):
                 continue
-            counts = [None if group["capturable"] else 0.0] * len(params)
-            for device, _, chunk in _buckets(params, counts):
-                ps = [params[i] for i in chunk]
-                ir = _program_ir(group, ps, _is_sharded(ps))
+            for device, ir in first_step_programs(group, params):
                 thread = threading.Thread(
                     target=_precompile_quietly,
                     args=(ir, _cache.target_of(device)), daemon=True)
@@ -179,7 +186,7 @@ class AdamW(torch.optim.Optimizer):
             state["step"] = (torch.zeros((), dtype=torch.float32,
                                          device=p.device) if capturable
                              else torch.tensor(0.0, dtype=torch.float32))
-            self._counts_checked = False
+            self._counts_checked = set()
             state["exp_avg"] = torch.zeros_like(
                 p, memory_format=torch.preserve_format)
             state["exp_avg_sq"] = torch.zeros_like(
@@ -192,7 +199,7 @@ class AdamW(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
             params = [p for p in group["params"] if p.grad is not None]
             if any([p.grad.is_sparse for p in params]):
                 raise RuntimeError("sinter.torch.AdamW does not support "
@@ -200,7 +207,7 @@ class AdamW(torch.optim.Optimizer):
             capturable = group["capturable"]
             states = [self._init_state(p, capturable) for p in params]
             if capturable:
-                self._check_counts(params, states)
+                self._check_counts(index, params, states)
                 counts = [None] * len(states)
             else:
                 # The step counts, read in one op (not one .item() each).
@@ -213,13 +220,14 @@ class AdamW(torch.optim.Optimizer):
 
     def load_state_dict(self, state_dict):
         super().load_state_dict(state_dict)
-        self._counts_checked = False
+        self._counts_checked = set()
 
-    def _check_counts(self, params, states):
+    def _check_counts(self, index, params, states):
         """Capturable counts are not read per step; those of the parameters
-        one program updates must agree: checked (one read) after the state
-        was made or loaded, outside a CUDA graph's capture."""
-        if self._counts_checked or not states:
+        one program of group `index` updates must agree: checked (one read
+        a program) after the state was made or loaded, outside a CUDA
+        graph's capture."""
+        if index in self._counts_checked or not states:
             return
         if (torch.cuda.is_available()
                 and torch.cuda.is_current_stream_capturing()):
@@ -235,7 +243,7 @@ class AdamW(torch.optim.Optimizer):
                     "one device and dtype have different step counts %s; "
                     "they are updated by one program with one count" %
                     sorted(set(counts.tolist())))
-        self._counts_checked = True
+        self._counts_checked.add(index)
 
     def _function(self, group, device, params, sharded):
         """The sinter.adamw function of `params`' shapes and dtypes (their

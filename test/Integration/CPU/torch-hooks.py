@@ -13,6 +13,7 @@
 # CHECK: adamw compiled ahead: ok
 # CHECK: adamw capturable step tensors: ok
 # CHECK: adamw capturable differing counts: ok
+# CHECK: adamw capturable differing counts, second group: ok
 # CHECK: ALL PASSED
 
 import copy
@@ -134,6 +135,18 @@ try:
     raise AssertionError("differing capturable counts accepted")
 except RuntimeError as err:
     print("adamw capturable differing counts: ok (%s)" % err)
+# Each group's counts are checked (not only the first group's).
+h = model(3)
+oh = st.AdamW(groups(h), lr=1e-2, capturable=True)
+h(x).sum().backward()
+oh.step()
+oh.state[h[2].weight]["step"] += 1  # the second group's counts differ
+try:
+    oh.load_state_dict(oh.state_dict())
+    oh.step()
+    raise AssertionError("differing capturable counts of group 1 accepted")
+except RuntimeError as err:
+    print("adamw capturable differing counts, second group: ok (%s)" % err)
 try:
     st.AdamW(a.parameters(), amsgrad=True)
     raise AssertionError("amsgrad accepted")
