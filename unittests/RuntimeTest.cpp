@@ -263,13 +263,13 @@ TEST_F(RuntimeArtifact, MalformedGemmEntriesNameTheProblem) {
 
 TEST_F(RuntimeArtifact, OtherFormatsAreRefused) {
   // Formats 1 to 3 had no checksums: they cannot be verified, so they are
-  // not run; format 4 had no transposed GEMM operands, and format 4
-  // readers refuse the keys of 5.
-  for (int64_t version : {1, 2, 3, 4, 6})
+  // not run; format 4 had no transposed GEMM operands, format 5 no GEMM
+  // activations, and their readers refuse the keys that came after.
+  for (int64_t version : {1, 2, 3, 4, 5, 7})
     EXPECT_ARTIFACT_ERROR(gemmManifest(gemmEntry(), version),
                           "manifest format " + std::to_string(version) +
                               " is not supported (this runtime reads format "
-                              "5; recompile the artifact with this version "
+                              "6; recompile the artifact with this version "
                               "of sinterc)");
   EXPECT_ARTIFACT_ERROR(R"({"target": "cuda:sm_90a", "functions": []})",
                         "manifest format (none) is not supported");

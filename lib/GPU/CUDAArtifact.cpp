@@ -209,6 +209,16 @@ static FailureOr<LibraryCall> readLibraryCall(gpu::LaunchFuncOp launch,
              << sinter::kLibraryCallAttrName << ": " << dict;
     call.bias = bias;
   }
+  if (auto activation = dict.getAs<StringAttr>("activation"))
+    call.activation = activation.getValue().str();
+  if (dict.get("aux")) {
+    unsigned aux = 0;
+    std::string auxType;
+    if (!operandType("aux", aux, auxType) || auxType != call.cType)
+      return launch.emitError("malformed ")
+             << sinter::kLibraryCallAttrName << ": " << dict;
+    call.aux = aux;
+  }
   return call;
 }
 

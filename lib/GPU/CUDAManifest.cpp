@@ -160,6 +160,10 @@ static void writeLibraryCall(llvm::json::OStream &json,
       buffer(key::kBias, *call.bias);
       json.attribute(key::kBiasDtype, call.biasType);
     }
+    if (!call.activation.empty())
+      json.attribute(key::kActivation, call.activation);
+    if (call.aux)
+      buffer(key::kAux, *call.aux);
     json.attribute(key::kAlpha, 1.0);
     json.attribute(key::kBeta, call.cInit ? 1.0 : 0.0);
     json.attribute(key::kADtype, call.aType);

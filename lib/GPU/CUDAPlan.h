@@ -57,6 +57,10 @@ struct LibraryCall {
   std::optional<unsigned> cInit;
   std::optional<unsigned> bias; // the bias epilogue's vector
   std::string aType, bType, cType, biasType;
+  /// The activation after the epilogue (docs/Manifest.md), empty for none,
+  /// and its aux buffer (written by gelu_tanh, read by gelu_tanh_grad).
+  std::string activation;
+  std::optional<unsigned> aux;
   /// a holds A^T (k x m), b holds B^T (n x k): read in place around a
   /// transpose.
   bool transA = false, transB = false;

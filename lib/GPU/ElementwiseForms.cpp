@@ -153,6 +153,9 @@ Operation *gpu_kernels::chainProducer(Value v, Operation *consumer,
           .walk([](DropoutOp) { return WalkResult::interrupt(); })
           .wasInterrupted())
     return nullptr;
+  // (A matmul computes its activation.)
+  if (tuning.matmulLibraryCall && isMatmulActivation(producer))
+    return nullptr;
   for (Value in : producer->getOperands())
     if (auto mm = dyn_cast_or_null<linalg::LinalgOp>(in.getDefiningOp());
         mm && tuning.matmulLibraryCall && isPlainMatmul(mm))

@@ -367,6 +367,35 @@ struct MatmulEpilogue {
 };
 /// The epilogue `op`'s only use computes, if it is one.
 std::optional<MatmulEpilogue> matchMatmulEpilogue(mlir::linalg::LinalgOp op);
+/// An activation a matmul applies after its epilogue, taken over from the
+/// chain that reads the epilogue's result (GeluEpilogue.cpp):
+///   GeluTanh      `result` = gelu_tanh(epilogue), `aux` (when something
+///                 else reads the epilogue's result) that result, stored too;
+///   GeluTanhGrad  `result` = epilogue * gelu_tanh'(`aux`), the epilogue a
+///                 rounding alone (no bias), `aux` read.
+/// `chain`'s body, whose input `productArg` reads the epilogue's result, is
+/// what the fallback kernel evaluates.
+struct MatmulActivation {
+  enum class Kind { GeluTanh, GeluTanhGrad };
+  Kind kind = Kind::GeluTanh;
+  FusedOp chain;
+  mlir::Value result;
+  unsigned productArg = 0;
+  mlir::Value aux;
+};
+/// The activation that the one chain reading `e`'s result computes, if it
+/// is one the matmul takes.
+std::optional<MatmulActivation>
+matchMatmulActivation(const MatmulEpilogue &e);
+/// A chain that computes a matmul's bias (or rounding) and a GELU of it
+/// becomes two, the epilogue's and the activation's (GeluEpilogue.cpp). Run
+/// before roundBiasOnce.
+void splitMatmulActivationChains(mlir::ModuleOp module);
+/// Whether `chain` is the activation a matmul takes (not a kernel, nor a
+/// producer another kernel may compute).
+bool isMatmulActivation(mlir::Operation *chain);
+/// The name of an activation in the manifest's `activation` key.
+llvm::StringRef activationName(MatmulActivation::Kind kind);
 /// Two-input chains whose second input is the exact f32 widening of a 1-D
 /// narrow vector (a bias) read the narrow vector and widen it in their body;
 /// the widening chain goes when nothing else reads it. Run before
@@ -425,7 +454,8 @@ mlir::FailureOr<KernelLaunch>
 buildMatmulKernel(mlir::linalg::LinalgOp op, mlir::gpu::GPUModuleOp module,
                   llvm::StringRef name, bool libraryCall = false,
                   const MatmulEpilogue *epilogue = nullptr,
-                  const MatmulOperands *operands = nullptr);
+                  const MatmulOperands *operands = nullptr,
+                  const MatmulActivation *activation = nullptr);
 
 /// Any linalg.generic on static tensors that the elementwise and matmul
 /// kernels do not run -- reductions, contractions with transposed or

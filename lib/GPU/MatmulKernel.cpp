@@ -21,6 +21,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -75,11 +76,11 @@ struct MatmulShape {
   double fill = 0.0;
 };
 
-/// The kernel's view of its operands (flattened buffers; C0 and bias null
-/// when absent) and of its thread: tile origin, batch offsets, thread
+/// The kernel's view of its operands (flattened buffers; C0, bias and the
+/// activation's aux null when absent) and of its thread: tile origin, batch offsets, thread
 /// coordinates in the 16 x 16 grid of 4 x 4 sub-tiles.
 struct MatmulThread {
-  Value A, Bm, C0, bias, C;
+  Value A, Bm, C0, bias, C, aux;
   Value tid, tx, ty, m0, n0, aBase, bBase, cBase;
 };
 
@@ -111,20 +112,26 @@ static FailureOr<MatmulShape> shapeOf(linalg::LinalgOp op, bool batched) {
   return s;
 }
 
+/// The kernel's arguments: A, B, then C0 when read, the bias, the
+/// activation's aux (read, or written after C), each at its index when >= 0.
+struct MatmulArgs {
+  int64_t bias = -1, c = -1, aux = -1;
+};
+
 /// The block's tile and the thread's place in it, from the kernel's
-/// arguments (A, B, then C0 when read, the bias at `biasArg` when >= 0, C at
-/// `cArg`).
+/// arguments.
 static MatmulThread setupThread(ImplicitLocOpBuilder &b, KernelBuilder &kb,
                                 gpu::GPUFuncOp func, const MatmulShape &s,
-                                int64_t biasArg, int64_t cArg) {
+                                const MatmulArgs &args) {
   int64_t mTiles = llvm::divideCeil(s.M, kTile),
           nTiles = llvm::divideCeil(s.N, kTile);
   MatmulThread t;
   t.A = kb.flatten(func.getArgument(0));
   t.Bm = kb.flatten(func.getArgument(1));
   t.C0 = s.initTensor ? kb.flatten(func.getArgument(2)) : Value();
-  t.bias = biasArg >= 0 ? func.getArgument(biasArg) : Value();
-  t.C = kb.flatten(func.getArgument(cArg));
+  t.bias = args.bias >= 0 ? func.getArgument(args.bias) : Value();
+  t.C = kb.flatten(func.getArgument(args.c));
+  t.aux = args.aux >= 0 ? kb.flatten(func.getArgument(args.aux)) : Value();
   Value bid = kb.blockId();
   Value nT = arith::RemUIOp::create(b, bid, kb.idx(nTiles));
   Value rest = arith::DivUIOp::create(b, bid, kb.idx(nTiles));
@@ -220,10 +227,51 @@ static Value emitProductLoop(ImplicitLocOpBuilder &b, KernelBuilder &kb,
   return kLoop.getResult(0);
 }
 
-/// Each thread's 4 x 4 results: + C0 (or the fill), + bias[n] in f32, one
-/// rounding to C's type at the store.
+/// The activation on one element `v` (f32, the epilogue applied) at `idx`:
+/// the chain's body evaluated on `v` rounded to the type the chain read, as
+/// the IR says (cuBLASLt computes it on `v` itself); GeluTanh stores `v` as
+/// the aux output, GeluTanhGrad reads the aux input. Returns the result in
+/// f32.
+static Value emitActivation(ImplicitLocOpBuilder &b, KernelBuilder &kb,
+                            const MatmulThread &t, const MatmulActivation &act,
+                            const IRMapping &constants, Value v, Value idx,
+                            Value ok) {
+  Block &body = FusedOp(act.chain).getBody().front();
+  auto narrowTo = [&](Value x, Type type) -> Value {
+    return type.isF32() ? x : arith::TruncFOp::create(b, type, x);
+  };
+  IRMapping mapping = constants;
+  mapping.map(body.getArgument(act.productArg),
+              narrowTo(v, body.getArgument(act.productArg).getType()));
+  if (act.kind == MatmulActivation::Kind::GeluTanh) {
+    if (t.aux)
+      kb.storeF32(t.aux, idx, kb.splat(v, 1), ok, /*aligned=*/false);
+  } else {
+    BlockArgument x = body.getArgument(1 - act.productArg);
+    Value safe = arith::SelectOp::create(b, ok, idx, kb.idx(0));
+    Value pre = vector::ExtractOp::create(
+        b, kb.loadF32(t.aux, safe, 1, nullptr, 0.0, false),
+        ArrayRef<int64_t>{0});
+    mapping.map(x, narrowTo(pre, x.getType()));
+  }
+  for (Operation &op : body.without_terminator())
+    cloneElementOp(b, op, mapping, /*fastTanh=*/false);
+  Value r = mapping.lookup(body.getTerminator()->getOperand(0));
+  return r.getType().isF32() ? r
+                             : arith::ExtFOp::create(b, b.getF32Type(), r);
+}
+
+/// Each thread's 4 x 4 results: + C0 (or the fill), + bias[n] in f32, the
+/// activation, one rounding to C's type at the store.
 static void emitStores(ImplicitLocOpBuilder &b, KernelBuilder &kb,
-                       const MatmulThread &t, const MatmulShape &s, Value acc) {
+                       const MatmulThread &t, const MatmulShape &s, Value acc,
+                       const MatmulActivation *activation) {
+  // Constants the activation's body reads from above it, once.
+  IRMapping constants;
+  if (activation)
+    for (auto [above, inKernel] :
+         cloneConstantsAbove(b, FusedOp(activation->chain).getBody().front()))
+      constants.map(above, inKernel);
   for (int64_t i = 0; i < kSub; ++i) {
     for (int64_t j = 0; j < kSub; ++j) {
       Value r = arith::AddIOp::create(
@@ -262,6 +310,8 @@ static void emitStores(ImplicitLocOpBuilder &b, KernelBuilder &kb,
                 b, kb.loadF32(t.bias, safe, 1, nullptr, 0.0, false),
                 ArrayRef<int64_t>{0}));
       }
+      if (activation)
+        v = emitActivation(b, kb, t, *activation, constants, v, idx, ok);
       kb.storeF32(t.C, idx, kb.splat(v, 1), ok, /*aligned=*/false);
     }
   }
@@ -273,8 +323,9 @@ static void emitStores(ImplicitLocOpBuilder &b, KernelBuilder &kb,
 /// it does not take; sizes past int32).
 static DictionaryAttr libraryCallOf(Builder &b, const MatmulShape &s, Type aElt,
                                     Type bElt, Type cElt,
-                                    const MatmulOperands &in, int64_t cArg,
-                                    int64_t biasArg) {
+                                    const MatmulOperands &in,
+                                    const MatmulArgs &args,
+                                    const MatmulActivation *activation) {
   if (!(s.initTensor || s.fill == 0.0) || !cublasLtTakes(aElt, bElt, cElt) ||
       !llvm::all_of(ArrayRef<int64_t>{s.batch, s.M, s.N, s.K}, [](int64_t d) {
         return d > 0 && d <= std::numeric_limits<int32_t>::max();
@@ -289,22 +340,27 @@ static DictionaryAttr libraryCallOf(Builder &b, const MatmulShape &s, Type aElt,
       b.getNamedAttr("batch", i64(s.batch)),
       b.getNamedAttr("a", i64(0)),
       b.getNamedAttr("b", i64(1)),
-      b.getNamedAttr("c", i64(cArg))};
+      b.getNamedAttr("c", i64(args.c))};
   if (s.initTensor)
     call.push_back(b.getNamedAttr("c_init", i64(2)));
   if (in.transA)
     call.push_back(b.getNamedAttr("trans_a", b.getUnitAttr()));
   if (in.transB)
     call.push_back(b.getNamedAttr("trans_b", b.getUnitAttr()));
-  if (biasArg >= 0)
-    call.push_back(b.getNamedAttr("bias", i64(biasArg)));
+  if (args.bias >= 0)
+    call.push_back(b.getNamedAttr("bias", i64(args.bias)));
+  if (activation)
+    call.push_back(b.getNamedAttr(
+        "activation", b.getStringAttr(activationName(activation->kind))));
+  if (args.aux >= 0)
+    call.push_back(b.getNamedAttr("aux", i64(args.aux)));
   return b.getDictionaryAttr(call);
 }
 
 FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
     linalg::LinalgOp op, gpu::GPUModuleOp module, StringRef name,
     bool libraryCall, const MatmulEpilogue *epilogue,
-    const MatmulOperands *operands) {
+    const MatmulOperands *operands, const MatmulActivation *activation) {
   bool batched = isa<linalg::BatchMatmulOp>(op);
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
     return op->emitOpError("is not a plain matmul");
@@ -327,14 +383,25 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
   launch.operands = {in.a, in.b};
   if (s.initTensor)
     launch.operands.push_back(s.initTensor);
-  int64_t biasArg = -1;
+  MatmulArgs args;
   if (epilogue && epilogue->bias) {
-    biasArg = launch.operands.size();
+    args.bias = launch.operands.size();
     launch.operands.push_back(epilogue->bias);
   }
-  int64_t cArg = launch.operands.size();
-  Value result = epilogue ? epilogue->result : op->getResult(0);
+  using Kind = MatmulActivation::Kind;
+  if (activation && activation->kind == Kind::GeluTanhGrad) {
+    args.aux = launch.operands.size();
+    launch.operands.push_back(activation->aux);
+  }
+  args.c = launch.operands.size();
+  Value result = activation ? activation->result
+                 : epilogue ? epilogue->result
+                            : op->getResult(0);
   launch.results.push_back(result);
+  if (activation && activation->kind == Kind::GeluTanh && activation->aux) {
+    args.aux = args.c + 1;
+    launch.results.push_back(activation->aux);
+  }
 
   ImplicitLocOpBuilder b(op->getLoc(), op->getContext());
   gpu::GPUFuncOp func =
@@ -351,14 +418,14 @@ FailureOr<KernelLaunch> sinter::gpu_kernels::buildMatmulKernel(
       op->getLoc());
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b);
-  MatmulThread t = setupThread(b, kb, func, s, biasArg, cArg);
+  MatmulThread t = setupThread(b, kb, func, s, args);
   Value acc = emitProductLoop(b, kb, t, s, in, launch.block, aTile, bTile);
-  emitStores(b, kb, t, s, acc);
+  emitStores(b, kb, t, s, acc, activation);
   if (libraryCall)
     launch.libraryCall = libraryCallOf(
         b, s, cast<RankedTensorType>(a.getType()).getElementType(),
         cast<RankedTensorType>(bm.getType()).getElementType(),
-        cast<RankedTensorType>(result.getType()).getElementType(), in, cArg,
-        biasArg);
+        cast<RankedTensorType>(result.getType()).getElementType(), in, args,
+        activation);
   return launch;
 }

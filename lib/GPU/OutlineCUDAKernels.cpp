@@ -385,6 +385,7 @@ struct OutlineCUDAKernelsPass
     // of its own (matmul epilogues take both).
     if (tuning.matmulLibraryCall) {
       foldBiasWidenings(module);
+      splitMatmulActivationChains(module);
       roundBiasOnce(module);
       splitMatmulRoundings(module);
     }
@@ -492,17 +493,15 @@ struct OutlineCUDAKernelsPass
                   ? matchMatmulEpilogue(cast<linalg::LinalgOp>(op))
                   : std::nullopt) {
         std::string name = "matmul_" + std::to_string(counter++);
+        std::optional<MatmulActivation> activation =
+            matchMatmulActivation(*epilogue);
         FailureOr<KernelLaunch> launch = buildMatmulKernel(
             cast<linalg::LinalgOp>(op), kernels, name,
-            /*libraryCall=*/true, &*epilogue, plans.matmulOf(op));
+            /*libraryCall=*/true, &*epilogue, plans.matmulOf(op),
+            activation ? &*activation : nullptr);
         if (failed(launch))
           return signalPassFailure();
-        Operation *chain = epilogue->result.getDefiningOp();
-        OpBuilder b(chain);
-        emitLaunch(b, chain->getLoc(), *launch);
-        taken.insert(chain);
-        chain->erase();
-        op->erase();
+        emitMatmulLaunch(*launch, op, *epilogue, activation, taken);
         continue;
       }
       // Kernels are named after their op; reductions run by the serial
@@ -661,6 +660,13 @@ struct OutlineCUDAKernelsPass
         continue;
       }
       if (isPlainMatmul(op)) {
+        // (A chain that a matmul takes as its activation is no other
+        // kernel's.)
+        if (tuning.matmulLibraryCall)
+          if (std::optional<MatmulEpilogue> e =
+                  matchMatmulEpilogue(cast<linalg::LinalgOp>(op)))
+            if (std::optional<MatmulActivation> a = matchMatmulActivation(*e))
+              taken.insert(a->chain);
         MatmulOperands operands =
             planMatmulOperands(cast<linalg::LinalgOp>(op));
         if (operands.readTransposes.empty())
@@ -686,6 +692,45 @@ struct OutlineCUDAKernelsPass
                        [&](OpOperand &use) { return plans.readsAround(use); }))
         taken.insert(t);
     return plans;
+  }
+
+  /// Emits the launch of a matmul that took `epilogue` (and `activation`)
+  /// and erases what it computes: the matmul, the chains and the reshapes
+  /// between them. The launch goes where the epilogue's chain was, or,
+  /// for a gradient activation (which reads a tensor defined later), where
+  /// the activation's chain was.
+  void emitMatmulLaunch(const KernelLaunch &launch, Operation *matmul,
+                        const MatmulEpilogue &epilogue,
+                        const std::optional<MatmulActivation> &activation,
+                        llvm::SmallPtrSetImpl<Operation *> &taken) {
+    Operation *chain = epilogue.result.getDefiningOp();
+    Operation *activationChain =
+        activation ? activation->result.getDefiningOp() : nullptr;
+    Operation *at = activation && activation->kind ==
+                                      MatmulActivation::Kind::GeluTanhGrad
+                        ? activationChain
+                        : chain;
+    OpBuilder b(at);
+    emitLaunch(b, at->getLoc(), launch);
+    taken.insert(chain);
+    if (activationChain) {
+      taken.insert(activationChain);
+      activationChain->erase();
+      eraseDeadReshapes(epilogue.result);
+    }
+    chain->erase();
+    matmul->erase();
+  }
+
+  /// Erases the reshapes of `v` (and theirs) that nothing reads.
+  static void eraseDeadReshapes(Value v) {
+    for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+        continue;
+      eraseDeadReshapes(user->getResult(0));
+      if (user->use_empty())
+        user->erase();
+    }
   }
 
   /// Emits buffers for the operands and results of `launch`, the launch

@@ -178,6 +178,14 @@ ColumnMajorGemm toColumnMajor(const RowMajorGemm &g) {
   return c;
 }
 
+uint32_t epilogueOf(bool bias, bool gelu, bool aux, bool geluGrad) {
+  if (geluGrad)
+    return kEpilogueDGelu;
+  uint32_t e = (bias ? kEpilogueBias : 0) | (gelu ? kEpilogueGelu : 0) |
+               (gelu && aux ? kEpilogueAux : 0);
+  return e ? e : kEpilogueDefault;
+}
+
 uint32_t alignment(uint64_t address, uint64_t strideBytes, int64_t batch) {
   uint64_t bits = address | (batch > 1 ? strideBytes : 0);
   uint32_t a = 256;

@@ -58,7 +58,14 @@ constexpr int32_t kOpTranspose = 1;   // CUBLAS_OP_T
 constexpr int kDescEpilogue = 7;    // CUBLASLT_MATMUL_DESC_EPILOGUE (uint32_t)
 constexpr int kDescBiasPointer = 8; // CUBLASLT_MATMUL_DESC_BIAS_POINTER
 constexpr int kDescBiasDataType = 26; // ..._BIAS_DATA_TYPE (int32_t)
+constexpr int kDescAuxPointer = 11;   // ..._EPILOGUE_AUX_POINTER
+constexpr int kDescAuxLd = 12;        // ..._EPILOGUE_AUX_LD (int64_t)
+// cublasLtEpilogue_t: flags that combine (GELU_AUX_BIAS = GELU | AUX | BIAS).
+constexpr uint32_t kEpilogueDefault = 1; // CUBLASLT_EPILOGUE_DEFAULT: D = AB
 constexpr uint32_t kEpilogueBias = 4; // CUBLASLT_EPILOGUE_BIAS: D = AB + bias
+constexpr uint32_t kEpilogueGelu = 32; // CUBLASLT_EPILOGUE_GELU (tanh form)
+constexpr uint32_t kEpilogueAux = 128; // ..._AUX: the GELU input stored too
+constexpr uint32_t kEpilogueDGelu = 64 | 128; // CUBLASLT_EPILOGUE_DGELU
 constexpr int kPrefMaxWorkspace = 1; // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 constexpr int kPrefMinAlignmentA =
     5; // ..._MIN_ALIGNMENT_A_BYTES (B 6, C 7, D 8)
@@ -120,6 +127,11 @@ bool open(Api &api, const std::vector<std::string> &paths);
 /// which library was opened, or why none was.
 const Api *api();
 const std::string &status();
+
+/// The cublasLtEpilogue_t of a GEMM with a bias (`bias`), a GELU after it
+/// (`gelu`) whose input is also stored (`aux`), or GELU's gradient at the
+/// aux input (`geluGrad`).
+uint32_t epilogueOf(bool bias, bool gelu, bool aux, bool geluGrad);
 
 /// cudaDataType_t of a manifest dtype ("float32", "float16", "bfloat16");
 /// -1 for any other.

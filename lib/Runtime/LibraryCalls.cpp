@@ -128,19 +128,29 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
                                               sizeof(o.batchStride)),
                  "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
   };
-  // The bias epilogue: cuBLASLt adds the bias to each row of its
-  // column-major D (C^T), that is to each row of the row-major C.
+  // The epilogue: cuBLASLt adds the bias to each row of its column-major D
+  // (C^T), that is to each row of the row-major C; the activation's aux
+  // matrix has D's layout (n rows of C^T apart).
   auto epilogue = [&] {
-    if (!g.hasBias)
+    using A = Gemm::Activation;
+    uint32_t kind =
+        lt::epilogueOf(g.bias.used, g.activation == A::GeluTanh, g.aux.used,
+                       g.activation == A::GeluTanhGrad);
+    if (kind == lt::kEpilogueDefault)
       return true;
-    uint32_t kind = lt::kEpilogueBias;
     int32_t type = lt::dataType(g.biasType);
+    int64_t auxLd = g.shape.n;
     return check(api.matmulDescSetAttribute(g.op, lt::kDescEpilogue, &kind,
                                             sizeof(kind)),
                  "cublasLtMatmulDescSetAttribute(EPILOGUE)") &&
-           check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType, &type,
-                                            sizeof(type)),
-                 "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)");
+           (!g.bias.used ||
+            check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType,
+                                             &type, sizeof(type)),
+                  "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)")) &&
+           (!g.aux.used ||
+            check(api.matmulDescSetAttribute(g.op, lt::kDescAuxLd, &auxLd,
+                                             sizeof(auxLd)),
+                  "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)"));
   };
   // Operands stored transposed are read through CUBLAS_OP_T (cuBLASLt's
   // A is the first operand, its B the second).
@@ -236,37 +246,47 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
         lt::alignment(a, s.strideA * lt::elementBytes(g.aType), s.batch),
         lt::alignment(c, s.strideC * cBytes, s.batch),
         lt::alignment(d, s.strideC * cBytes, s.batch)};
-    // The bias pointer lives in the descriptor; the heuristic reads its
-    // alignment, so a change of alignment decides again.
-    uint64_t bias = g.hasBias ? pointer(g.bias) : 0;
-    bool biasMoved = g.hasBias && bias != g.biasPointer;
-    bool biasRealigned = biasMoved && lt::alignment(bias, 0, 1) !=
-                                          lt::alignment(g.biasPointer, 0, 1);
-    auto setBias = [&](std::string &reason) {
-      if (!biasMoved)
+    // The bias and aux pointers live in the descriptor; the heuristic reads
+    // their alignment, so a change of alignment decides again.
+    auto moved = [&](const Gemm::DescribedBuffer &d) {
+      return d.used && pointer(d.buffer) != d.pointer;
+    };
+    auto realigned = [&](const Gemm::DescribedBuffer &d) {
+      return moved(d) && lt::alignment(pointer(d.buffer), 0, 1) !=
+                             lt::alignment(d.pointer, 0, 1);
+    };
+    auto setPointer = [&](Gemm::DescribedBuffer &d, int attr,
+                          const char *call, std::string &reason) {
+      if (!moved(d))
         return true;
-      void *ptr = reinterpret_cast<void *>(bias);
+      void *ptr = reinterpret_cast<void *>(pointer(d.buffer));
       if (!ltOk(*api,
-                api->matmulDescSetAttribute(g.op, lt::kDescBiasPointer, &ptr,
-                                            sizeof(ptr)),
-                "cublasLtMatmulDescSetAttribute(BIAS_POINTER)", reason))
+                api->matmulDescSetAttribute(g.op, attr, &ptr, sizeof(ptr)),
+                call, reason))
         return false;
-      g.biasPointer = bias;
-      biasMoved = false;
+      d.pointer = pointer(d.buffer);
       return true;
     };
-    if (g.path == Gemm::Path::Undecided || biasRealigned ||
-        !std::equal(aligned, aligned + 4, g.aligned)) {
+    auto setPointers = [&](std::string &reason) {
+      return setPointer(g.bias, lt::kDescBiasPointer,
+                        "cublasLtMatmulDescSetAttribute(BIAS_POINTER)",
+                        reason) &&
+             setPointer(g.aux, lt::kDescAuxPointer,
+                        "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)",
+                        reason);
+    };
+    if (g.path == Gemm::Path::Undecided || realigned(g.bias) ||
+        realigned(g.aux) || !std::equal(aligned, aligned + 4, g.aligned)) {
       std::copy(aligned, aligned + 4, g.aligned);
       std::string reason;
-      bool ok = describeGemm(*api, g, reason) && setBias(reason) &&
+      bool ok = describeGemm(*api, g, reason) && setPointers(reason) &&
                 chooseAlgorithm(*api, *p.lt, g, aligned, reason);
       g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
       g.fallbackReason = reason;
     }
-    std::string biasFailure;
-    if (g.path == Gemm::Path::Library && !setBias(biasFailure))
-      return fail(SINTER_RT_ERROR_DRIVER, biasFailure + " in " + f.name);
+    std::string pointerFailure;
+    if (g.path == Gemm::Path::Library && !setPointers(pointerFailure))
+      return fail(SINTER_RT_ERROR_DRIVER, pointerFailure + " in " + f.name);
     if (g.path == Gemm::Path::Library) {
       lt::Status st = api->matmul(
           p.lt->handle, g.op, &g.alpha, reinterpret_cast<void *>(b), g.first,

@@ -357,6 +357,33 @@ static int parseKernelLaunch(const JsonValue &lv, const Function &f,
   return parseLaunchArgs(*lv.get(key::kArgs), f, path, l);
 }
 
+/// The activation of a library call and its aux buffer (docs/Manifest.md):
+/// gelu_tanh (aux optional, written) or gelu_tanh_grad (aux read; no bias,
+/// no c_init); batch 1.
+static int parseActivation(const JsonValue &lv, const Function &f,
+                           const std::string &where, Gemm &g) {
+  const JsonValue *activation = lv.get(key::kActivation);
+  const JsonValue *aux = lv.get(key::kAux);
+  if (!activation)
+    return aux ? badManifest(where + ": aux without an activation")
+               : SINTER_RT_OK;
+  g.activation = activation->string == value::kGeluTanh
+                     ? Gemm::Activation::GeluTanh
+                     : Gemm::Activation::GeluTanhGrad;
+  bool grad = g.activation == Gemm::Activation::GeluTanhGrad;
+  if (g.shape.batch != 1)
+    return badManifest(where + ": an activation takes batch 1");
+  if (grad && (!aux || g.bias.used || g.accumulate))
+    return badManifest(where + ": gelu_tanh_grad reads aux and takes no "
+                               "bias and no c_init");
+  if (aux) {
+    g.aux.used = true;
+    if (int rc = parseBufferRef(aux, f, where + ": aux", g.aux.buffer))
+      return rc;
+  }
+  return SINTER_RT_OK;
+}
+
 /// A "cublas_gemm" library call at `path` and its "fallback" kernel launch
 /// (docs/Manifest.md). Everything cuBLASLt would be told is checked here,
 /// so that a bad manifest is an artifact error and never a wild access.
@@ -430,15 +457,17 @@ static int parseGemm(const JsonValue &lv, const Function &f,
   if ((bias != nullptr) != (biasDtype != nullptr))
     return badManifest(where + ": bias and bias_dtype are given together");
   if (bias) {
-    g->hasBias = true;
+    g->bias.used = true;
     g->biasType = biasDtype->string;
-    if (int rc = parseBufferRef(bias, f, where + ": bias", g->bias))
+    if (int rc = parseBufferRef(bias, f, where + ": bias", g->bias.buffer))
       return rc;
     // cuBLASLt's bias is of D's type (it adds it in the compute type).
     if (g->biasType != g->cType)
       return badManifest(where + ": bias_dtype " + g->biasType +
                          " is not c_dtype " + g->cType);
   }
+  if (int rc = parseActivation(lv, f, where, *g))
+    return rc;
   g->alpha = static_cast<float>(lv.get(key::kAlpha)->number);
   g->beta = static_cast<float>(lv.get(key::kBeta)->number);
   if (g->beta != 0.0f && !g->accumulate)
@@ -470,8 +499,11 @@ static int parseGemm(const JsonValue &lv, const Function &f,
     if (int rc = fits(g->cInit, g->cType, s.m, s.n, s.ldc, s.strideC, "c_init"))
       return rc;
   // One bias of n elements for every row and every matrix of the batch.
-  if (g->hasBias)
-    if (int rc = fits(g->bias, g->biasType, 1, s.n, s.n, 0, "bias"))
+  if (g->bias.used)
+    if (int rc = fits(g->bias.buffer, g->biasType, 1, s.n, s.n, 0, "bias"))
+      return rc;
+  if (g->aux.used)
+    if (int rc = fits(g->aux.buffer, g->cType, s.m, s.n, s.n, 0, "aux"))
       return rc;
   if (int rc = parseKernelLaunch(*lv.get(key::kFallback), f, context,
                                  path + "." + key::kFallback, l))

@@ -62,12 +62,22 @@ struct Gemm {
   Param a, b, c, cInit; // buffers (Argument or Temp)
   bool accumulate = false;
   float alpha = 1.0f, beta = 0.0f;
+  // A buffer whose pointer the descriptor holds (not cublasLtMatmul's
+  // arguments): the pointer it holds now.
+  struct DescribedBuffer {
+    bool used = false;
+    Param buffer;
+    uint64_t pointer = 0;
+  };
   // The bias epilogue (D = A x B + bias, bias broadcast over the rows of the
-  // row-major D), and the bias pointer the descriptor holds.
-  bool hasBias = false;
-  Param bias;
+  // row-major D).
+  DescribedBuffer bias;
   std::string biasType;
-  uint64_t biasPointer = 0;
+  // The activation after it (docs/Manifest.md) and its aux matrix (m x n,
+  // of D's type): written by GeluTanh when used, read by GeluTanhGrad.
+  enum class Activation { None, GeluTanh, GeluTanhGrad };
+  Activation activation = Activation::None;
+  DescribedBuffer aux;
   // Descriptors, made on first use, destroyed at unload.
   bool described = false;
   sinter::rt::lt::MatmulDesc op = nullptr;

@@ -173,7 +173,7 @@
 
 // The manifest (format 4) passes each tensor map with its buffer, shape
 // and box, outermost first.
-// MANIFEST: "format_version": 5,
+// MANIFEST: "format_version": 6,
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 384,
 // MANIFEST-NOT: format_version

@@ -46,7 +46,7 @@
 
 // BAD: bad matmul 'cublasLt': expected 'cublas' or 'kernel'
 
-// MANIFEST: "format_version": 5,
+// MANIFEST: "format_version": 6,
 // MANIFEST: "name": "mm_bf16"
 // MANIFEST: "launches": [
 // MANIFEST-NEXT: {

@@ -2,7 +2,7 @@
 """Prints one line per launch of a CUDA manifest (docs/Manifest.md), for
 FileCheck: `<function>: kernel <name>` or, for a library call,
 `<function>: cublas_gemm <name> m= n= k= batch= a= b= c= [c_init=]
-[bias=<ref>:<dtype>] [trans=a|b|ab] accumulate= beta= <a> x <b> -> <c>
+[bias=<ref>:<dtype>] [activation=<name> [aux=<ref>]] [trans=a|b|ab] accumulate= beta= <a> x <b> -> <c>
 (<compute>) ld= stride= fallback=`."""
 
 import json
@@ -24,7 +24,7 @@ def main(path):
                 continue
             fb = l["fallback"]
             trans = "".join(x for x in "ab" if l.get("trans_" + x))
-            print("%s: %s %s m=%d n=%d k=%d batch=%d a=%s b=%s c=%s%s%s%s "
+            print("%s: %s %s m=%d n=%d k=%d batch=%d a=%s b=%s c=%s%s%s%s%s "
                   "accumulate=%s beta=%g %s x %s -> %s (%s) ld=%d,%d,%d "
                   "stride=%d,%d,%d fallback=%s[%s]" % (
                       fn["name"], kind, l["name"], l["m"], l["n"], l["k"],
@@ -32,6 +32,9 @@ def main(path):
                       " c_init=" + ref(l["c_init"]) if "c_init" in l else "",
                       " bias=%s:%s" % (ref(l["bias"]), l["bias_dtype"])
                       if "bias" in l else "",
+                      (" activation=" + l["activation"] +
+                       (" aux=" + ref(l["aux"]) if "aux" in l else ""))
+                      if "activation" in l else "",
                       " trans=" + trans if trans else "",
                       l["accumulate"], l["beta"], l["a_dtype"], l["b_dtype"],
                       l["c_dtype"], l["compute_dtype"], l["lda"], l["ldb"],

@@ -320,6 +320,142 @@ def linear_bias_case(M=300, K=256, N=768, t="bf16", rounded_first=False):
     return (name, ir, make, ref, torch_same_dtype)
 
 
+_GELU_FORWARD_BODY = """  ^bb0(%%v: %(t)s, %%o: %(t)s):
+    %%half = arith.constant 5.000000e-01 : %(t)s
+    %%one = arith.constant 1.000000e+00 : %(t)s
+    %%scale = arith.constant 7.968750e-01 : %(t)s
+    %%cubic = arith.constant 4.467770e-02 : %(t)s
+    %%c3 = arith.constant 3 : i64
+    %%p = math.fpowi %%v, %%c3 : %(t)s, i64
+    %%q = arith.mulf %%p, %%cubic : %(t)s
+    %%r = arith.addf %%v, %%q : %(t)s
+    %%u = arith.mulf %%r, %%scale : %(t)s
+    %%th = math.tanh %%u : %(t)s
+    %%s1 = arith.addf %%th, %%one : %(t)s
+    %%s2 = arith.mulf %%s1, %%half : %(t)s
+    %%y = arith.mulf %%v, %%s2 : %(t)s
+    linalg.yield %%y : %(t)s"""
+
+_GELU_BACKWARD_BODY = """  ^bb0(%%x: %(t)s, %%d: %(t)s, %%o: %(t)s):
+    %%c0 = arith.constant 0.797884583 : f32
+    %%c1 = arith.constant 1.000000e+00 : f32
+    %%c2 = arith.constant 4.471500e-02 : f32
+    %%c3 = arith.constant 1.341450e-01 : f32
+    %%c4 = arith.constant 5.000000e-01 : f32
+    %%x32 = arith.extf %%x : %(t)s to f32
+    %%sq = arith.mulf %%x32, %%x32 : f32
+    %%hx = arith.mulf %%x32, %%c4 : f32
+    %%cu = arith.mulf %%sq, %%x32 : f32
+    %%dq = arith.mulf %%sq, %%c3 : f32
+    %%kq = arith.mulf %%cu, %%c2 : f32
+    %%dp = arith.addf %%dq, %%c1 : f32
+    %%in = arith.addf %%x32, %%kq : f32
+    %%du = arith.mulf %%dp, %%c0 : f32
+    %%u = arith.mulf %%in, %%c0 : f32
+    %%th = math.tanh %%u : f32
+    %%a1 = arith.addf %%th, %%c1 : f32
+    %%t2 = arith.mulf %%th, %%th : f32
+    %%a2 = arith.mulf %%a1, %%c4 : f32
+    %%s2 = arith.subf %%c1, %%t2 : f32
+    %%b1 = arith.mulf %%hx, %%s2 : f32
+    %%b2 = arith.mulf %%b1, %%du : f32
+    %%g = arith.addf %%a2, %%b2 : f32
+    %%d32 = arith.extf %%d : %(t)s to f32
+    %%r = arith.mulf %%d32, %%g : f32
+    %%r16 = arith.truncf %%r : f32 to %(t)s
+    linalg.yield %%r16 : %(t)s"""
+
+
+def _gelu_tanh(torch, x):
+    return 0.5 * x * (1 + torch.tanh(0.7978845608028654 *
+                                     (x + 0.044715 * x ** 3)))
+
+
+def _gelu_tanh_grad(torch, x):
+    t = torch.tanh(0.7978845608028654 * (x + 0.044715 * x ** 3))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (
+        1 + 3 * 0.044715 * x * x)
+
+
+def mlp_gelu_case(M=300, K=256, N=768, t="bf16", backward=False):
+    """GPT-2's MLP GELU as torch-mlir 20261001 writes it in a bf16 training
+    graph. Forward: the first matmul's bias add, then GELU's tanh form in
+    bf16 arithmetic (bf16-rounded constants); both the pre-activation and
+    the GELU are results (the backward saves one, the next matmul reads the
+    other): one cublas_gemm with cuBLASLt's GELU_AUX_BIAS epilogue
+    (GeluEpilogue.cpp). Backward: the gradient of the GELU's output (a
+    matmul rounded to bf16) times GELU's derivative at the saved
+    pre-activation, in f32: one cublas_gemm with DGELU."""
+    d = {"t": t, "M": M, "N": N, "K": K, "y": _tt([M, N], t),
+         "a": _tt([M, K], t), "w": _tt([K, N], t),
+         "id": "affine_map<(d0, d1) -> (d0, d1)>",
+         "col": "affine_map<(d0, d1) -> (d1)>"}
+    head = """  %%zero = arith.constant 0.0 : f32
+  %%e = tensor.empty() : tensor<%(M)dx%(N)dxf32>
+  %%z = linalg.fill ins(%%zero : f32) outs(%%e : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
+  %%acc = linalg.matmul ins(%%a, %%w : %(a)s, %(w)s) outs(%%z : tensor<%(M)dx%(N)dxf32>) -> tensor<%(M)dx%(N)dxf32>
+  %%ey = tensor.empty() : %(y)s
+"""
+    if not backward:
+        ir = ("""func.func @main(%%a: %(a)s, %%w: %(w)s, %%b: tensor<%(N)dx%(t)s>) -> (%(y)s, %(y)s) {
+""" + head + """  %%h = linalg.generic {indexing_maps = [%(id)s, %(col)s, %(id)s], iterator_types = ["parallel", "parallel"]} ins(%%acc, %%b : tensor<%(M)dx%(N)dxf32>, tensor<%(N)dx%(t)s>) outs(%%ey : %(y)s) {
+  ^bb0(%%x: f32, %%c: %(t)s, %%o: %(t)s):
+    %%q = arith.truncf %%x : f32 to %(t)s
+    %%s = arith.addf %%c, %%q : %(t)s
+    linalg.yield %%s : %(t)s
+  } -> %(y)s
+  %%g = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]} ins(%%h : %(y)s) outs(%%ey : %(y)s) {
+""" + _GELU_FORWARD_BODY + """
+  } -> %(y)s
+  return %%g, %%h : %(y)s, %(y)s
+}
+""") % d
+    else:
+        ir = ("""func.func @main(%%a: %(a)s, %%w: %(w)s, %%h: %(y)s) -> %(y)s {
+""" + head + """  %%dg = linalg.generic {indexing_maps = [%(id)s, %(id)s], iterator_types = ["parallel", "parallel"]} ins(%%acc : tensor<%(M)dx%(N)dxf32>) outs(%%ey : %(y)s) {
+  ^bb0(%%x: f32, %%o: %(t)s):
+    %%q = arith.truncf %%x : f32 to %(t)s
+    linalg.yield %%q : %(t)s
+  } -> %(y)s
+  %%dh = linalg.generic {indexing_maps = [%(id)s, %(id)s, %(id)s], iterator_types = ["parallel", "parallel"]} ins(%%h, %%dg : %(y)s, %(y)s) outs(%%ey : %(y)s) {
+""" + _GELU_BACKWARD_BODY + """
+  } -> %(y)s
+  return %%dh : %(y)s
+}
+""") % d
+
+    def make(torch, dev, gen):
+        dt = getattr(torch, TYPES[t])
+        third = (torch.randn(N, generator=gen, device=dev) if not backward
+                 else 2 * torch.randn(M, N, generator=gen, device=dev))
+        return [torch.randn(M, K, generator=gen, device=dev).to(dt),
+                (torch.randn(K, N, generator=gen, device=dev) / 16).to(dt),
+                third.to(dt)]
+
+    def ref(torch, aa, ww, cc):
+        prod = aa.double() @ ww.double()
+        if backward:
+            return [prod * _gelu_tanh_grad(torch, cc.double())]
+        pre = prod + cc.double()
+        return [_gelu_tanh(torch, pre), pre]
+
+    def torch_same_dtype(torch, aa, ww, cc):
+        prod = aa.float() @ ww.float()
+        if backward:
+            return [torch.ops.aten.gelu_backward(
+                prod.to(aa.dtype).float(), cc.float(),
+                approximate="tanh").to(aa.dtype)]
+        pre = (prod + cc.float()).to(aa.dtype)
+        return [torch.nn.functional.gelu(pre.float(), approximate="tanh")
+                .to(aa.dtype), pre]
+
+    name = "mlp_gelu%s_%dx%dx%d_%s" % ("_backward" if backward else "",
+                                       M, K, N, t)
+    LIBRARY_CALLS[name] = 1
+    LAUNCHES[name] = 1  # the GEMM alone: no GELU kernel
+    return (name, ir, make, ref, torch_same_dtype)
+
+
 def qkv_heads_case(B=2, S=33, H=4, D=64, which=1, t="bf16"):
     """One of Q, K, V as GPT-2's real IR takes it from the fused projection
     (slice, split into heads, transpose): the transpose reads the

@@ -20,6 +20,7 @@ from general_cases import (  # noqa: F401
     logsumexp_case,
     bool_mask_case,
     linear_bias_case,
+    mlp_gelu_case,
     qkv_heads_case,
     fpowi_case,
     odd_slice_case,
@@ -446,6 +447,8 @@ def correctness_cases():
     cases.append(fpowi_case())
     cases.append(linear_bias_case())
     cases.append(linear_bias_case(rounded_first=True))
+    cases.append(mlp_gelu_case())
+    cases.append(mlp_gelu_case(backward=True))
     cases.append(qkv_heads_case())
     cases.append(matmul_transposed_b_case(100, 96, 200, "f32"))
     cases.append(matmul_transposed_b_case(64, 128, 130, "bf16"))
