@@ -371,6 +371,18 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
     fallback kernel adds the bias before the one rounding. The f32 product
     never reaches memory.
 
+    A GELU after that epilogue becomes the matmul's activation too: the one
+    chain reading the epilogue's result (through reshapes) that computes
+    gelu_tanh of it (`activation = "gelu_tanh"`, cuBLASLt's
+    GELU(_AUX)(_BIAS); the epilogue's result stored as `aux` when anything
+    else reads it: a training graph's saved pre-activation), or the chain
+    that multiplies a rounded product by gelu_tanh' of a saved tensor
+    (`activation = "gelu_tanh_grad"`, `aux` that tensor, cuBLASLt's DGELU).
+    Chains are recognized by what their body computes (evaluated exactly at
+    probe points, to 1e-3 of the reference), whatever arithmetic the
+    frontend wrote; a chain holding both the bias and the GELU is cut in two
+    first. The fallback kernel evaluates the chain's own body.
+
     i1 buffers hold one byte per element; kernels load and store them
     element by element (LLVM packs a `vector<N x i1>` into bits). Vector
     loads are used only where every vector starts at a multiple of its width
