@@ -23,6 +23,7 @@
 #include "ArtifactText.h"
 #include "fake/FakeCuda.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -135,8 +136,16 @@ struct Case {
   bool transA = false, transB = false;
   /// The bias epilogue: a vector of n of outType, argument after c0.
   bool bias = false;
+  /// The activation ("gelu_tanh", "gelu_tanh_grad" or none) and its aux
+  /// matrix (m x n of outType): gelu_tanh's written after c when `aux`,
+  /// gelu_tanh_grad's read before c.
+  std::string activation;
+  bool aux = false;
 
   int biasArg() const { return accumulate ? 3 : 2; }
+  bool auxIn() const { return aux && activation == "gelu_tanh_grad"; }
+  int cArg() const { return biasArg() + (bias ? 1 : 0) + (auxIn() ? 1 : 0); }
+  int auxArg() const { return auxIn() ? cArg() - 1 : cArg() + 1; }
 
   std::string manifest() const {
     using sinter::test::argument;
@@ -150,10 +159,14 @@ struct Case {
       args.push_back(argument(2, "c0", "input", outType, {batch, m, n}));
     if (bias)
       args.push_back(argument(biasArg(), "bias", "input", outType, {n}));
-    int c = biasArg() + (bias ? 1 : 0);
+    if (auxIn())
+      args.push_back(argument(auxArg(), "aux", "input", outType, {m, n}));
+    int c = cArg();
     args.push_back(argument(c, "c", "output", outType, {batch, m, n}));
+    if (aux && !auxIn())
+      args.push_back(argument(auxArg(), "aux", "output", outType, {m, n}));
     std::string kernelArgs;
-    for (int i = 0; i <= c; ++i)
+    for (int i = 0; i < static_cast<int>(args.size()); ++i)
       kernelArgs += (i ? ", " : "") + std::string(R"({"arg": )") + num(i) + "}";
     std::string gemm =
         R"({"kind": "cublas_gemm", "name": "matmul_0", "layout": "row-major",
@@ -168,6 +181,9 @@ struct Case {
         (bias ? R"("bias": {"arg": )" + num(biasArg()) +
                     R"(}, "bias_dtype": ")" + outType + R"(", )"
               : std::string()) +
+        (activation.empty() ? std::string()
+                            : R"("activation": ")" + activation + R"(", )") +
+        (aux ? R"("aux": {"arg": )" + num(auxArg()) + "}, " : std::string()) +
         R"("alpha": 1, "beta": )" + (accumulate ? "1" : "0") +
         R"(, "a_dtype": ")" + inType + R"(", "b_dtype": ")" + inType +
         R"(", "c_dtype": ")" + outType +
@@ -278,8 +294,15 @@ protected:
       args.push_back(c.outType == "float32"
                          ? static_cast<void *>(biasValues.data())
                          : static_cast<void *>(bias16.data()));
+    aux32.assign(c.m * c.n, -1e30f); // poison, or the saved pre-activation
+    for (int64_t i = 0; c.auxIn() && i < c.m * c.n; ++i)
+      aux32[i] = value(i, 5) / 4;
+    if (c.auxIn())
+      args.push_back(aux32.data());
     args.push_back(c.outType == "float32" ? static_cast<void *>(out32.data())
                                           : static_cast<void *>(out16.data()));
+    if (c.aux && !c.auxIn())
+      args.push_back(aux32.data());
     for (int i = 0; i < runs; ++i)
       if (int rc =
               sinter_rt_run(program, "main", args.data(), args.size(), stream))
@@ -316,7 +339,7 @@ protected:
     EXPECT_NE(std::string(last).find(why), std::string::npos) << last;
   }
 
-  std::vector<float> a32, b32, c0, out32, biasValues;
+  std::vector<float> a32, b32, c0, out32, biasValues, aux32;
   std::vector<uint16_t> a16, b16, out16, bias16;
 };
 
@@ -407,6 +430,80 @@ TEST_F(LibraryCalls, TheBiasEpilogueAddsOneValuePerColumn) {
     EXPECT_EQ(out16[i], bf16(r[i])) << i;
   EXPECT_EQ(fakes().heuristics(), 1);
   expectLibraryCalls(2, 0);
+}
+
+/// GELU's tanh form and its derivative, in f64.
+static double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+static double geluTanhGrad(double x) {
+  double t = std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 *
+                             (1 + 3 * 0.044715 * x * x);
+}
+
+TEST_F(LibraryCalls, GeluEpilogueStoresItsInputAsAux) {
+  // An MLP's first matmul in training (GeluEpilogue.cpp): C = gelu(A B +
+  // bias), aux = A B + bias, in the row-major layout of C.
+  Case c{5, 3, 7, 1};
+  c.bias = true;
+  c.activation = "gelu_tanh";
+  c.aux = true;
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled) {
+    EXPECT_STREQ(fakes().launches(), "matmul_0");
+    return;
+  }
+  std::vector<float> r = reference(c);
+  for (size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(aux32[i], r[i]) << i;
+    EXPECT_NEAR(out32[i], geluTanh(r[i]), 1e-5 * (1 + std::abs(r[i]))) << i;
+  }
+  expectLibraryCalls(1, 0);
+}
+
+TEST_F(LibraryCalls, GeluGradientEpilogueReadsAux) {
+  // The MLP's backward: C = (A B) * gelu'(aux), aux the saved
+  // pre-activation.
+  Case c{5, 3, 7, 1};
+  c.activation = "gelu_tanh_grad";
+  c.aux = true;
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  if (fakes().disabled) {
+    EXPECT_STREQ(fakes().launches(), "matmul_0");
+    return;
+  }
+  std::vector<float> r = reference(c);
+  for (size_t i = 0; i < r.size(); ++i) {
+    double want = r[i] * geluTanhGrad(value(i, 5) / 4);
+    EXPECT_NEAR(out32[i], want, 1e-5 * (1 + std::abs(want))) << i;
+  }
+  expectLibraryCalls(1, 0);
+}
+
+TEST_F(LibraryCalls, ActivationsAreChecked) {
+  // A gradient activation with a bias, and aux without an activation, are
+  // artifact errors, not GEMMs that compute something else.
+  Case grad{5, 3, 7, 1};
+  grad.activation = "gelu_tanh_grad";
+  grad.aux = true;
+  grad.bias = true;
+  EXPECT_EQ(load(grad.manifest()), SINTER_RT_ERROR_ARTIFACT);
+  EXPECT_NE(std::string(sinter_rt_last_error())
+                .find("gelu_tanh_grad reads aux and takes no bias"),
+            std::string::npos)
+      << sinter_rt_last_error();
+  Case lone{5, 3, 7, 1};
+  lone.aux = true;
+  lone.activation = "gelu_tanh";
+  std::string m = lone.manifest();
+  m.replace(m.find(R"("activation": "gelu_tanh", )"), 27, "");
+  EXPECT_EQ(load(m), SINTER_RT_ERROR_ARTIFACT);
+  EXPECT_NE(
+      std::string(sinter_rt_last_error()).find("aux without an activation"),
+      std::string::npos)
+      << sinter_rt_last_error();
 }
 
 TEST_F(LibraryCalls, EveryStreamHasItsWorkspace) {

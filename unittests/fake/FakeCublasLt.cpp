@@ -29,9 +29,11 @@ struct Layout {
 struct Desc {
   int compute, scale;
   int32_t transA = 0, transB = 0; // 1: CUBLAS_OP_T
-  uint32_t epilogue = 0;          // 4: BIAS
+  uint32_t epilogue = 0;          // 4: BIAS, 32: GELU, 128: AUX, 192: DGELU
   const void *bias = nullptr;
   int biasType = -1;
+  void *aux = nullptr;
+  int64_t auxLd = 0;
 };
 struct Pref {
   uint64_t workspace = 0;
@@ -107,6 +109,10 @@ int cublasLtMatmulDescSetAttribute(Desc *desc, int attr, const void *buf,
     std::memcpy(&desc->bias, buf, 8);
   else if (attr == 26 && size == 4) // BIAS_DATA_TYPE, int32_t
     std::memcpy(&desc->biasType, buf, 4);
+  else if (attr == 11 && size == 8) // EPILOGUE_AUX_POINTER
+    std::memcpy(&desc->aux, buf, 8);
+  else if (attr == 12 && size == 8) // EPILOGUE_AUX_LD, int64_t
+    std::memcpy(&desc->auxLd, buf, 8);
   else
     return kInvalid;
   return kSuccess;
@@ -189,6 +195,31 @@ int cublasLtMatmulAlgoGetHeuristic(void *, Desc *desc, Layout *a, Layout *b,
   *returned = 1;
   return kSuccess;
 }
+/// GELU's tanh form and its derivative.
+float gelu(float x) {
+  return 0.5f * x *
+         (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+float geluGrad(float x) {
+  float t = std::tanh(0.7978845608f * (x + 0.044715f * x * x * x));
+  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * 0.7978845608f *
+                                 (1.0f + 3.0f * 0.044715f * x * x);
+}
+
+/// The epilogue on element (i, j) of the column-major D: the bias over its
+/// rows, GELU (storing its input in aux, of D's type, with AUX), or GELU's
+/// gradient at aux (DGELU).
+float epilogue(const Desc &desc, int type, uint64_t i, uint64_t j, float v) {
+  int64_t at = static_cast<int64_t>(i + j * desc.auxLd);
+  if (desc.epilogue == 192)
+    return v * geluGrad(load(type, desc.aux, at));
+  if (desc.epilogue & 4)
+    v += load(desc.biasType, desc.bias, i);
+  if (desc.epilogue & 128)
+    store(type, desc.aux, at, v);
+  return desc.epilogue & 32 ? gelu(v) : v;
+}
+
 int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
                    Layout *a, const void *B, Layout *b, const void *beta,
                    const void *C, Layout *c, void *D, Layout *d,
@@ -215,8 +246,7 @@ int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
         float v = al * sum;
         if (be != 0)
           v += be * load(c->type, C, n * c->stride + i + j * c->ld);
-        if (desc->epilogue == 4) // bias over the rows of the column-major D
-          v += load(desc->biasType, desc->bias, i);
+        v = epilogue(*desc, d->type, i, j, v);
         store(d->type, D, n * d->stride + i + j * d->ld, v);
       }
   return kSuccess;
