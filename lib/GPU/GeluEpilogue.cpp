@@ -54,15 +54,13 @@ constexpr double kGeluCubic = 0.044715;
 constexpr double kGeluTolerance = 1e-3;
 
 double geluTanh(double x) {
-  return 0.5 * x *
-         (1.0 + std::tanh(kGeluScale * (x + kGeluCubic * x * x * x)));
+  return 0.5 * x * (1.0 + std::tanh(kGeluScale * (x + kGeluCubic * x * x * x)));
 }
 
 double geluTanhDerivative(double x) {
   double t = std::tanh(kGeluScale * (x + kGeluCubic * x * x * x));
-  return 0.5 * (1.0 + t) +
-         0.5 * x * (1.0 - t * t) * kGeluScale *
-             (1.0 + 3.0 * kGeluCubic * x * x);
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kGeluScale *
+                               (1.0 + 3.0 * kGeluCubic * x * x);
 }
 
 /// The probe points: a dense grid over [-6, 6] and the tails.
@@ -151,8 +149,7 @@ std::optional<double> evaluate(Block &body, ArrayRef<double> args) {
 
 /// Whether `v` is within the tolerance of `ref` at scale `scale`.
 bool close(std::optional<double> v, double ref, double scale) {
-  return v && std::isfinite(*v) &&
-         std::abs(*v - ref) <= kGeluTolerance * scale;
+  return v && std::isfinite(*v) && std::abs(*v - ref) <= kGeluTolerance * scale;
 }
 
 /// Whether every probe of `ops`, from `in` to `out`, is gelu_tanh(x).
@@ -183,7 +180,8 @@ bool computesGeluTanhGrad(Block &body, unsigned dyArg) {
       double d = geluTanhDerivative(x);
       SmallVector<double, 2> args(2, x);
       args[dyArg] = dy;
-      if (!close(evaluate(body, args), dy * d, std::abs(dy) * (std::abs(d) + 1)))
+      if (!close(evaluate(body, args), dy * d,
+                 std::abs(dy) * (std::abs(d) + 1)))
         return false;
     }
   return true;
@@ -346,17 +344,15 @@ void gpu_kernels::splitMatmulActivationChains(ModuleOp module) {
     Value g = cut.suffix.back()->getResult(0);
     OpBuilder b(chain);
     SmallVector<Value> args(body.getArguments());
-    FusedOp epilogue =
-        cloneAsChain(b, chain, chain.getInputs(),
-                     chain.getIndexingMaps().getValue(), args, cut.prefix,
-                     {cut.v});
+    FusedOp epilogue = cloneAsChain(b, chain, chain.getInputs(),
+                                    chain.getIndexingMaps().getValue(), args,
+                                    cut.prefix, {cut.v});
     Value h = epilogue->getResult(0);
     auto rank = cast<RankedTensorType>(h.getType()).getRank();
     FusedOp activation = cloneAsChain(
         b, chain, {h}, {AffineMapAttr::get(b.getMultiDimIdentityMap(rank))},
         {cut.v}, cut.suffix, {g});
-    for (auto [i, y] :
-         llvm::enumerate(body.getTerminator()->getOperands()))
+    for (auto [i, y] : llvm::enumerate(body.getTerminator()->getOperands()))
       chain->getResult(i).replaceAllUsesWith(y == g ? activation->getResult(0)
                                                     : h);
     chain->erase();

@@ -385,8 +385,7 @@ struct MatmulActivation {
 };
 /// The activation that the one chain reading `e`'s result computes, if it
 /// is one the matmul takes.
-std::optional<MatmulActivation>
-matchMatmulActivation(const MatmulEpilogue &e);
+std::optional<MatmulActivation> matchMatmulActivation(const MatmulEpilogue &e);
 /// A chain that computes a matmul's bias (or rounding) and a GELU of it
 /// becomes two, the epilogue's and the activation's (GeluEpilogue.cpp). Run
 /// before roundBiasOnce.

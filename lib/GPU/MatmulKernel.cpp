@@ -77,8 +77,8 @@ struct MatmulShape {
 };
 
 /// The kernel's view of its operands (flattened buffers; C0, bias and the
-/// activation's aux null when absent) and of its thread: tile origin, batch offsets, thread
-/// coordinates in the 16 x 16 grid of 4 x 4 sub-tiles.
+/// activation's aux null when absent) and of its thread: tile origin, batch
+/// offsets, thread coordinates in the 16 x 16 grid of 4 x 4 sub-tiles.
 struct MatmulThread {
   Value A, Bm, C0, bias, C, aux;
   Value tid, tx, ty, m0, n0, aBase, bBase, cBase;
@@ -257,8 +257,7 @@ static Value emitActivation(ImplicitLocOpBuilder &b, KernelBuilder &kb,
   for (Operation &op : body.without_terminator())
     cloneElementOp(b, op, mapping, /*fastTanh=*/false);
   Value r = mapping.lookup(body.getTerminator()->getOperand(0));
-  return r.getType().isF32() ? r
-                             : arith::ExtFOp::create(b, b.getF32Type(), r);
+  return r.getType().isF32() ? r : arith::ExtFOp::create(b, b.getF32Type(), r);
 }
 
 /// Each thread's 4 x 4 results: + C0 (or the fill), + bias[n] in f32, the

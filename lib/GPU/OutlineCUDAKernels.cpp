@@ -706,10 +706,10 @@ struct OutlineCUDAKernelsPass
     Operation *chain = epilogue.result.getDefiningOp();
     Operation *activationChain =
         activation ? activation->result.getDefiningOp() : nullptr;
-    Operation *at = activation && activation->kind ==
-                                      MatmulActivation::Kind::GeluTanhGrad
-                        ? activationChain
-                        : chain;
+    Operation *at =
+        activation && activation->kind == MatmulActivation::Kind::GeluTanhGrad
+            ? activationChain
+            : chain;
     OpBuilder b(at);
     emitLaunch(b, at->getLoc(), launch);
     taken.insert(chain);

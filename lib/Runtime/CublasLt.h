@@ -62,7 +62,7 @@ constexpr int kDescAuxPointer = 11;   // ..._EPILOGUE_AUX_POINTER
 constexpr int kDescAuxLd = 12;        // ..._EPILOGUE_AUX_LD (int64_t)
 // cublasLtEpilogue_t: flags that combine (GELU_AUX_BIAS = GELU | AUX | BIAS).
 constexpr uint32_t kEpilogueDefault = 1; // CUBLASLT_EPILOGUE_DEFAULT: D = AB
-constexpr uint32_t kEpilogueBias = 4; // CUBLASLT_EPILOGUE_BIAS: D = AB + bias
+constexpr uint32_t kEpilogueBias = 4;  // CUBLASLT_EPILOGUE_BIAS: D = AB + bias
 constexpr uint32_t kEpilogueGelu = 32; // CUBLASLT_EPILOGUE_GELU (tanh form)
 constexpr uint32_t kEpilogueAux = 128; // ..._AUX: the GELU input stored too
 constexpr uint32_t kEpilogueDGelu = 64 | 128; // CUBLASLT_EPILOGUE_DGELU

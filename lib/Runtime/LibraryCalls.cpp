@@ -133,9 +133,8 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
   // matrix has D's layout (n rows of C^T apart).
   auto epilogue = [&] {
     using A = Gemm::Activation;
-    uint32_t kind =
-        lt::epilogueOf(g.bias.used, g.activation == A::GeluTanh, g.aux.used,
-                       g.activation == A::GeluTanhGrad);
+    uint32_t kind = lt::epilogueOf(g.bias.used, g.activation == A::GeluTanh,
+                                   g.aux.used, g.activation == A::GeluTanhGrad);
     if (kind == lt::kEpilogueDefault)
       return true;
     int32_t type = lt::dataType(g.biasType);
@@ -144,8 +143,8 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
                                             sizeof(kind)),
                  "cublasLtMatmulDescSetAttribute(EPILOGUE)") &&
            (!g.bias.used ||
-            check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType,
-                                             &type, sizeof(type)),
+            check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType, &type,
+                                             sizeof(type)),
                   "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)")) &&
            (!g.aux.used ||
             check(api.matmulDescSetAttribute(g.op, lt::kDescAuxLd, &auxLd,
@@ -255,8 +254,8 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
       return moved(d) && lt::alignment(pointer(d.buffer), 0, 1) !=
                              lt::alignment(d.pointer, 0, 1);
     };
-    auto setPointer = [&](Gemm::DescribedBuffer &d, int attr,
-                          const char *call, std::string &reason) {
+    auto setPointer = [&](Gemm::DescribedBuffer &d, int attr, const char *call,
+                          std::string &reason) {
       if (!moved(d))
         return true;
       void *ptr = reinterpret_cast<void *>(pointer(d.buffer));
