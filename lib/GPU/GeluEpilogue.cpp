@@ -195,9 +195,9 @@ bool identityMaps(FusedOp chain) {
   });
 }
 
-/// The chains that read `v` element by element, directly or through
-/// reshapes (which keep the row-major order of elements), with the reshapes
-/// met on the way; false when something else reads it.
+/// The chains that read a value element by element, directly or through
+/// reshapes (which keep the row-major order of elements), and whether
+/// anything else reads it.
 struct Readers {
   SmallVector<std::pair<FusedOp, unsigned>> chains; // chain, input number
   bool others = false;
@@ -220,6 +220,7 @@ void collectReaders(Value v, Readers &r) {
 }
 
 Type elementType(Value v) { return getElementTypeOrSelf(v.getType()); }
+
 /// A chain's body cut in two at `v`: `prefix` computes `v` from the
 /// arguments, `suffix` the rest from `v` alone (constants aside).
 struct Cut {
@@ -295,9 +296,16 @@ FusedOp cloneAsChain(OpBuilder &b, FusedOp at, ValueRange inputs,
 }
 } // namespace
 
-/// Whether `prefix` is a bias add and roundings alone (what
-/// matchMatmulEpilogue takes, after roundBiasOnce).
-static bool isBiasAndRounding(ArrayRef<Operation *> prefix) {
+/// Whether `chain`'s `prefix` computes what matchMatmulEpilogue takes
+/// (after roundBiasOnce): the product's rounding alone, or a bias (a vector
+/// over the columns, of the epilogue's type `v`) added and rounded.
+static bool isBiasAndRounding(FusedOp chain, ArrayRef<Operation *> prefix,
+                              Value v) {
+  unsigned inputs = chain.getInputs().size();
+  if (inputs == 2 ? !readsRowsAndBias(chain) ||
+                        elementType(chain.getInputs()[1]) != v.getType()
+                  : inputs != 1 || !identityMaps(chain))
+    return false;
   unsigned adds = 0;
   for (Operation *op : prefix) {
     if (isa<arith::AddFOp>(op))
@@ -305,7 +313,7 @@ static bool isBiasAndRounding(ArrayRef<Operation *> prefix) {
     else if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
       return false;
   }
-  return adds <= 1;
+  return adds == inputs - 1;
 }
 
 // A matmul's bias (or rounding) and its GELU in one chain, as fusion leaves
@@ -328,7 +336,7 @@ void gpu_kernels::splitMatmulActivationChains(ModuleOp module) {
         chain->getParentOfType<FusedOp>())
       return;
     std::optional<Cut> cut = cutBody(chain.getBody().front());
-    if (!cut || !isBiasAndRounding(cut->prefix) ||
+    if (!cut || !isBiasAndRounding(chain, cut->prefix, cut->v) ||
         !computesGeluTanh(cut->suffix, cut->v,
                           cut->suffix.back()->getResult(0)))
       return;

@@ -386,6 +386,9 @@ struct MatmulActivation {
 /// The activation that the one chain reading `e`'s result computes, if it
 /// is one the matmul takes.
 std::optional<MatmulActivation> matchMatmulActivation(const MatmulEpilogue &e);
+/// Whether `chain`'s two inputs are read as a 2-D identity and a vector
+/// over its columns (a bias).
+bool readsRowsAndBias(FusedOp chain);
 /// A chain that computes a matmul's bias (or rounding) and a GELU of it
 /// becomes two, the epilogue's and the activation's (GeluEpilogue.cpp). Run
 /// before roundBiasOnce.

@@ -205,10 +205,8 @@ static bool isPlainZeroFilledMatmul(linalg::MatmulOp mm) {
          getElementTypeOrSelf(mm->getResult(0).getType()).isF32();
 }
 
-/// Whether `chain`'s two inputs are read as a 2-D identity and a vector
-/// over its columns (a bias).
-static bool readsRowsAndBias(FusedOp chain) {
-  if (chain.getInputs().size() != 2 || chain->getNumResults() != 1)
+bool gpu_kernels::readsRowsAndBias(FusedOp chain) {
+  if (chain.getInputs().size() != 2)
     return false;
   MLIRContext *ctx = chain.getContext();
   AffineExpr d0, d1;
@@ -242,7 +240,7 @@ static bool readsRowsAndBias(FusedOp chain) {
 void gpu_kernels::roundBiasOnce(ModuleOp module) {
   SmallVector<FusedOp> chains;
   module.walk([&](FusedOp chain) {
-    if (!readsRowsAndBias(chain))
+    if (chain->getNumResults() != 1 || !readsRowsAndBias(chain))
       return;
     auto mm = chain.getInputs()[0].getDefiningOp<linalg::MatmulOp>();
     if (!mm || !isPlainZeroFilledMatmul(mm) || !mm->hasOneUse())

@@ -220,3 +220,42 @@ func.func @merged_chain(%x: tensor<64x256xbf16>, %w: tensor<256x768xbf16>, %b: t
   } -> tensor<64x768xbf16>, tensor<64x768xbf16>
   return %hg#1, %hg#0 : tensor<64x768xbf16>, tensor<64x768xbf16>
 }
+
+// Must not split: a chain that adds a residual (a 2-D tensor, not a bias
+// over the columns) before its GELU is no matmul epilogue; it stays one
+// kernel after the plain GEMM, never two.
+// CHECK-LABEL: func.func @residual_then_gelu
+// CHECK: gpu.launch_func @sinter_kernels::@matmul_{{[0-9]+}} {{.*}}sinter.library_call = {a = 0 : i64, b = 1 : i64, batch = 1 : i64, c = 2 : i64
+// CHECK: gpu.launch_func @sinter_kernels::@fused_
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// MANIFEST: residual_then_gelu: cublas_gemm
+// MANIFEST-NOT: activation
+// MANIFEST-NEXT: residual_then_gelu: kernel fused_
+// MANIFEST-NOT: residual_then_gelu
+func.func @residual_then_gelu(%x: tensor<64x256xbf16>, %w: tensor<256x768xbf16>, %res: tensor<64x768xbf16>) -> tensor<64x768xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<64x768xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<64x768xf32>) -> tensor<64x768xf32>
+  %acc = linalg.matmul ins(%x, %w : tensor<64x256xbf16>, tensor<256x768xbf16>) outs(%z : tensor<64x768xf32>) -> tensor<64x768xf32>
+  %g = sinter.fused ins(%acc, %res : tensor<64x768xf32>, tensor<64x768xbf16>) maps [#id2, #id2] {
+  ^bb0(%a: f32, %c: bf16):
+    %half = arith.constant 5.000000e-01 : bf16
+    %one = arith.constant 1.000000e+00 : bf16
+    %scale = arith.constant 7.968750e-01 : bf16
+    %cubic = arith.constant 4.467770e-02 : bf16
+    %c3 = arith.constant 3 : i64
+    %t = arith.truncf %a : f32 to bf16
+    %h = arith.addf %c, %t : bf16
+    %p = math.fpowi %h, %c3 : bf16, i64
+    %q = arith.mulf %p, %cubic : bf16
+    %r = arith.addf %h, %q : bf16
+    %u = arith.mulf %r, %scale : bf16
+    %th = math.tanh %u : bf16
+    %s1 = arith.addf %th, %one : bf16
+    %s2 = arith.mulf %s1, %half : bf16
+    %y = arith.mulf %h, %s2 : bf16
+    sinter.yield %y : bf16
+  } -> tensor<64x768xbf16>
+  return %g : tensor<64x768xbf16>
+}
