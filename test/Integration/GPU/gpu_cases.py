@@ -19,16 +19,18 @@ from general_cases import (  # noqa: F401
     count_case,
     logsumexp_case,
     bool_mask_case,
-    linear_bias_case,
-    mlp_gelu_case,
     qkv_heads_case,
     fpowi_case,
     odd_slice_case,
+    dropout_residual_case,
+    residual_norm_case,
+)
+from matmul_cases import (  # noqa: F401
+    linear_bias_case,
+    mlp_gelu_case,
     matmul_transposed_b_case,
     matmul_case,
     matmul_cases,
-    dropout_residual_case,
-    residual_norm_case,
 )
 from row_cases import (  # noqa: F401
     rms_norm_case,
