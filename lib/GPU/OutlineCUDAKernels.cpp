@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InPlacePlans.h"
 #include "Kernels.h"
 #include "TargetInfo.h"
 
@@ -87,92 +88,6 @@ static AttentionChoice chooseAttentionKernel(AttentionOp attention,
                    "' cannot run this op on the tensor cores: " + why;
   return choice;
 }
-
-/// A concatenation's part `in`: its producer runs in the part's kernel
-/// (and joins `taken`) when chainProducer accepts it, directly or through a
-/// collapse_shape only the concatenation reads.
-static ConcatPart concatPart(Value in, tensor::ConcatOp concat,
-                             const Tuning &tuning,
-                             llvm::SmallPtrSetImpl<Operation *> &taken) {
-  ConcatPart part;
-  Value produced = in;
-  if (auto reshape = in.getDefiningOp<tensor::CollapseShapeOp>();
-      reshape && reshape->hasOneUse() &&
-      reshape.getSrcType().hasStaticShape()) {
-    part.reshape = reshape;
-    produced = reshape.getSrc();
-  }
-  part.producer = chainProducer(produced, concat, tuning);
-  if (!part.producer || taken.contains(part.producer)) {
-    part.producer = nullptr;
-    part.reshape = {};
-    return part;
-  }
-  taken.insert(part.producer);
-  return part;
-}
-
-/// What kernels read and write in place of the tensors transposes make
-/// (InPlaceHeads.cpp, InPlaceOperands.cpp), by op: where tensor-core
-/// attention kernels find their heads, which matmul operands are read
-/// transposed.
-struct InPlacePlans {
-  llvm::DenseMap<Operation *, AttentionHeads> heads;
-  llvm::DenseMap<Operation *, MatmulOperands> matmuls;
-  /// Norms that compute their input's elementwise chain, norm backwards the
-  /// chain that reads their dx (NormPrologue.cpp).
-  llvm::DenseMap<Operation *, FusedOp> prologues;
-  llvm::DenseMap<Operation *, FusedOp> epilogues;
-  /// Column sums of an epilogue's result that its norm backward adds up.
-  llvm::DenseMap<Operation *, EpilogueColumnSum> epilogueSums;
-  /// Pads whose kernel runs the elementwise op that produced their source.
-  llvm::DenseMap<Operation *, Operation *> padProducers;
-  /// The parts of concatenations (ConcatKernel.cpp).
-  llvm::DenseMap<Operation *, SmallVector<ConcatPart>> concatParts;
-  /// Reductions that read a slice in its source (SlicedInputs.cpp).
-  llvm::DenseMap<Operation *, SlicedInput> slicedInputs;
-
-  const AttentionHeads *headsOf(Operation *op) const {
-    auto it = heads.find(op);
-    return it == heads.end() ? nullptr : &it->second;
-  }
-  const MatmulOperands *matmulOf(Operation *op) const {
-    auto it = matmuls.find(op);
-    return it == matmuls.end() ? nullptr : &it->second;
-  }
-  std::optional<EpilogueColumnSum> epilogueSumOf(Operation *op) const {
-    auto it = epilogueSums.find(op);
-    if (it == epilogueSums.end())
-      return std::nullopt;
-    return it->second;
-  }
-  const SlicedInput *slicedOf(Operation *op) const {
-    auto it = slicedInputs.find(op);
-    return it == slicedInputs.end() ? nullptr : &it->second;
-  }
-  /// Plans again for `op` on the IR as it is now: the tensors a plan names
-  /// may be the results of ops outlined since it was made, replaced by
-  /// their buffers (the transposes, not outlined, still stand).
-  void refresh(Operation *op) {
-    if (auto it = heads.find(op); it != heads.end())
-      it->second =
-          isa<AttentionOp>(op)
-              ? planAttentionHeads(cast<AttentionOp>(op))
-              : planAttentionBackwardHeads(cast<AttentionBackwardOp>(op));
-    if (auto it = matmuls.find(op); it != matmuls.end())
-      it->second = planMatmulOperands(cast<linalg::LinalgOp>(op));
-  }
-  /// Whether `use` is an operand its kernel reads around (the transpose
-  /// that produced it need not run for it).
-  bool readsAround(OpOperand &use) const {
-    unsigned i = use.getOperandNumber();
-    if (const AttentionHeads *h = headsOf(use.getOwner()))
-      return llvm::is_contained(h->operandsReadInPlace, i);
-    if (const MatmulOperands *m = matmulOf(use.getOwner()))
-      return (i == 0 && m->transA) || (i == 1 && m->transB);
-    return false;
-  }
-};
 
 /// Dispatches to the kernel generator of `op`'s family; most ops are one
 /// launch. `plans` says what a kernel reads and writes in place.
@@ -284,6 +199,60 @@ static LogicalResult checkKernelTensors(Operation *op) {
              << rt << (rt.getElementType().isIndex() ? " (use i64)" : "");
   }
   return success();
+}
+
+/// Erases `op`, whose kernels were launched, and what they computed in
+/// its place: the transposes an attention kernel wrote around, the chain a
+/// norm or a pad computed, a slice read in its source, a concatenation's
+/// parts.
+static void eraseComputed(Operation *op, const InPlacePlans &plans) {
+  // The transpose of O the attention kernel wrote in its stead (the
+  // backward's: the concatenation of its gradients and the reshapes
+  // and transposes before it), the chain a norm computed.
+  if (const AttentionHeads *heads = plans.headsOf(op)) {
+    if (heads->outTranspose)
+      heads->outTranspose->erase();
+    for (Operation *written : heads->writtenAround)
+      written->erase();
+  }
+  if (FusedOp chain = plans.prologues.lookup(op)) {
+    op->erase();
+    chain->erase();
+    return;
+  }
+  if (FusedOp chain = plans.epilogues.lookup(op)) {
+    // (The column sum's result now comes from the column kernel.)
+    if (std::optional<EpilogueColumnSum> sum = plans.epilogueSumOf(op))
+      sum->sum->erase();
+    chain->erase();
+    op->erase();
+    return;
+  }
+  if (Operation *producer = plans.padProducers.lookup(op)) {
+    op->erase();
+    producer->erase();
+    return;
+  }
+  if (const SlicedInput *sliced = plans.slicedOf(op)) {
+    // The slice's other readers read the copy the kernel wrote, or the
+    // source in place.
+    tensor::ExtractSliceOp slice = sliced->slice;
+    op->erase();
+    if (slice->use_empty())
+      slice->erase();
+    return;
+  }
+  if (auto it = plans.concatParts.find(op); it != plans.concatParts.end()) {
+    op->erase();
+    for (const ConcatPart &part : it->second) {
+      if (part.reshape)
+        part.reshape->erase();
+      if (part.producer)
+        part.producer->erase();
+    }
+    return;
+  }
+  op->erase();
 }
 
 namespace {
@@ -463,7 +432,9 @@ struct OutlineCUDAKernelsPass
     // transposes that kernels read and write around: erased with them, not
     // outlined.
     llvm::SmallPtrSet<Operation *, 8> taken;
-    InPlacePlans plans = planInPlace(ops, tuning, taken);
+    InPlacePlans plans = planInPlace(ops, tuning, taken, [&](Operation *op) {
+      return planHeads(op, tuning);
+    });
     // Generics computed from their indices go last: the elementwise kernels
     // that read them compute them instead (computedInputOf); they run
     // only where something else still reads them. (Launches stay in
@@ -521,53 +492,7 @@ struct OutlineCUDAKernelsPass
       llvm::DenseMap<Value, Value> written;
       for (const KernelLaunch &launch : *launches)
         emitLaunch(b, op->getLoc(), launch, &written);
-      // The transpose of O the attention kernel wrote in its stead (the
-      // backward's: the concatenation of its gradients and the reshapes
-      // and transposes before it), the chain a norm computed.
-      if (const AttentionHeads *heads = plans.headsOf(op)) {
-        if (heads->outTranspose)
-          heads->outTranspose->erase();
-        for (Operation *written : heads->writtenAround)
-          written->erase();
-      }
-      if (FusedOp chain = plans.prologues.lookup(op)) {
-        op->erase();
-        chain->erase();
-        continue;
-      }
-      if (FusedOp chain = plans.epilogues.lookup(op)) {
-        // (The column sum's result now comes from the column kernel.)
-        if (std::optional<EpilogueColumnSum> sum = plans.epilogueSumOf(op))
-          sum->sum->erase();
-        chain->erase();
-        op->erase();
-        continue;
-      }
-      if (Operation *producer = plans.padProducers.lookup(op)) {
-        op->erase();
-        producer->erase();
-        continue;
-      }
-      if (const SlicedInput *sliced = plans.slicedOf(op)) {
-        // The slice's other readers read the copy the kernel wrote, or the
-        // source in place.
-        tensor::ExtractSliceOp slice = sliced->slice;
-        op->erase();
-        if (slice->use_empty())
-          slice->erase();
-        continue;
-      }
-      if (auto it = plans.concatParts.find(op); it != plans.concatParts.end()) {
-        op->erase();
-        for (const ConcatPart &part : it->second) {
-          if (part.reshape)
-            part.reshape->erase();
-          if (part.producer)
-            part.producer->erase();
-        }
-        continue;
-      }
-      op->erase();
+      eraseComputed(op, plans);
     }
     // Inits that only fed a replaced op (tensor.empty, linalg.fill) are dead.
     for (auto func : module.getOps<func::FuncOp>())
@@ -597,101 +522,6 @@ struct OutlineCUDAKernelsPass
         failed(checkAttentionBackwardKernel(backward, tuning.smVersion, why)))
       return std::nullopt;
     return planAttentionBackwardHeads(backward);
-  }
-
-  /// The in-place plans of `ops`: the attention ops and backwards that take
-  /// the tensor-core kernels (planHeads) and the plain matmuls
-  /// (planMatmulOperands). The transposes this makes dead join `taken`:
-  /// attention's O transposes, and those whose every use a kernel reads
-  /// around.
-  InPlacePlans planInPlace(ArrayRef<Operation *> ops, const Tuning &tuning,
-                           llvm::SmallPtrSetImpl<Operation *> &taken) {
-    InPlacePlans plans;
-    SmallVector<Operation *> readTransposes;
-    for (Operation *op : ops) {
-      if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-        if (Operation *producer = chainProducer(pad.getSource(), pad, tuning)) {
-          plans.padProducers[op] = producer;
-          taken.insert(producer);
-        }
-        continue;
-      }
-      if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
-        // (Not one an attention backward writes in its stead.)
-        if (taken.contains(op))
-          continue;
-        SmallVector<ConcatPart> &parts = plans.concatParts[op];
-        for (Value in : concat.getInputs())
-          parts.push_back(concatPart(in, concat, tuning, taken));
-        continue;
-      }
-      // (A chain one norm kernel computes is not another's: a norm
-      // backward's epilogue may be the next norm's input.)
-      if (FusedOp chain = matchNormPrologue(op, tuning);
-          chain && !taken.contains(chain)) {
-        plans.prologues[op] = chain;
-        taken.insert(chain);
-        continue;
-      }
-      if (FusedOp chain = matchNormBackwardEpilogue(op);
-          chain && !taken.contains(chain)) {
-        plans.epilogues[op] = chain;
-        if (std::optional<EpilogueColumnSum> sum =
-                matchEpilogueColumnSum(op, chain);
-            sum && !taken.contains(sum->sum)) {
-          plans.epilogueSums[op] = *sum;
-          taken.insert(sum->sum);
-        }
-        taken.insert(chain);
-        continue;
-      }
-      if (auto generic = dyn_cast<linalg::GenericOp>(op);
-          generic && !isElementwiseGeneric(generic)) {
-        // (Not when a chain that another kernel computes reads the slice:
-        // that kernel runs where its op is, maybe before this one.)
-        if (std::optional<SlicedInput> sliced = planSlicedInput(generic);
-            sliced && !taken.contains(sliced->slice) &&
-            llvm::none_of(sliced->slice->getUsers(), [&](Operation *user) {
-              return taken.contains(user);
-            })) {
-          taken.insert(sliced->slice);
-          plans.slicedInputs[op] = *sliced;
-        }
-        continue;
-      }
-      if (isPlainMatmul(op)) {
-        // (A chain that a matmul takes as its activation is no other
-        // kernel's.)
-        if (tuning.matmulLibraryCall)
-          if (std::optional<MatmulEpilogue> e =
-                  matchMatmulEpilogue(cast<linalg::LinalgOp>(op)))
-            if (std::optional<MatmulActivation> a = matchMatmulActivation(*e))
-              taken.insert(a->chain);
-        MatmulOperands operands =
-            planMatmulOperands(cast<linalg::LinalgOp>(op));
-        if (operands.readTransposes.empty())
-          continue;
-        llvm::append_range(readTransposes, operands.readTransposes);
-        plans.matmuls[op] = std::move(operands);
-        continue;
-      }
-      std::optional<AttentionHeads> planned = planHeads(op, tuning);
-      if (!planned)
-        continue;
-      AttentionHeads &heads = *planned;
-      if (!heads.any())
-        continue;
-      if (heads.outTranspose)
-        taken.insert(heads.outTranspose);
-      taken.insert(heads.writtenAround.begin(), heads.writtenAround.end());
-      llvm::append_range(readTransposes, heads.readTransposes);
-      plans.heads[op] = std::move(heads);
-    }
-    for (Operation *t : readTransposes)
-      if (llvm::all_of(t->getUses(),
-                       [&](OpOperand &use) { return plans.readsAround(use); }))
-        taken.insert(t);
-    return plans;
   }
 
   /// Emits the launch of a matmul that took `epilogue` (and `activation`)
