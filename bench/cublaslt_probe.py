@@ -61,14 +61,16 @@ class Lt:
         return lay
 
     def gemm(self, a, a_shape, trans_a, b, b_shape, d, epilogue=1, bias=None,
-             aux=None, aux_ld=0):
+             aux=None, aux_ld=0, trans_b=False):
         """A callable running D = op(A) op(B) (+ epilogue), column-major:
         a_shape/b_shape are (rows, cols, ld) of the buffers as stored;
-        D's rows are op(A)'s rows, its ld its row count."""
+        D is op(A)'s rows x op(B)'s columns, its ld its row count."""
         desc = VP()
         self.ok(self.lib.cublasLtMatmulDescCreate(ctypes.byref(desc), COMPUTE_32F, F32), "desc")
         if trans_a:
             self.set(desc, DESC_TRANSA, ctypes.c_int32(1))
+        if trans_b:
+            self.set(desc, DESC_TRANSB, ctypes.c_int32(1))
         self.set(desc, DESC_EPILOGUE, ctypes.c_uint32(epilogue))
         if bias is not None:
             self.set(desc, DESC_BIAS_POINTER, VP(bias.data_ptr()))
@@ -78,8 +80,9 @@ class Lt:
             self.set(desc, DESC_AUX_POINTER, VP(aux.data_ptr()))
             self.set(desc, DESC_AUX_LD, ctypes.c_int64(aux_ld))
         rows = a_shape[1] if trans_a else a_shape[0]
+        cols = b_shape[0] if trans_b else b_shape[1]
         la, lb = self.layout(*a_shape), self.layout(*b_shape)
-        ld = self.layout(rows, b_shape[1], rows)
+        ld = self.layout(rows, cols, rows)
         pref = VP()
         self.ok(self.lib.cublasLtMatmulPreferenceCreate(ctypes.byref(pref)), "pref")
         w = ctypes.c_uint64(WORKSPACE_BYTES)

@@ -78,7 +78,7 @@ def backward(lt):
 
 
 if __name__ == "__main__":
-    print(torch.cuda.get_device_name(), "cuBLASLt", Lt().lib.cublasLtGetVersion())
     lt = Lt()
+    print(torch.cuda.get_device_name(), "cuBLASLt", lt.lib.cublasLtGetVersion())
     forward(lt)
     backward(lt)
