@@ -112,6 +112,14 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
   auto check = [&](lt::Status st, const char *call) {
     return ltOk(api, st, call, why);
   };
+  // One attribute of the matmul descriptor, when `wanted`; `what` names it
+  // in the error.
+  auto setDesc = [&](bool wanted, int attr, const auto &value,
+                     const char *what) {
+    return !wanted ||
+           check(api.matmulDescSetAttribute(g.op, attr, &value, sizeof(value)),
+                 what);
+  };
   auto layout = [&](lt::MatrixLayout &out, const std::string &dtype,
                     const lt::ColumnMajorOperand &o) {
     if (!check(api.matrixLayoutCreate(&out, lt::dataType(dtype), o.rows, o.cols,
@@ -139,30 +147,21 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
       return true;
     int32_t type = lt::dataType(g.biasType);
     int64_t auxLd = g.shape.n;
-    return check(api.matmulDescSetAttribute(g.op, lt::kDescEpilogue, &kind,
-                                            sizeof(kind)),
-                 "cublasLtMatmulDescSetAttribute(EPILOGUE)") &&
-           (!g.bias.used ||
-            check(api.matmulDescSetAttribute(g.op, lt::kDescBiasDataType, &type,
-                                             sizeof(type)),
-                  "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)")) &&
-           (!g.aux.used ||
-            check(api.matmulDescSetAttribute(g.op, lt::kDescAuxLd, &auxLd,
-                                             sizeof(auxLd)),
-                  "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)"));
+    return setDesc(true, lt::kDescEpilogue, kind,
+                   "cublasLtMatmulDescSetAttribute(EPILOGUE)") &&
+           setDesc(g.bias.used, lt::kDescBiasDataType, type,
+                   "cublasLtMatmulDescSetAttribute(BIAS_DATA_TYPE)") &&
+           setDesc(g.aux.used, lt::kDescAuxLd, auxLd,
+                   "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)");
   };
   // Operands stored transposed are read through CUBLAS_OP_T (cuBLASLt's
   // A is the first operand, its B the second).
   auto transposes = [&] {
     int32_t t = lt::kOpTranspose;
-    return (!cm.first.transposed ||
-            check(api.matmulDescSetAttribute(g.op, lt::kDescTransA, &t,
-                                             sizeof(t)),
-                  "cublasLtMatmulDescSetAttribute(TRANSA)")) &&
-           (!cm.second.transposed ||
-            check(api.matmulDescSetAttribute(g.op, lt::kDescTransB, &t,
-                                             sizeof(t)),
-                  "cublasLtMatmulDescSetAttribute(TRANSB)"));
+    return setDesc(cm.first.transposed, lt::kDescTransA, t,
+                   "cublasLtMatmulDescSetAttribute(TRANSA)") &&
+           setDesc(cm.second.transposed, lt::kDescTransB, t,
+                   "cublasLtMatmulDescSetAttribute(TRANSB)");
   };
   bool ok = check(api.matmulDescCreate(&g.op, lt::kComputeF32, lt::kDataF32),
                   "cublasLtMatmulDescCreate") &&
