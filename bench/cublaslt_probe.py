@@ -13,6 +13,7 @@ DESC_TRANSA, DESC_TRANSB, DESC_EPILOGUE = 3, 4, 7
 DESC_BIAS_POINTER, DESC_AUX_POINTER, DESC_AUX_LD = 8, 11, 12
 DESC_AUX_DATA_TYPE, DESC_BIAS_DATA_TYPE = 22, 26
 PREF_MAX_WORKSPACE = 1
+ALGO_CONFIG = {"id": 0, "tile": 1, "splitk": 2, "stages": 6, "cluster": 8}
 WORKSPACE_BYTES = 32 << 20
 
 
@@ -53,6 +54,18 @@ class Lt:
         self.ok(self.lib.cublasLtMatmulDescSetAttribute(
             desc, attr, ctypes.byref(value), ctypes.sizeof(value)), f"attr {attr}")
 
+    def config(self, algo):
+        """The algorithm's configuration attributes (cublasLtMatmulAlgoConfig
+        Attributes_t) that tell kernels apart."""
+        out = {}
+        for name, attr in ALGO_CONFIG.items():
+            value, written = ctypes.c_int32(0), ctypes.c_size_t(0)
+            if self.lib.cublasLtMatmulAlgoConfigGetAttribute(
+                    ctypes.byref(algo), attr, ctypes.byref(value), 4,
+                    ctypes.byref(written)) == 0:
+                out[name] = value.value
+        return out
+
     def layout(self, rows, cols, ld, dtype=BF16):
         lay = VP()
         self.ok(self.lib.cublasLtMatrixLayoutCreate(
@@ -60,9 +73,14 @@ class Lt:
             ctypes.c_uint64(cols), ctypes.c_int64(ld)), "layout")
         return lay
 
-    def gemm(self, a, a_shape, trans_a, b, b_shape, d, epilogue=1, bias=None,
-             aux=None, aux_ld=0, trans_b=False):
-        """A callable running D = op(A) op(B) (+ epilogue), column-major:
+    def gemm(self, *args, **kwargs):
+        """The heuristic's first algorithm of `gemms` (below)."""
+        return self.gemms(*args, **kwargs)[0]
+
+    def gemms(self, a, a_shape, trans_a, b, b_shape, d, epilogue=1, bias=None,
+              aux=None, aux_ld=0, trans_b=False, algos=1):
+        """Callables running D = op(A) op(B) (+ epilogue), column-major, one
+        per algorithm the heuristic returns (at most `algos`, best first):
         a_shape/b_shape are (rows, cols, ld) of the buffers as stored;
         D is op(A)'s rows x op(B)'s columns, its ld its row count."""
         desc = VP()
@@ -88,21 +106,26 @@ class Lt:
         w = ctypes.c_uint64(WORKSPACE_BYTES)
         self.ok(self.lib.cublasLtMatmulPreferenceSetAttribute(
             pref, PREF_MAX_WORKSPACE, ctypes.byref(w), 8), "pref workspace")
-        h, n = Heuristic(), ctypes.c_int(0)
+        found, n = (Heuristic * algos)(), ctypes.c_int(0)
         st = self.lib.cublasLtMatmulAlgoGetHeuristic(
-            self.handle, desc, la, lb, ld, ld, pref, 1, ctypes.byref(h), ctypes.byref(n))
+            self.handle, desc, la, lb, ld, ld, pref, algos, found, ctypes.byref(n))
         if st != 0 or n.value < 1:
             raise RuntimeError(f"no algorithm (status {st}, returned {n.value})")
         alpha, beta = ctypes.c_float(1.0), ctypes.c_float(0.0)
 
-        def call():
-            stream = VP(torch.cuda.current_stream().cuda_stream)
-            self.ok(self.lib.cublasLtMatmul(
-                self.handle, desc, ctypes.byref(alpha), VP(a.data_ptr()), la,
-                VP(b.data_ptr()), lb, ctypes.byref(beta), VP(d.data_ptr()), ld,
-                VP(d.data_ptr()), ld, ctypes.byref(h.algo), VP(self.ws.data_ptr()),
-                ctypes.c_size_t(WORKSPACE_BYTES), stream), "matmul")
-        return call
+        def caller(h):
+            def call():
+                stream = VP(torch.cuda.current_stream().cuda_stream)
+                self.ok(self.lib.cublasLtMatmul(
+                    self.handle, desc, ctypes.byref(alpha), VP(a.data_ptr()), la,
+                    VP(b.data_ptr()), lb, ctypes.byref(beta), VP(d.data_ptr()), ld,
+                    VP(d.data_ptr()), ld, ctypes.byref(h.algo), VP(self.ws.data_ptr()),
+                    ctypes.c_size_t(WORKSPACE_BYTES), stream), "matmul")
+            call.waves = h.waves
+            call.workspace = h.ws
+            call.config = self.config(h.algo)
+            return call
+        return [caller(found[i]) for i in range(n.value)]
 
 
 def time_us(fn, iters=50):

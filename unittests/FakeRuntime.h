@@ -55,6 +55,8 @@ struct Fakes {
   int (*heuristics)() = nullptr;
   uint32_t (*alignment)(int) = nullptr;
   uint64_t (*workspace)() = nullptr;
+  void (*setAlgorithms)(int, const float *) = nullptr;
+  uint64_t (*lastAlgo)() = nullptr;
   bool disabled = false; // SINTER_CUBLASLT=off
 
   bool load() {
@@ -103,8 +105,12 @@ struct Fakes {
         reinterpret_cast<decltype(alignment)>(dlsym(lt, "fake_lt_alignment"));
     workspace =
         reinterpret_cast<decltype(workspace)>(dlsym(lt, "fake_lt_workspace"));
+    setAlgorithms = reinterpret_cast<decltype(setAlgorithms)>(
+        dlsym(lt, "fake_lt_set_algorithms"));
+    lastAlgo =
+        reinterpret_cast<decltype(lastAlgo)>(dlsym(lt, "fake_lt_last_algo"));
     return resetLt && setMode && matmuls && heuristics && alignment &&
-           workspace;
+           workspace && setAlgorithms && lastAlgo;
   }
 };
 

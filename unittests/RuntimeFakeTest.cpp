@@ -43,6 +43,8 @@ struct Case {
   /// gelu_tanh_grad's read before c.
   std::string activation;
   bool aux = false;
+  /// Accumulating in place: C's buffer, holding C_init, is passed as c0 too.
+  bool cInPlace = false;
 
   int biasArg() const { return accumulate ? 3 : 2; }
   bool auxIn() const { return aux && activation == "gelu_tanh_grad"; }
@@ -143,13 +145,15 @@ protected:
     }
     for (size_t i = 0; i < cCount; ++i)
       c0[i] = value(i, 3);
+    if (c.cInPlace)
+      out32 = c0;
     bool in16 = c.inType != "float32";
     std::vector<void *> args = {in16 ? static_cast<void *>(a16.data())
                                      : static_cast<void *>(a32.data() + offset),
                                 in16 ? static_cast<void *>(b16.data())
                                      : static_cast<void *>(b32.data())};
     if (c.accumulate)
-      args.push_back(c0.data());
+      args.push_back(c.cInPlace ? out32.data() : c0.data());
     biasValues.assign(c.n, 0);
     bias16.assign(c.n, 0);
     for (int64_t j = 0; j < c.n; ++j) {
@@ -424,6 +428,113 @@ TEST_F(LibraryCalls, AFailingMatmulIsAnError) {
   EXPECT_STREQ(sinter_rt_last_error(),
                "cublasLtMatmul(matmul_0) in main: "
                "CUBLAS_STATUS_EXECUTION_FAILED (13): the fake cuBLASLt failed");
+}
+
+// --- Timing the heuristic's candidates (GemmTuning.h) -----------------------
+
+/// Four candidates, the heuristic's first not the fastest: 50, 30, 20 and
+/// 40 us of the fake clock per call.
+constexpr float kCosts[] = {50, 30, 20, 40};
+constexpr uint64_t kFirstAlgo = 42; // the fake's first algorithm id
+/// Matmuls of timing n candidates: a warm-up and kTimedRuns timed each.
+constexpr int timingRuns(int n) { return n * (1 + 3); }
+
+TEST_F(LibraryCalls, TimingKeepsTheFastestCandidate) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setAlgorithms(4, kCosts);
+  Case c{5, 3, 7, 1};
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().lastAlgo(), kFirstAlgo + 2);
+  EXPECT_EQ(fakes().matmuls(), timingRuns(4) + 1);
+  EXPECT_EQ(out32, reference(c));
+  // Decided once: the next call runs the kept algorithm alone.
+  ASSERT_EQ(run(c), SINTER_RT_OK);
+  EXPECT_EQ(fakes().matmuls(), timingRuns(4) + 2);
+  EXPECT_EQ(fakes().heuristics(), 1);
+  expectLibraryCalls(2, 0);
+}
+
+TEST_F(LibraryCalls, ACandidateCuBlasLtRefusesIsRuledOut) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  const float costs[] = {50, -1, 40};
+  fakes().setAlgorithms(3, costs);
+  Case c{5, 3, 7, 1};
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().lastAlgo(), kFirstAlgo + 2);
+  EXPECT_EQ(out32, reference(c));
+}
+
+TEST_F(LibraryCalls, AnAccumulationInPlaceIsNotTimed) {
+  // D over C_init: every timed run would add A x B once more.
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setAlgorithms(4, kCosts);
+  Case c{6, 5, 4, 2};
+  c.accumulate = c.cInPlace = true;
+  ASSERT_EQ(run(c), SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().matmuls(), 1);
+  EXPECT_EQ(fakes().lastAlgo(), kFirstAlgo);
+  EXPECT_EQ(out32, reference(c));
+}
+
+TEST_F(LibraryCalls, TheGeluGradientOverItsAuxIsNotTimed) {
+  // DGELU reads aux: D written over it would change the next run's input.
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setAlgorithms(4, kCosts);
+  Case c{4, 6, 5, 1};
+  c.activation = "gelu_tanh_grad";
+  c.aux = true;
+  ASSERT_EQ(load(c.manifest()), SINTER_RT_OK) << sinter_rt_last_error();
+  std::vector<float> a(c.m * c.k, 1), b(c.k * c.n, 1), d(c.m * c.n, 0.5f);
+  void *args[] = {a.data(), b.data(), d.data(), d.data()};
+  ASSERT_EQ(sinter_rt_run(program, "main", args, 4, nullptr), SINTER_RT_OK)
+      << sinter_rt_last_error();
+  EXPECT_EQ(fakes().matmuls(), 1);
+  EXPECT_NEAR(d[0], c.k * geluTanhGrad(0.5), 1e-5);
+}
+
+TEST_F(LibraryCalls, TimingCanBeTurnedOff) {
+  if (fakes().disabled)
+    GTEST_SKIP();
+  fakes().setAlgorithms(4, kCosts);
+  ASSERT_EQ(setenv("SINTER_GEMM_TUNING", "0", 1), 0);
+  Case c{5, 3, 7, 1};
+  int rc = run(c);
+  unsetenv("SINTER_GEMM_TUNING");
+  ASSERT_EQ(rc, SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().matmuls(), 1);
+  EXPECT_EQ(fakes().lastAlgo(), kFirstAlgo);
+}
+
+TEST_F(LibraryCalls, ACallBeingCapturedIsNotTimed) {
+  // A stream being captured into a CUDA graph (torch.cuda.graph around the
+  // first call) allows no synchronization: the heuristic's first candidate
+  // is kept.
+  if (fakes().disabled)
+    GTEST_SKIP();
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(cuda, nullptr);
+  auto begin = reinterpret_cast<int (*)(void *, int)>(
+      dlsym(cuda, "cuStreamBeginCapture_v2"));
+  auto end = reinterpret_cast<int (*)(void *, void **)>(
+      dlsym(cuda, "cuStreamEndCapture"));
+  auto destroy =
+      reinterpret_cast<int (*)(void *)>(dlsym(cuda, "cuGraphDestroy"));
+  ASSERT_TRUE(begin && end && destroy);
+  fakes().setAlgorithms(4, kCosts);
+  void *stream = reinterpret_cast<void *>(0x5678);
+  ASSERT_EQ(begin(stream, 0), 0);
+  Case c{5, 3, 7, 1};
+  int rc = run(c, 1, stream);
+  void *graph = nullptr;
+  ASSERT_EQ(end(stream, &graph), 0);
+  destroy(graph);
+  ASSERT_EQ(rc, SINTER_RT_OK) << sinter_rt_last_error();
+  EXPECT_EQ(fakes().matmuls(), 1);
+  EXPECT_EQ(fakes().lastAlgo(), kFirstAlgo);
 }
 
 // --- Tensor maps ------------------------------------------------------------

@@ -20,6 +20,8 @@
 #   export    bf16 GPT-2 steps that write the partitions the cache lacks
 #             (SINTER_TORCH_EXPORT) for `python -m sinter.torch.export`,
 #             then replay as a CUDA graph (the graphed path, smoke-tested)
+#   algos     every cuBLASLt algorithm for GPT-2's MLP GEMMs, with and
+#             without the GELU epilogues, timed (probe_cublaslt_algos.py)
 #   step      the GPT-2 step, eager / sinter / inductor and the last two
 #             as one CUDA graph (RUNS to choose), 200 steps, with the
 #             cache (after the exported partitions were compiled into it);
@@ -49,6 +51,8 @@ for arg in "$@"; do
          grep -E "^attention|sinter|cuDNN" $R/fwd.log | tail -30 ;;
     normbwd) timeout $limit python3 bench/bench_norm_backward.py run $G/normbwd --json $R/normbwd.json > $R/normbwd.log 2>&1
              grep -v Warning $R/normbwd.log | tail -12 ;;
+    algos) (cd bench && timeout $limit python3 probe_cublaslt_algos.py) > $R/algos.log 2>&1
+           grep -v "^   #" $R/algos.log | tail -8 ;;
     export) rm -rf /tmp/cache; cp -r $G/cache /tmp/cache
             SINTER_TORCH_IMPORT=0 SINTER_TORCH_EXPORT=$R/export SINTER_CACHE_DIR=/tmp/cache timeout $limit python3 bench/train_gpt2.py run /tmp/cache --runs sinter+graph --steps 6 --autocast bf16 > $R/export.log 2>&1
             tail -2 $R/export.log; ls $R/export ;;

@@ -41,6 +41,13 @@ bool Driver::load() {
   optional(cuGraphExecDestroy, "cuGraphExecDestroy");
   optional(cuThreadExchangeStreamCaptureMode,
            "cuThreadExchangeStreamCaptureMode");
+  optional(cuEventSynchronize, "cuEventSynchronize");
+  // CUDA 12.8 renamed it (cuda.h's cuEventElapsedTime is the _v2); older
+  // drivers have only the first.
+  optional(cuEventElapsedTime, "cuEventElapsedTime_v2");
+  if (!cuEventElapsedTime)
+    optional(cuEventElapsedTime, "cuEventElapsedTime");
+  optional(cuStreamIsCapturing, "cuStreamIsCapturing");
   return resolve(cuInit, "cuInit") &&
          resolve(cuDeviceGetCount, "cuDeviceGetCount") &&
          resolve(cuDeviceGet, "cuDeviceGet") &&

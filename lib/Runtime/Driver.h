@@ -37,6 +37,8 @@ using CUgraphExec = void *;
 constexpr int kCaptureModeRelaxed = 2;
 constexpr unsigned kStreamNonBlocking = 1;  // CU_STREAM_NON_BLOCKING
 constexpr unsigned kEventDisableTiming = 2; // CU_EVENT_DISABLE_TIMING
+constexpr unsigned kEventDefault = 0;       // CU_EVENT_DEFAULT (timed)
+constexpr int kCaptureStatusNone = 0;       // CU_STREAM_CAPTURE_STATUS_NONE
 constexpr int kMaxDynamicSharedSizeAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kMultiprocessorCountAttr =
@@ -95,6 +97,15 @@ struct Driver {
            cuEventDestroy && cuEventRecord && cuStreamWaitEvent &&
            cuStreamBeginCapture && cuStreamEndCapture && cuGraphInstantiate &&
            cuGraphLaunch && cuGraphDestroy && cuGraphExecDestroy;
+  }
+  /// Optional: timing library calls' algorithms (GemmTuning.h) needs them
+  /// all.
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  CUresult (*cuStreamIsCapturing)(CUstream, int *) = nullptr;
+  bool canTime() const {
+    return cuEventCreate && cuEventDestroy && cuEventRecord &&
+           cuEventSynchronize && cuEventElapsedTime && cuStreamIsCapturing;
   }
   /// Optional (CUDA 12+): only manifests with tensor maps need it.
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,

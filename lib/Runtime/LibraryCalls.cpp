@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 
@@ -176,10 +177,13 @@ static bool describeGemm(const lt::Api &api, Gemm &g, std::string &why) {
   return true;
 }
 
-/// Asks the heuristic for the best algorithm under the pointer alignments
-/// of this call; false with `why` when it has none.
-static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
-                            const uint32_t aligned[4], std::string &why) {
+/// Asks the heuristic for its best algorithms under the pointer alignments
+/// of this call (at most `wanted`, best first); false with `why` when it
+/// has none.
+static bool candidateAlgorithms(const lt::Api &api, LtContext &c, Gemm &g,
+                                const uint32_t aligned[4], int wanted,
+                                std::vector<lt::HeuristicResult> &found,
+                                std::string &why) {
   lt::MatmulPreference pref = nullptr;
   if (!ltOk(api, api.preferenceCreate(&pref), "cublasLtMatmulPreferenceCreate",
             why))
@@ -194,19 +198,91 @@ static bool chooseAlgorithm(const lt::Api &api, LtContext &c, Gemm &g,
     api.preferenceDestroy(pref);
     return false;
   }
-  lt::HeuristicResult result{};
+  found.assign(wanted, lt::HeuristicResult{});
   int returned = 0;
   st = api.algoGetHeuristic(c.handle, g.op, g.first, g.second, g.cLayout,
-                            g.cLayout, pref, 1, &result, &returned);
+                            g.cLayout, pref, wanted, found.data(), &returned);
   api.preferenceDestroy(pref);
   if (!ltOk(api, st, "cublasLtMatmulAlgoGetHeuristic", why))
     return false;
-  if (returned < 1 || result.state != lt::kStatusSuccess) {
+  found.resize(std::max(0, std::min(returned, wanted)));
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [](const lt::HeuristicResult &r) {
+                               return r.state != lt::kStatusSuccess;
+                             }),
+              found.end());
+  if (found.empty()) {
     why = "cublasLtMatmulAlgoGetHeuristic found no algorithm";
     return false;
   }
-  g.algo = result.algo;
   return true;
+}
+
+namespace {
+/// The device pointers of one call of a library GEMM.
+struct Operands {
+  uint64_t a, b, c, d;
+  CUdeviceptr workspace;
+};
+} // namespace
+
+/// Enqueues `g` with `algo` on `stream`.
+static lt::Status matmulWith(const lt::Api &api, LtContext &lt, Gemm &g,
+                             const Operands &o, const lt::MatmulAlgo &algo,
+                             CUstream stream) {
+  auto ptr = [](uint64_t v) { return reinterpret_cast<void *>(v); };
+  return api.matmul(lt.handle, g.op, &g.alpha, ptr(o.b), g.first, ptr(o.a),
+                    g.second, &g.beta, ptr(o.c), g.cLayout, ptr(o.d), g.cLayout,
+                    &algo, ptr(o.workspace), kWorkspaceBytes, stream);
+}
+
+/// Whether running `g` again leaves its inputs as they were, so that its
+/// candidates may be timed on the call's own buffers: D is none of them
+/// (C when it accumulates, the aux matrix DGELU reads, A, B, the bias).
+static bool rerunnable(const Gemm &g, const Operands &o, uint64_t bias,
+                       uint64_t aux) {
+  bool auxRead = g.aux.used && g.activation == Gemm::Activation::GeluTanhGrad;
+  return o.d != o.a && o.d != o.b && (!g.accumulate || o.d != o.c) &&
+         (!g.bias.used || o.d != bias) && (!auxRead || o.d != aux);
+}
+
+/// Decides `g`'s algorithm for this call: the heuristic's candidates,
+/// timed when tuning may (GemmTuning.h), else its first; false with `why`.
+static bool decideAlgorithm(sinter_rt_program &p, const lt::Api &api, Gemm &g,
+                            const Operands &o, bool rerun,
+                            const uint32_t aligned[4], CUstream stream,
+                            std::string &why) {
+  bool tune = rerun && gemmTuningEnabled();
+  std::vector<lt::HeuristicResult> found;
+  if (!candidateAlgorithms(api, *p.lt, g, aligned, tune ? kTunedCandidates : 1,
+                           found, why))
+    return false;
+  g.candidates = found.size();
+  g.tuning = TuningResult();
+  if (tune)
+    g.tuning = fastestCandidate(*p.drv, stream, found.size(), [&](size_t i) {
+      return matmulWith(api, *p.lt, g, o, found[i].algo, stream) ==
+             lt::kStatusSuccess;
+    });
+  else
+    g.tuning.skipped = rerun ? "SINTER_GEMM_TUNING=0" : "D overwrites an input";
+  g.algo = found[g.tuning.index].algo;
+  return true;
+}
+
+/// SINTER_LOG's words for how `g`'s algorithm was picked.
+static std::string describeChoice(const Gemm &g) {
+  char buf[160];
+  if (g.tuning.timed)
+    std::snprintf(buf, sizeof(buf),
+                  "algorithm %zu of %zu, timed: %.1f us (heuristic's first "
+                  "%.1f us)",
+                  g.tuning.index + 1, g.candidates, g.tuning.fastestUs,
+                  g.tuning.firstUs);
+  else
+    std::snprintf(buf, sizeof(buf), "heuristic's first of %zu (%s)",
+                  g.candidates, g.tuning.skipped.c_str());
+  return buf;
 }
 
 /// Runs the library call of `l` through cuBLASLt when it can: `ran` says
@@ -273,25 +349,27 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
                         "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)",
                         reason);
     };
-    if (g.path == Gemm::Path::Undecided || realigned(g.bias) ||
-        realigned(g.aux) || !std::equal(aligned, aligned + 4, g.aligned)) {
+    bool decide = g.path == Gemm::Path::Undecided || realigned(g.bias) ||
+                  realigned(g.aux) ||
+                  !std::equal(aligned, aligned + 4, g.aligned);
+    Operands o{a, b, c, d, workspace};
+    if (decide) {
       std::copy(aligned, aligned + 4, g.aligned);
       std::string reason;
+      bool rerun =
+          rerunnable(g, o, g.bias.used ? pointer(g.bias.buffer) : 0,
+                     g.aux.used ? pointer(g.aux.buffer) : 0);
       bool ok = describeGemm(*api, g, reason) && setPointers(reason) &&
-                chooseAlgorithm(*api, *p.lt, g, aligned, reason);
+                decideAlgorithm(p, *api, g, o, rerun, aligned, stream, reason);
       g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
       g.fallbackReason = reason;
+      g.logged = Gemm::Path::Undecided; // log the new decision
     }
     std::string pointerFailure;
     if (g.path == Gemm::Path::Library && !setPointers(pointerFailure))
       return fail(SINTER_RT_ERROR_DRIVER, pointerFailure + " in " + f.name);
     if (g.path == Gemm::Path::Library) {
-      lt::Status st = api->matmul(
-          p.lt->handle, g.op, &g.alpha, reinterpret_cast<void *>(b), g.first,
-          reinterpret_cast<void *>(a), g.second, &g.beta,
-          reinterpret_cast<void *>(c), g.cLayout, reinterpret_cast<void *>(d),
-          g.cLayout, &g.algo, reinterpret_cast<void *>(workspace),
-          kWorkspaceBytes, stream);
+      lt::Status st = matmulWith(*api, *p.lt, g, o, g.algo, stream);
       if (st != lt::kStatusSuccess)
         return fail(SINTER_RT_ERROR_DRIVER, "cublasLtMatmul(" + g.name +
                                                 ") in " + f.name + ": " +
@@ -311,6 +389,8 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
   if (logPaths() && now != g.logged) {
     g.logged = now;
     const lt::RowMajorGemm &s = g.shape;
+    std::string detail =
+        ran ? lt::status() + ", " + describeChoice(g) : std::string(why);
     std::fprintf(stderr,
                  "sinter: %s in %s: %s (m=%lld n=%lld k=%lld batch=%lld "
                  "%s x %s -> %s)%s%s\n",
@@ -319,7 +399,7 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
                  static_cast<long long>(s.m), static_cast<long long>(s.n),
                  static_cast<long long>(s.k), static_cast<long long>(s.batch),
                  g.aType.c_str(), g.bType.c_str(), g.cType.c_str(),
-                 ran ? ", " : ": ", ran ? lt::status().c_str() : why.c_str());
+                 ran ? ", " : ": ", detail.c_str());
   }
   return SINTER_RT_OK;
 }

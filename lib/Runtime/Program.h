@@ -14,6 +14,7 @@
 
 #include "CublasLt.h"
 #include "Driver.h"
+#include "GemmTuning.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +90,9 @@ struct Gemm {
   Path path = Path::Undecided, logged = Path::Undecided;
   uint32_t aligned[4] = {0, 0, 0, 0};
   sinter::rt::lt::MatmulAlgo algo{};
+  // How `algo` was picked among the heuristic's `candidates` (GemmTuning.h).
+  size_t candidates = 0;
+  sinter::rt::TuningResult tuning;
   std::string fallbackReason;
 };
 

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <dlfcn.h>
 
 namespace {
 struct Layout {
@@ -42,6 +43,26 @@ struct Pref {
 
 int mode = 0; // 1: the heuristic finds nothing, 2: cublasLtMatmul fails
 int matmuls = 0, heuristics = 0;
+/// The heuristic's algorithms, best first by its model: algorithm i has id
+/// kFirstAlgo + i and costs[i] microseconds of the fake driver's clock per
+/// matmul (a negative cost: cublasLtMatmul refuses it).
+constexpr uint64_t kFirstAlgo = 42;
+constexpr int kMaxAlgos = 8;
+int algorithms = 1;
+float costs[kMaxAlgos] = {1};
+uint64_t lastAlgo = 0;
+
+/// Advances the fake driver's clock (FakeCuda.cpp), when it is loaded.
+void advanceClock(double us) {
+  static auto advance = [] {
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    return cuda ? reinterpret_cast<void (*)(double)>(
+                      dlsym(cuda, "fake_cuda_advance"))
+                : nullptr;
+  }();
+  if (advance)
+    advance(us);
+}
 uint32_t lastAlignment[4];
 uint64_t lastWorkspace = 0;
 
@@ -189,10 +210,12 @@ int cublasLtMatmulAlgoGetHeuristic(void *, Desc *desc, Layout *a, Layout *b,
     return kInvalid;
   if (mode == 1)
     return kSuccess; // no algorithm
-  std::memset(&results[0], 0, sizeof(HeuristicResult));
-  results[0].algo[0] = 42;
-  results[0].workspaceSize = 1024;
-  *returned = 1;
+  for (int i = 0; i < algorithms && i < requested; ++i) {
+    std::memset(&results[i], 0, sizeof(HeuristicResult));
+    results[i].algo[0] = kFirstAlgo + i;
+    results[i].workspaceSize = 1024;
+    *returned = i + 1;
+  }
   return kSuccess;
 }
 /// GELU's tanh form and its derivative.
@@ -227,9 +250,15 @@ int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
                    void *) {
   if (mode == 2)
     return kExecutionFailed;
-  if (!algo || algo[0] != 42 || !workspace || workspaceSize < 1024)
+  if (!algo || algo[0] < kFirstAlgo || algo[0] >= kFirstAlgo + algorithms ||
+      !workspace || workspaceSize < 1024)
     return kInvalid;
+  float cost = costs[algo[0] - kFirstAlgo];
+  if (cost < 0)
+    return 15; // CUBLAS_STATUS_NOT_SUPPORTED
   ++matmuls;
+  lastAlgo = algo[0];
+  advanceClock(cost);
   float al = *static_cast<const float *>(alpha);
   float be = *static_cast<const float *>(beta);
   for (int32_t n = 0; n < c->batch; ++n)
@@ -256,7 +285,16 @@ int cublasLtMatmul(void *, Desc *desc, const void *alpha, const void *A,
 void fake_lt_reset() {
   mode = 0;
   matmuls = heuristics = 0;
+  algorithms = 1;
+  costs[0] = 1;
+  lastAlgo = 0;
 }
+/// The heuristic offers `n` algorithms (at most kMaxAlgos) with these costs.
+void fake_lt_set_algorithms(int n, const float *perCall) {
+  algorithms = n < kMaxAlgos ? n : kMaxAlgos;
+  std::memcpy(costs, perCall, sizeof(float) * algorithms);
+}
+uint64_t fake_lt_last_algo() { return lastAlgo; }
 void fake_lt_set_mode(int m) { mode = m; }
 int fake_lt_matmuls() { return matmuls; }
 int fake_lt_heuristics() { return heuristics; }

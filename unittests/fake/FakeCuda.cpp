@@ -50,6 +50,9 @@ void *capturing = nullptr;
 std::vector<std::string> captured;
 int graphLaunches = 0;
 int handle;
+/// The "GPU clock" (microseconds): the fake cuBLASLt advances it by each
+/// matmul's cost (fake_cuda_advance); an event records it.
+double clockUs = 0;
 } // namespace
 
 extern "C" {
@@ -126,11 +129,29 @@ int cuStreamCreate(void **stream, unsigned) {
 }
 int cuStreamDestroy_v2(void *) { return 0; }
 int cuEventCreate(void **event, unsigned) {
-  *event = &handle;
+  *event = new double(0);
   return 0;
 }
-int cuEventDestroy_v2(void *) { return 0; }
-int cuEventRecord(void *, void *) { return 0; }
+int cuEventDestroy_v2(void *event) {
+  delete static_cast<double *>(event);
+  return 0;
+}
+int cuEventRecord(void *event, void *) {
+  std::lock_guard<std::mutex> lock(mutex);
+  *static_cast<double *>(event) = clockUs;
+  return 0;
+}
+int cuEventSynchronize(void *) { return 0; }
+int cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  *ms = static_cast<float>(
+      (*static_cast<double *>(end) - *static_cast<double *>(start)) / 1000);
+  return 0;
+}
+int cuStreamIsCapturing(void *stream, int *status) {
+  std::lock_guard<std::mutex> lock(mutex);
+  *status = capturing && capturing == stream ? 1 : 0; // ..._ACTIVE : _NONE
+  return 0;
+}
 int cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
 int cuStreamBeginCapture_v2(void *stream, int) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -215,6 +236,10 @@ int cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
 
 // --- Control, for the tests (dlsym on this library). ---
 const char *fake_cuda_launches() { return launches.c_str(); }
+void fake_cuda_advance(double us) {
+  std::lock_guard<std::mutex> lock(mutex);
+  clockUs += us;
+}
 void fake_cuda_set_sm_count(int count) { smCount = count; }
 unsigned fake_cuda_last_grid() { return lastGrid; }
 int fake_cuda_module_loads() { return moduleLoads; }
@@ -248,5 +273,6 @@ void fake_cuda_reset() {
   capturing = nullptr;
   captured.clear();
   graphLaunches = 0;
+  clockUs = 0;
 }
 }
