@@ -97,14 +97,29 @@ bool gpu_kernels::isElementwiseInput(OpOperand &use) {
   return generic && generic.isDpsInput(&use) && isElementwiseGeneric(generic);
 }
 
-bool gpu_kernels::readInPlaceByAllUsers(tensor::ExtractSliceOp slice) {
+bool gpu_kernels::readInPlaceByAllUsers(
+    tensor::ExtractSliceOp slice,
+    const llvm::SmallPtrSetImpl<Operation *> *slicedChains) {
   if (!sliceReadInPlace(slice.getResult()) || slice->use_empty())
     return false;
-  return llvm::all_of(slice->getUses(), [](OpOperand &use) {
+  return llvm::all_of(slice->getUses(), [&](OpOperand &use) {
     if (auto concat = dyn_cast<tensor::ConcatOp>(use.getOwner()))
       return isElementwiseConcat(concat);
+    if (auto chain = dyn_cast<FusedOp>(use.getOwner()))
+      return slicedChains && slicedChains->contains(chain);
     return isElementwiseInput(use);
   });
+}
+
+void gpu_kernels::readSlicesInPlace(ElementwiseForm &form) {
+  form.offsets.resize(form.inputs.size());
+  for (auto [input, offsets] : llvm::zip(form.inputs, form.offsets))
+    if (tensor::ExtractSliceOp slice = sliceReadInPlace(input);
+        slice && offsets.empty()) {
+      input = slice.getSource();
+      offsets.assign(slice.getStaticOffsets().begin(),
+                     slice.getStaticOffsets().end());
+    }
 }
 
 ElementwiseForm gpu_kernels::elementwiseFormOf(Operation *op) {

@@ -551,15 +551,25 @@ mlir::tensor::ExtractSliceOp sliceReadInPlace(mlir::Value v);
 /// Whether `use` is an input of an elementwise generic, whose kernel reads
 /// a slice there in place (elementwiseFormOf) whoever else reads it.
 bool isElementwiseInput(mlir::OpOperand &use);
-/// Whether every use of `slice` is an input of an elementwise generic or a
-/// part of a concatenation (ConcatKernel.cpp), which read it in place: then
-/// no kernel copies it out.
-bool readInPlaceByAllUsers(mlir::tensor::ExtractSliceOp slice);
+/// Whether every use of `slice` is an input of an elementwise generic, a
+/// part of a concatenation (ConcatKernel.cpp), or an input of a chain in
+/// `slicedChains` (the sinter.fused chains pad kernels run: PadKernel.cpp),
+/// which read it in place: then no kernel copies it out.
+bool readInPlaceByAllUsers(
+    mlir::tensor::ExtractSliceOp slice,
+    const llvm::SmallPtrSetImpl<mlir::Operation *> *slicedChains = nullptr);
 
 /// What the elementwise kernel reads and runs for an elementwise op (a
 /// sinter.fused, or a generic isElementwiseGeneric accepts): its inputs,
 /// plus the inits its body reads (last), their maps, each input's slice
 /// offsets when it is a slice read in place, and its body.
+struct ElementwiseForm;
+/// The inputs of `form` (a sinter.fused chain's) that are slices read in
+/// place, replaced by their sources at the slices' offsets, as a generic's
+/// form has them: for the kernels that take a chain whose slices
+/// readInPlaceByAllUsers counted as read in place.
+void readSlicesInPlace(ElementwiseForm &form);
+
 struct ElementwiseForm {
   llvm::SmallVector<mlir::Value> inputs;
   llvm::SmallVector<mlir::AffineMap> maps;

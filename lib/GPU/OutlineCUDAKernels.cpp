@@ -435,6 +435,16 @@ struct OutlineCUDAKernelsPass
     InPlacePlans plans = planInPlace(ops, tuning, taken, [&](Operation *op) {
       return planHeads(op, tuning);
     });
+    // Slices only elementwise kernels and the chains of pad kernels read
+    // are read in place there: no copy kernel (PadKernel.cpp).
+    llvm::SmallPtrSet<Operation *, 8> padChains;
+    for (auto [pad, producer] : plans.padProducers)
+      if (isa<FusedOp>(producer))
+        padChains.insert(producer);
+    llvm::erase_if(ops, [&](Operation *op) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+      return slice && readInPlaceByAllUsers(slice, &padChains);
+    });
     // Generics computed from their indices go last: the elementwise kernels
     // that read them compute them instead (computedInputOf); they run
     // only where something else still reads them. (Launches stay in

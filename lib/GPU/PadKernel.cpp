@@ -16,7 +16,9 @@
 //        : tensor<8192x50257xbf16> to tensor<8192x50264xbf16>
 //   ->
 //   one kernel over [8192, 50264]: lanes at column < 50257 compute the
-//   body (inputs read at clamped coordinates), the others store 0.
+//   body (inputs read at clamped coordinates), the others store 0. The
+//   chain's inputs that are slices (the logits sliced out of the padded
+//   product the forward saved) are read in their sources, in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,7 +67,11 @@ sinter::gpu_kernels::buildPadKernel(tensor::PadOp pad, Operation *producer,
   if (!producer)
     return buildCopyKernel(pad, pad.getSource(), /*offsets=*/{},
                            pad->getResults(), module, name, tuning, &padding);
+  // (A chain's slices are read in place: OutlineCUDAKernels made no copy
+  // of those only chains like this one read.)
   ElementwiseForm form = elementwiseFormOf(producer);
+  if (isa<FusedOp>(producer))
+    readSlicesInPlace(form);
   return buildElementwiseKernel(pad, form.inputs, form.maps, *form.body,
                                 pad->getResults(), module, name, tuning,
                                 form.offsets, &padding);

@@ -250,6 +250,41 @@ struct SinkExtractIntoRegion : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+// A kernel's gather from a static unit-stride slice reads the slice's
+// source at the slice's offsets: the slice needs no copy kernel of its own
+// (the cross-entropy's target logit, gathered from the logits sliced out
+// of their padded product):
+//
+//   %s = tensor.extract_slice %p[0, 0] [8192, 50257] [1, 1]
+//   linalg.generic ... { %v = tensor.extract %s[%i, %t] }
+//   ->
+//   linalg.generic ... { %v = tensor.extract %p[%i + 0, %t + 0] }
+struct ExtractFromSlice : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto slice = op.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !op->getParentOfType<linalg::GenericOp>() ||
+        !slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != slice.getType().getRank() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
+      return failure();
+    SmallVector<Value> indices;
+    for (auto [index, offset] :
+         llvm::zip(op.getIndices(), slice.getStaticOffsets())) {
+      Value at = index;
+      if (offset != 0)
+        at = arith::AddIOp::create(
+            rewriter, op.getLoc(), index,
+            arith::ConstantIndexOp::create(rewriter, op.getLoc(), offset));
+      indices.push_back(at);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, slice.getSource(),
+                                                   indices);
+    return success();
+  }
+};
+
 // Scalar arithmetic between kernels, on values read from 0-d tensors
 // (torch-mlir's update of its RNG seed in train mode): an artifact runs no
 // host code, so it becomes a 0-d generic, whose result is read back the same
@@ -499,7 +534,7 @@ struct TensorOpsToLinalgPass
 
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
-               SinkExtractIntoRegion, FusedReadsZeroDimTensors,
+               SinkExtractIntoRegion, ExtractFromSlice, FusedReadsZeroDimTensors,
                ScalarArithToZeroDimGeneric, InsertIntoZeroDim,
                SliceBeforeExpand, MaterializeConstantOperands>(
       patterns.getContext());

@@ -41,6 +41,33 @@ func.func @embedding(%ids: tensor<2x8xi64>, %table: tensor<512x16xf32>) -> tenso
 
 // -----
 
+// The cross-entropy's target logit gathered from logits sliced out of
+// their padded product (torch-mlir's gather, with the forward saving the
+// padded product): the kernel reads the product at the slice's offsets
+// (sinter-tensor-ops-to-linalg), so no kernel copies the slice out.
+// CHECK-LABEL: func.func @gather_from_slice
+// CHECK-NOT: @extract_slice_
+// CHECK: gpu.launch_func @sinter_kernels::@generic_0 {{.*}} args(%{{.*}} : memref<4x1xi64>, %{{.*}} : memref<4x16xf32>, %{{.*}} : memref<4x1xf32>)
+// CHECK-NOT: gpu.launch_func
+// CHECK-LABEL: gpu.func @generic_0
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: arith.addi %{{.*}}, %[[C2]] : index
+// CHECK: memref.load %{{.*}} : memref<64xf32>
+func.func @gather_from_slice(%padded: tensor<4x16xf32>, %target: tensor<4x1xi64>) -> tensor<4x1xf32> {
+  %logits = tensor.extract_slice %padded[0, 2] [4, 13] [1, 1] : tensor<4x16xf32> to tensor<4x13xf32>
+  %e = tensor.empty() : tensor<4x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%target : tensor<4x1xi64>) outs(%e : tensor<4x1xf32>) {
+  ^bb0(%t: i64, %o: f32):
+    %i = linalg.index 0 : index
+    %j = arith.index_cast %t : i64 to index
+    %v = tensor.extract %logits[%i, %j] : tensor<4x13xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x1xf32>
+  return %r : tensor<4x1xf32>
+}
+
+// -----
+
 // A concat of booleans (HF's position checks) becomes a gathering
 // generic: each half read at a clamped index, the right one selected.
 // (Other concats run one elementwise kernel per part: outline-concat.mlir.)

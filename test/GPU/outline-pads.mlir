@@ -159,3 +159,57 @@ func.func @iota_also_reduced(%x: tensor<4x13xf32>) -> (tensor<4x13xf32>, tensor<
   %r = linalg.reduce { arith.addf } ins(%iota : tensor<13xf32>) outs(%z : tensor<f32>) dimensions = [0]
   return %y, %r : tensor<4x13xf32>, tensor<f32>
 }
+
+// -----
+
+// The same gradient when the forward saved the padded logits
+// (python/sinter/torch/_padded_saves.py): the chain reads a slice of the
+// saved [4, 16] product. The pad kernel reads the slice in its source at
+// the slice's offsets (row stride 16): no copy kernel moves the slice out.
+// CHECK-LABEL: func.func @cross_entropy_grad_of_padded_logits
+// CHECK-NOT: @extract_slice_
+// CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<4x16xbf16>, %{{.*}} : memref<4x1xf32>, %{{.*}} : memref<4x16xbf16>)
+// CHECK-NOT: gpu.launch_func
+// CHECK: return
+// CHECK-LABEL: gpu.func @pad_0
+// CHECK: memref.load %{{.*}} : memref<64xbf16>
+// CHECK: math.exp
+func.func @cross_entropy_grad_of_padded_logits(%saved: tensor<4x16xbf16>, %lse: tensor<4x1xf32>) -> tensor<4x16xbf16> {
+  %x = tensor.extract_slice %saved[0, 0] [4, 13] [1, 1] : tensor<4x16xbf16> to tensor<4x13xbf16>
+  %g = sinter.fused ins(%x, %lse : tensor<4x13xbf16>, tensor<4x1xf32>) maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>] {
+  ^bb0(%a: bf16, %m: f32):
+    %e = arith.extf %a : bf16 to f32
+    %s = arith.subf %e, %m : f32
+    %p = math.exp %s : f32
+    %r = arith.truncf %p : f32 to bf16
+    sinter.yield %r : bf16
+  } -> tensor<4x13xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %padded = tensor.pad %g low[0, 0] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : bf16
+  } : tensor<4x13xbf16> to tensor<4x16xbf16>
+  return %padded : tensor<4x16xbf16>
+}
+
+// -----
+
+// A slice a chain reads and something else returns is copied once, and
+// the pad kernel reads the copy.
+// CHECK-LABEL: func.func @slice_also_returned
+// CHECK: gpu.launch_func @sinter_kernels::@extract_slice_0 {{.*}} args(%{{.*}} : memref<4x16xbf16>, %[[COPY:.*]] : memref<4x13xbf16>)
+// CHECK: gpu.launch_func @sinter_kernels::@pad_1 {{.*}} args(%{{.*}} : memref<4x13xbf16>, %{{.*}} : memref<4x16xbf16>)
+func.func @slice_also_returned(%saved: tensor<4x16xbf16>) -> (tensor<4x16xbf16>, tensor<4x13xbf16>) {
+  %x = tensor.extract_slice %saved[0, 0] [4, 13] [1, 1] : tensor<4x16xbf16> to tensor<4x13xbf16>
+  %g = sinter.fused ins(%x : tensor<4x13xbf16>) maps [affine_map<(d0, d1) -> (d0, d1)>] {
+  ^bb0(%a: bf16):
+    %e = arith.addf %a, %a : bf16
+    sinter.yield %e : bf16
+  } -> tensor<4x13xbf16>
+  %zero = arith.constant 0.0 : bf16
+  %padded = tensor.pad %g low[0, 0] high[0, 3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : bf16
+  } : tensor<4x13xbf16> to tensor<4x16xbf16>
+  return %padded, %x : tensor<4x16xbf16>, tensor<4x13xbf16>
+}

@@ -35,6 +35,10 @@ def TensorOpsToLinalg : Pass<"sinter-tensor-ops-to-linalg"> {
       update of its RNG seed in train mode) become 0-d generics, and a
       `tensor.insert` of such a value into a 0-d tensor is that value's
       tensor: an artifact runs no host code;
+    * a `tensor.extract` inside a generic's region from a static unit-stride
+      `tensor.extract_slice` reads the slice's source at the slice's offsets
+      (the cross-entropy's target logit gathered from logits sliced out of
+      their padded product), so the slice needs no copy kernel;
     * a `tensor.expand_shape` of a static slice moves before the slice when
       the split keeps whole rows of the inner dimensions (GPT-2's Q, K and V
       sliced from the fused projection, then split into heads), so that the

@@ -113,13 +113,20 @@ def save_view_bases(fw, bw, num_fwd_outputs):
     return replaced
 
 
-def partition(joint_module, joint_inputs, *, num_fwd_outputs, **kwargs):
+def partition(joint_module, joint_inputs, *, num_fwd_outputs,
+              pad_products=False, **kwargs):
     """AOTAutograd's partition_fn: torch's default partition, then saved
-    views replaced by their bases (save_view_bases)."""
+    views replaced by their bases (save_view_bases) and, with
+    `pad_products` (CUDA), saved GEMM products with misaligned rows saved
+    padded (_padded_saves.py)."""
     from torch._functorch.partitioners import default_partition
+    from ._padded_saves import pad_saved_products, saved_names
     from ._spare_outputs import note_user_outputs
     fw, bw = default_partition(joint_module, joint_inputs,
                                num_fwd_outputs=num_fwd_outputs, **kwargs)
+    names = saved_names(fw, num_fwd_outputs)
     save_view_bases(fw, bw, num_fwd_outputs)
+    if pad_products:
+        pad_saved_products(fw, bw, num_fwd_outputs, names)
     note_user_outputs(num_fwd_outputs)
     return fw, bw

@@ -28,6 +28,7 @@ the compiler (export.py).
 """
 
 import copy
+import functools
 import hashlib
 import logging
 import operator
@@ -667,9 +668,15 @@ def sinter_backend(gm, example_inputs, **kwargs):
     route_manual_attention(gm, _sdpa_or_torch)
     _route_sdpa(gm)
     route_cross_entropy(gm)
+    # Saved products padded for cuBLASLt's aligned rows: CUDA's programs
+    # (run here, or compiled ahead of time).
+    pad = ((_device_of(example_inputs).type == "cuda"
+            or any(t.startswith("cuda") for t in _aot_targets()))
+           and os.environ.get("SINTER_TORCH_PAD_SAVED", "1") != "0")
     backend = aot_autograd(fw_compiler=_compile_graph("forward"),
                            bw_compiler=_compile_graph("backward"),
-                           partition_fn=partition,
+                           partition_fn=functools.partial(
+                               partition, pad_products=pad),
                            decompositions=decompositions())
     if torch._functorch.config.bundled_autograd_cache:
         # Inside torch's ahead-of-time compile (sinter.torch.compile).

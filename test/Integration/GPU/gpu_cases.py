@@ -43,6 +43,7 @@ from movement_cases import (  # noqa: E402
     concat_rows_case,
     odd_rows_case,
     padded_chain_case,
+    padded_logits_case,
     sliced_statistics_case,
 )
 from heads_cases import (  # noqa: E402
@@ -427,6 +428,8 @@ def correctness_cases():
     # Over a slice of a padded product, read in place (and copied out).
     cases.append(sliced_statistics_case(40, 50264, 50257))
     cases.append(sliced_statistics_case(300, 1032, 1025))
+    cases.append(padded_logits_case(40, 50264, 50257))
+    cases.append(padded_logits_case(33, 1032, 1025))
     cases.append(sliced_statistics_case(9, 700, 613, start=5, copy=False))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())

@@ -334,3 +334,65 @@ func.func @main(%%x: %(x)s) -> %(types)s {
         rows, cols, padded, "_copy" if copy else "_at%d" % start), ir, make,
         lambda torch, xx: stats(torch, xx, torch.float64),
         lambda torch, xx: stats(torch, xx, torch.float32))
+
+
+def padded_logits_case(rows, padded, cols):
+    """The cross-entropy's reads of logits the forward saved padded
+    (python/sinter/torch/_padded_saves.py): the backward receives the
+    padded bf16 product and slices it; the target logit's gather reads the
+    slice in the product (sinter-tensor-ops-to-linalg), and the gradient's
+    chain, padded again for the lm_head's GEMMs, reads it there too
+    (PadKernel.cpp). The padding of the argument is NaN: never read."""
+    x = _tt([rows, padded], "bf16")
+    s = _tt([rows, cols], "bf16")
+    g = _tt([rows, 1], "f32")
+    ir = """#x = affine_map<(d0, d1) -> (d0, d1)>
+#bc = affine_map<(d0, d1) -> (d0, 0)>
+func.func @main(%%x: %(x)s, %%lse: %(g)s, %%target: tensor<%(rows)dx1xi64>) -> (%(x)s, %(g)s) {
+  %%zero = arith.constant 0.0 : bf16
+  %%s = tensor.extract_slice %%x[0, 0] [%(rows)d, %(cols)d] [1, 1] : %(x)s to %(s)s
+  %%ge = tensor.empty() : %(s)s
+  %%grad = linalg.generic {indexing_maps = [#x, #bc, #x], iterator_types = ["parallel", "parallel"]} ins(%%s, %%lse : %(s)s, %(g)s) outs(%%ge : %(s)s) {
+  ^bb0(%%in: bf16, %%m: f32, %%o: bf16):
+    %%a = arith.extf %%in : bf16 to f32
+    %%d = arith.subf %%a, %%m : f32
+    %%p = math.exp %%d : f32
+    %%r = arith.truncf %%p : f32 to bf16
+    linalg.yield %%r : bf16
+  } -> %(s)s
+  %%padded = tensor.pad %%grad low[0, 0] high[0, %(pad)d] {
+  ^bb0(%%i: index, %%j: index):
+    tensor.yield %%zero : bf16
+  } : %(s)s to %(x)s
+  %%te = tensor.empty() : %(g)s
+  %%picked = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]} ins(%%target : tensor<%(rows)dx1xi64>) outs(%%te : %(g)s) {
+  ^bb0(%%t: i64, %%o: f32):
+    %%i = linalg.index 0 : index
+    %%j = arith.index_cast %%t : i64 to index
+    %%v = tensor.extract %%s[%%i, %%j] : %(s)s
+    %%w = arith.extf %%v : bf16 to f32
+    linalg.yield %%w : f32
+  } -> %(g)s
+  return %%padded, %%picked : %(x)s, %(g)s
+}
+""" % {"x": x, "s": s, "g": g, "rows": rows, "cols": cols,
+       "pad": padded - cols}
+
+    def make(torch, dev, gen):
+        v = torch.randn(rows, padded, generator=gen, device=dev)
+        v[:, cols:] = float("nan")
+        lse = torch.randn(rows, 1, generator=gen, device=dev)
+        target = torch.randint(0, cols, (rows, 1), generator=gen, device=dev)
+        return [v.to(torch.bfloat16), lse, target]
+
+    def grads(torch, xx, lse, target, dtype):
+        sl = xx[:, :cols].to(dtype)
+        out = torch.zeros(rows, padded, dtype=dtype, device=xx.device)
+        out[:, :cols] = (sl - lse.to(dtype)).exp()
+        return [out, sl.gather(1, target)]
+
+    return ("padded_logits_%dx%d_of_%d" % (rows, cols, padded), ir, make,
+            lambda torch, *a: grads(torch, *a, torch.float64),
+            lambda torch, *a: [o.to(t) for o, t in zip(
+                grads(torch, *a, torch.float32), (torch.bfloat16,
+                                                  torch.float32))])
