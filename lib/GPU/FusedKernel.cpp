@@ -229,6 +229,24 @@ struct ElementwiseEmitter {
     }
   }
 
+  /// Under a padded innermost dimension, whether input `type` (read by
+  /// `map` at `offsets`) has rows that reach the padded width, unit-stride
+  /// along it: the padded product the forward saved, read through its
+  /// slice (python/sinter/torch/_padded_saves.py). Its lanes then load
+  /// whole vectors at their unclamped coordinates; those past the source
+  /// read the input's own padding, and their results are replaced by the
+  /// pad value.
+  bool coversPaddedRows(RankedTensorType type, AffineMap map,
+                        ArrayRef<int64_t> offsets) const {
+    if (!innerPadded() || acrossRows || map.getNumResults() == 0)
+      return false;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!dim || static_cast<int64_t>(dim.getPosition()) != rank() - 1)
+      return false;
+    int64_t off = offsets.empty() ? 0 : offsets.back();
+    return off + iter.back() <= type.getShape().back();
+  }
+
   /// Input `arg`'s `width` scalars for `slot`: a vector when it runs along
   /// the innermost dimension with aligned rows, one scalar when broadcast
   /// along it, `width` scalars otherwise (transposed, odd rows, a slice at
@@ -247,7 +265,8 @@ struct ElementwiseEmitter {
     // when the start and the strides of the outer dimensions are
     // multiples of it; across rows, when the input is the iteration space
     // itself (row-major, no offsets).
-    bool alignedVectors = start % width == 0 && !perLaneInner();
+    bool covers = coversPaddedRows(type, map, offsets);
+    bool alignedVectors = start % width == 0 && (!perLaneInner() || covers);
     bool contiguous =
         acrossRows && start == 0 && map.isIdentity() && type.getShape() == iter;
     for (auto [k, expr] : llvm::enumerate(map.getResults())) {
@@ -257,7 +276,7 @@ struct ElementwiseEmitter {
       unsigned p = dim.getPosition();
       if (static_cast<int64_t>(p) == rank() - 1) {
         innerStride = strides[k];
-        if (perLaneInner())
+        if (perLaneInner() && !covers)
           continue; // added lane by lane
       } else if (strides[k] % width != 0) {
         alignedVectors = false;

@@ -165,14 +165,16 @@ func.func @iota_also_reduced(%x: tensor<4x13xf32>) -> (tensor<4x13xf32>, tensor<
 // The same gradient when the forward saved the padded logits
 // (python/sinter/torch/_padded_saves.py): the chain reads a slice of the
 // saved [4, 16] product. The pad kernel reads the slice in its source at
-// the slice's offsets (row stride 16): no copy kernel moves the slice out.
+// the slice's offsets (row stride 16): no copy kernel moves the slice out;
+// its rows reach the padded width, so each lane loads a whole vector (the
+// lanes past column 12 read the padding, and store the pad value).
 // CHECK-LABEL: func.func @cross_entropy_grad_of_padded_logits
 // CHECK-NOT: @extract_slice_
 // CHECK: gpu.launch_func @sinter_kernels::@pad_0 {{.*}} args(%{{.*}} : memref<4x16xbf16>, %{{.*}} : memref<4x1xf32>, %{{.*}} : memref<4x16xbf16>)
 // CHECK-NOT: gpu.launch_func
 // CHECK: return
 // CHECK-LABEL: gpu.func @pad_0
-// CHECK: memref.load %{{.*}} : memref<64xbf16>
+// CHECK: vector.load %{{.*}} : memref<64xbf16>, vector<8xbf16>
 // CHECK: math.exp
 func.func @cross_entropy_grad_of_padded_logits(%saved: tensor<4x16xbf16>, %lse: tensor<4x1xf32>) -> tensor<4x16xbf16> {
   %x = tensor.extract_slice %saved[0, 0] [4, 13] [1, 1] : tensor<4x16xbf16> to tensor<4x13xbf16>
