@@ -128,6 +128,41 @@ class Lt:
         return [caller(found[i]) for i in range(n.value)]
 
 
+# GPT-2's MLP at B8 T1024: M tokens, C -> H -> C.
+M, C, H = 8192, 768, 3072
+# cublasLtEpilogue_t: DEFAULT, BIAS, GELU_AUX_BIAS, DGELU (GELU 32, AUX 128,
+# DGELU 64 | AUX), DGELU_BGRAD (+ BGRADB 16).
+EPI_DEFAULT, EPI_BIAS, EPI_GELU_AUX_BIAS = 1, 4, 32 | 128 | 4
+EPI_DGELU, EPI_DGELU_BGRAD = 64 | 128, 64 | 128 | 16
+
+
+class MlpForward:
+    """The MLP's first GEMM, D[M,H] = x W^T + b (bf16): row-major D is
+    column-major D^T = W (op T) x^T, so `args` are Lt.gemm's A, B, D."""
+
+    def __init__(self):
+        bf16 = dict(device="cuda", dtype=torch.bfloat16)
+        self.x = torch.randn(M, C, **bf16)
+        self.w = torch.randn(H, C, **bf16) / C ** 0.5
+        self.b = torch.randn(H, **bf16)
+        self.d = torch.empty(M, H, **bf16)
+        self.aux = torch.empty_like(self.d)
+        self.args = (self.w, (C, H, C), True, self.x, (C, M, C), self.d)
+
+
+class MlpBackward:
+    """The input gradient of the MLP's second GEMM, dG[M,H] = dY Wp (bf16;
+    column-major dG^T = Wp^T dY^T, both N), `h` the saved pre-activation."""
+
+    def __init__(self):
+        bf16 = dict(device="cuda", dtype=torch.bfloat16)
+        self.dy = torch.randn(M, C, **bf16)
+        self.wp = torch.randn(C, H, **bf16) / H ** 0.5
+        self.h = torch.randn(M, H, **bf16)
+        self.d = torch.empty(M, H, **bf16)
+        self.args = (self.wp, (H, C, H), False, self.dy, (C, M, C), self.d)
+
+
 def time_us(fn, iters=50):
     """Mean microseconds of `fn` over `iters` back-to-back calls."""
     for _ in range(5):

@@ -5,10 +5,10 @@ In the training step the heuristic's DGELU kernel ran at 96 us against 58 us
 for the plain GEMM (session 12): is a faster DGELU kernel on offer?"""
 import torch
 
-from cublaslt_probe import Lt, time_us
+from cublaslt_probe import (EPI_BIAS, EPI_DEFAULT, EPI_DGELU,
+                            EPI_GELU_AUX_BIAS, H, Lt, MlpBackward, MlpForward,
+                            time_us)
 
-EPI_DEFAULT, EPI_BIAS, EPI_GELU_AUX_BIAS, EPI_DGELU = 1, 4, 32 | 128 | 4, 64 | 128
-M, C, H = 8192, 768, 3072
 ALGOS = 32
 
 
@@ -43,27 +43,20 @@ def checker(d):
 
 
 def forward(lt):
-    x = torch.randn(M, C, device="cuda", dtype=torch.bfloat16)
-    w = torch.randn(H, C, device="cuda", dtype=torch.bfloat16) / C ** 0.5
-    b = torch.randn(H, device="cuda", dtype=torch.bfloat16)
-    d = torch.empty(M, H, device="cuda", dtype=torch.bfloat16)
-    aux = torch.empty_like(d)
-    args = (w, (C, H, C), True, x, (C, M, C), d)
-    report("fwd bias", lt.gemms(*args, epilogue=EPI_BIAS, bias=b, algos=ALGOS),
-           checker(d))
-    report("fwd GELU_AUX_BIAS", lt.gemms(*args, epilogue=EPI_GELU_AUX_BIAS, bias=b,
-                                         aux=aux, aux_ld=H, algos=ALGOS), checker(d))
+    f = MlpForward()
+    report("fwd bias", lt.gemms(*f.args, epilogue=EPI_BIAS, bias=f.b,
+                                algos=ALGOS), checker(f.d))
+    report("fwd GELU_AUX_BIAS", lt.gemms(*f.args, epilogue=EPI_GELU_AUX_BIAS,
+                                         bias=f.b, aux=f.aux, aux_ld=H,
+                                         algos=ALGOS), checker(f.d))
 
 
 def backward(lt):
-    dy = torch.randn(M, C, device="cuda", dtype=torch.bfloat16)
-    wp = torch.randn(C, H, device="cuda", dtype=torch.bfloat16) / H ** 0.5
-    h = torch.randn(M, H, device="cuda", dtype=torch.bfloat16)
-    d = torch.empty(M, H, device="cuda", dtype=torch.bfloat16)
-    args = (wp, (H, C, H), False, dy, (C, M, C), d)
-    report("bwd plain", lt.gemms(*args, epilogue=EPI_DEFAULT, algos=ALGOS), checker(d))
-    report("bwd DGELU", lt.gemms(*args, epilogue=EPI_DGELU, aux=h, aux_ld=H,
-                                 algos=ALGOS), checker(d))
+    g = MlpBackward()
+    report("bwd plain", lt.gemms(*g.args, epilogue=EPI_DEFAULT, algos=ALGOS),
+           checker(g.d))
+    report("bwd DGELU", lt.gemms(*g.args, epilogue=EPI_DGELU, aux=g.h, aux_ld=H,
+                                 algos=ALGOS), checker(g.d))
 
 
 if __name__ == "__main__":

@@ -8,11 +8,9 @@ far from torch each output is, and what each form costs.
 import torch
 import torch.nn.functional as F
 
-from cublaslt_probe import Lt, time_us
-
-EPI_DEFAULT, EPI_BIAS, EPI_GELU_AUX_BIAS = 1, 4, 32 | 128 | 4
-EPI_DGELU, EPI_DGELU_BGRAD = 64 | 128, 64 | 128 | 16
-M, C, H = 8192, 768, 3072
+from cublaslt_probe import (EPI_BIAS, EPI_DEFAULT, EPI_DGELU, EPI_DGELU_BGRAD,
+                            EPI_GELU_AUX_BIAS, H, Lt, MlpBackward, MlpForward,
+                            time_us)
 
 
 def rel(x, ref):
@@ -20,13 +18,8 @@ def rel(x, ref):
 
 
 def forward(lt):
-    x = torch.randn(M, C, device="cuda", dtype=torch.bfloat16)
-    w = torch.randn(H, C, device="cuda", dtype=torch.bfloat16) / C ** 0.5
-    b = torch.randn(H, device="cuda", dtype=torch.bfloat16)
-    d = torch.empty(M, H, device="cuda", dtype=torch.bfloat16)
-    aux = torch.empty_like(d)
-    # Row-major D[M,H] = x W^T + b is column-major D^T = W (op T) x^T.
-    args = (w, (C, H, C), True, x, (C, M, C), d)
+    f = MlpForward()
+    x, w, b, d, aux, args = f.x, f.w, f.b, f.d, f.aux, f.args
     pre = x.double() @ w.double().t() + b.double()
     biased = lt.gemm(*args, epilogue=EPI_BIAS, bias=b)
     gelu = lt.gemm(*args, epilogue=EPI_GELU_AUX_BIAS, bias=b, aux=aux, aux_ld=H)
@@ -42,12 +35,8 @@ def forward(lt):
 
 
 def backward(lt):
-    dy = torch.randn(M, C, device="cuda", dtype=torch.bfloat16)
-    wp = torch.randn(C, H, device="cuda", dtype=torch.bfloat16) / H ** 0.5
-    h = torch.randn(M, H, device="cuda", dtype=torch.bfloat16)
-    d = torch.empty(M, H, device="cuda", dtype=torch.bfloat16)
-    # Row-major dG[M,H] = dY Wp is column-major dG^T = Wp^T dY^T (both N).
-    args = (wp, (H, C, H), False, dy, (C, M, C), d)
+    g = MlpBackward()
+    dy, wp, h, d, args = g.dy, g.wp, g.h, g.d, g.args
     dg = dy.double() @ wp.double()
     ref = torch.ops.aten.gelu_backward(dg, h.double(), approximate="tanh")
     plain = lt.gemm(*args, epilogue=EPI_DEFAULT)
