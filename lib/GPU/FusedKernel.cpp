@@ -321,7 +321,7 @@ struct ElementwiseEmitter {
     }
     for (int64_t j = 0; j < width; ++j) {
       Value at;
-      if (perLaneInner()) {
+      if (perLaneInner() && !covers) {
         Value row = acrossRows ? arith::SelectOp::create(b, slot.laneWraps[j],
                                                          nextIndex, index)
                                : index;

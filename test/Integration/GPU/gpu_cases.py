@@ -430,6 +430,7 @@ def correctness_cases():
     cases.append(sliced_statistics_case(300, 1032, 1025))
     cases.append(padded_logits_case(40, 50264, 50257))
     cases.append(padded_logits_case(33, 1032, 1025))
+    cases.append(padded_logits_case(9, 40, 29, start=3))
     cases.append(sliced_statistics_case(9, 700, 613, start=5, copy=False))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())

@@ -336,21 +336,25 @@ func.func @main(%%x: %(x)s) -> %(types)s {
         lambda torch, xx: stats(torch, xx, torch.float32))
 
 
-def padded_logits_case(rows, padded, cols):
+def padded_logits_case(rows, padded, cols, start=0):
     """The cross-entropy's reads of logits the forward saved padded
     (python/sinter/torch/_padded_saves.py): the backward receives the
     padded bf16 product and slices it; the target logit's gather reads the
     slice in the product (sinter-tensor-ops-to-linalg), and the gradient's
     chain, padded again for the lm_head's GEMMs, reads it there too
-    (PadKernel.cpp). The padding of the argument is NaN: never read."""
+    (PadKernel.cpp), whole vectors where the rows reach the padded width
+    (scalars from an odd `start`). The argument's columns outside the
+    slice are NaN: read only by lanes whose results the pad replaces."""
+    out = padded - start
     x = _tt([rows, padded], "bf16")
     s = _tt([rows, cols], "bf16")
+    o = _tt([rows, out], "bf16")
     g = _tt([rows, 1], "f32")
     ir = """#x = affine_map<(d0, d1) -> (d0, d1)>
 #bc = affine_map<(d0, d1) -> (d0, 0)>
-func.func @main(%%x: %(x)s, %%lse: %(g)s, %%target: tensor<%(rows)dx1xi64>) -> (%(x)s, %(g)s) {
+func.func @main(%%x: %(x)s, %%lse: %(g)s, %%target: tensor<%(rows)dx1xi64>) -> (%(o)s, %(g)s) {
   %%zero = arith.constant 0.0 : bf16
-  %%s = tensor.extract_slice %%x[0, 0] [%(rows)d, %(cols)d] [1, 1] : %(x)s to %(s)s
+  %%s = tensor.extract_slice %%x[0, %(start)d] [%(rows)d, %(cols)d] [1, 1] : %(x)s to %(s)s
   %%ge = tensor.empty() : %(s)s
   %%grad = linalg.generic {indexing_maps = [#x, #bc, #x], iterator_types = ["parallel", "parallel"]} ins(%%s, %%lse : %(s)s, %(g)s) outs(%%ge : %(s)s) {
   ^bb0(%%in: bf16, %%m: f32, %%o: bf16):
@@ -363,7 +367,7 @@ func.func @main(%%x: %(x)s, %%lse: %(g)s, %%target: tensor<%(rows)dx1xi64>) -> (
   %%padded = tensor.pad %%grad low[0, 0] high[0, %(pad)d] {
   ^bb0(%%i: index, %%j: index):
     tensor.yield %%zero : bf16
-  } : %(s)s to %(x)s
+  } : %(s)s to %(o)s
   %%te = tensor.empty() : %(g)s
   %%picked = linalg.generic {indexing_maps = [#x, #x], iterator_types = ["parallel", "parallel"]} ins(%%target : tensor<%(rows)dx1xi64>) outs(%%te : %(g)s) {
   ^bb0(%%t: i64, %%o: f32):
@@ -373,26 +377,28 @@ func.func @main(%%x: %(x)s, %%lse: %(g)s, %%target: tensor<%(rows)dx1xi64>) -> (
     %%w = arith.extf %%v : bf16 to f32
     linalg.yield %%w : f32
   } -> %(g)s
-  return %%padded, %%picked : %(x)s, %(g)s
+  return %%padded, %%picked : %(o)s, %(g)s
 }
-""" % {"x": x, "s": s, "g": g, "rows": rows, "cols": cols,
-       "pad": padded - cols}
+""" % {"x": x, "s": s, "o": o, "g": g, "rows": rows, "cols": cols,
+       "start": start, "pad": out - cols}
 
     def make(torch, dev, gen):
         v = torch.randn(rows, padded, generator=gen, device=dev)
-        v[:, cols:] = float("nan")
+        v[:, :start] = float("nan")
+        v[:, start + cols:] = float("nan")
         lse = torch.randn(rows, 1, generator=gen, device=dev)
         target = torch.randint(0, cols, (rows, 1), generator=gen, device=dev)
         return [v.to(torch.bfloat16), lse, target]
 
     def grads(torch, xx, lse, target, dtype):
-        sl = xx[:, :cols].to(dtype)
-        out = torch.zeros(rows, padded, dtype=dtype, device=xx.device)
-        out[:, :cols] = (sl - lse.to(dtype)).exp()
-        return [out, sl.gather(1, target)]
+        sl = xx[:, start:start + cols].to(dtype)
+        grad = torch.zeros(rows, out, dtype=dtype, device=xx.device)
+        grad[:, :cols] = (sl - lse.to(dtype)).exp()
+        return [grad, sl.gather(1, target)]
 
-    return ("padded_logits_%dx%d_of_%d" % (rows, cols, padded), ir, make,
-            lambda torch, *a: grads(torch, *a, torch.float64),
-            lambda torch, *a: [o.to(t) for o, t in zip(
-                grads(torch, *a, torch.float32), (torch.bfloat16,
-                                                  torch.float32))])
+    return ("padded_logits_%dx%d_of_%d%s" % (
+        rows, cols, padded, "_at%d" % start if start else ""), ir, make,
+        lambda torch, *a: grads(torch, *a, torch.float64),
+        lambda torch, *a: [o.to(t) for o, t in zip(
+            grads(torch, *a, torch.float32), (torch.bfloat16,
+                                              torch.float32))])
