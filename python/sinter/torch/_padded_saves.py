@@ -38,12 +38,15 @@ ROW_ALIGNMENT_BYTES = 16
 
 
 def _padding(val):
-    """Columns that align the rows of the 2-D tensor `val`, or 0."""
-    if not isinstance(val, torch.Tensor) or val.dim() != 2:
+    """Columns that align the rows of `val`, a 2-D fake tensor of 2- or
+    4-byte floats (what sinter-pad-matmuls pads), or 0."""
+    if (not isinstance(val, torch.Tensor) or val.dim() != 2
+            or not val.dtype.is_floating_point
+            or val.element_size() not in (2, 4)
+            or getattr(val, "fake_mode", None) is None):
         return 0
     per_row = ROW_ALIGNMENT_BYTES // val.element_size()
-    if (not val.dtype.is_floating_point or per_row <= 1
-            or val.shape[1] % per_row == 0):
+    if val.shape[1] % per_row == 0:
         return 0
     return per_row - val.shape[1] % per_row
 
