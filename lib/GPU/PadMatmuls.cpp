@@ -102,6 +102,34 @@ struct Padder {
   }
 };
 
+/// A zero pad of a transpose that a matmul reads -- the lm_head's weight
+/// padded after its transpose, as the forward saving the padded logits
+/// writes it (python/sinter/torch/_padded_saves.py):
+///
+///   %t = linalg.transpose ins(%w : tensor<50257x768xbf16>) permutation = [1, 0]
+///   %p = tensor.pad %t low[0, 0] high[0, 7] { tensor.yield %zero }
+///   linalg.matmul ins(%x, %p : ...)
+///
+/// is the transpose of the padded source, which the matmul reads in place
+/// (InPlaceOperands.cpp) instead of a kernel transposing it.
+void padBeforeTranspose(tensor::PadOp pad, Padder &padder) {
+  auto type = pad.getResultType();
+  Value src = transposeSource(pad.getSource());
+  Value value = pad.getConstantPaddingValue();
+  if (!src || type.getRank() != 2 || !type.hasStaticShape() || !value ||
+      !(matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero())) ||
+      !llvm::all_of(pad.getMixedLowPad(),
+                    [](OpFoldResult o) { return isConstantIntValue(o, 0); }) ||
+      !llvm::any_of(pad->getUsers(),
+                    [](Operation *u) { return isa<linalg::MatmulOp>(u); }))
+    return;
+  IRRewriter &rewriter = padder.rewriter;
+  rewriter.setInsertionPoint(pad);
+  Value t = padder.operand(pad.getLoc(), pad.getSource(), type.getDimSize(0),
+                           type.getDimSize(1));
+  rewriter.replaceOp(pad, t);
+}
+
 /// The padded sizes (M', N', K') that align every stored row of `mm`, or
 /// nothing when they all are (or the matmul is not one this pass pads).
 std::optional<std::array<int64_t, 3>> paddedSizes(linalg::MatmulOp mm,
@@ -149,6 +177,10 @@ struct PadMatmulsPass : sinter::impl::PadMatmulsBase<PadMatmulsPass> {
     getOperation()->walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
     IRRewriter rewriter(&getContext());
     Padder padder(rewriter);
+    SmallVector<tensor::PadOp> pads;
+    getOperation()->walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads)
+      padBeforeTranspose(pad, padder);
     for (linalg::MatmulOp mm : matmuls) {
       std::optional<std::array<int64_t, 3>> sizes = paddedSizes(mm, minFlops);
       if (!sizes)

@@ -104,3 +104,4 @@ func.func @generic_transpose(%x: tensor<64x768xbf16>, %w: tensor<50257x768xbf16>
   %y = linalg.matmul ins(%x, %wt : tensor<64x768xbf16>, tensor<768x50257xbf16>) outs(%z : tensor<64x50257xf32>) -> tensor<64x50257xf32>
   return %y : tensor<64x50257xf32>
 }
+

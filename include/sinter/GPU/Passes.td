@@ -109,7 +109,10 @@ def PadMatmuls : Pass<"sinter-pad-matmuls"> {
     of the reduction dimension add nothing: the result is the same up to
     the order of f32 additions. Only matmuls of at least `min-flops`
     floating-point operations are padded: the copies cost more than the
-    aligned kernels save on small ones.
+    aligned kernels save on small ones. A zero pad of a transpose that a
+    matmul reads (the weight the torch backend pads when it saves the
+    padded logits) becomes the transpose of the padded source, read in
+    place too.
 
     Before:
 
