@@ -106,8 +106,8 @@ struct Padder {
 /// padded after its transpose, as the forward saving the padded logits
 /// writes it (python/sinter/torch/_padded_saves.py):
 ///
-///   %t = linalg.transpose ins(%w : tensor<50257x768xbf16>) permutation = [1, 0]
-///   %p = tensor.pad %t low[0, 0] high[0, 7] { tensor.yield %zero }
+///   %t = linalg.transpose ins(%w : tensor<50257x768xbf16>) permutation = [1,
+///   0] %p = tensor.pad %t low[0, 0] high[0, 7] { tensor.yield %zero }
 ///   linalg.matmul ins(%x, %p : ...)
 ///
 /// is the transpose of the padded source, which the matmul reads in place
@@ -117,7 +117,8 @@ void padBeforeTranspose(tensor::PadOp pad, Padder &padder) {
   Value src = transposeSource(pad.getSource());
   Value value = pad.getConstantPaddingValue();
   if (!src || type.getRank() != 2 || !type.hasStaticShape() || !value ||
-      !(matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero())) ||
+      !(matchPattern(value, m_AnyZeroFloat()) ||
+        matchPattern(value, m_Zero())) ||
       !llvm::all_of(pad.getMixedLowPad(),
                     [](OpFoldResult o) { return isConstantIntValue(o, 0); }) ||
       !llvm::any_of(pad->getUsers(),

@@ -533,9 +533,9 @@ struct TensorOpsToLinalgPass
 } // namespace
 
 void sinter::populateTensorOpsToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConcatToGather, InsertSliceToGather, PadToGather,
-               SinkExtractIntoRegion, ExtractFromSlice, FusedReadsZeroDimTensors,
-               ScalarArithToZeroDimGeneric, InsertIntoZeroDim,
-               SliceBeforeExpand, MaterializeConstantOperands>(
-      patterns.getContext());
+  patterns
+      .add<ConcatToGather, InsertSliceToGather, PadToGather,
+           SinkExtractIntoRegion, ExtractFromSlice, FusedReadsZeroDimTensors,
+           ScalarArithToZeroDimGeneric, InsertIntoZeroDim, SliceBeforeExpand,
+           MaterializeConstantOperands>(patterns.getContext());
 }

@@ -74,9 +74,9 @@ private:
 };
 } // namespace
 
-TuningResult sinter::rt::fastestCandidate(
-    const Driver &d, CUstream stream, size_t count,
-    const std::function<bool(size_t)> &run) {
+TuningResult
+sinter::rt::fastestCandidate(const Driver &d, CUstream stream, size_t count,
+                             const std::function<bool(size_t)> &run) {
   TuningResult r;
   int status = 0;
   if (count < 2) {

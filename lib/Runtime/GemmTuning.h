@@ -39,8 +39,8 @@ bool gemmTuningEnabled();
 
 /// What timing the candidates found.
 struct TuningResult {
-  size_t index = 0;              // the candidate to use
-  bool timed = false;            // false: index 0, `skipped` says why
+  size_t index = 0;                 // the candidate to use
+  bool timed = false;               // false: index 0, `skipped` says why
   float fastestUs = 0, firstUs = 0; // per run: the kept one, candidate 0
   std::string skipped;
 };

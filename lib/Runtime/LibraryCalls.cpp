@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <vector>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 using namespace sinter::rt;
 
@@ -356,9 +356,8 @@ int sinter::rt::runGemm(sinter_rt_program &p, const Function &f, Launch &l,
     if (decide) {
       std::copy(aligned, aligned + 4, g.aligned);
       std::string reason;
-      bool rerun =
-          rerunnable(g, o, g.bias.used ? pointer(g.bias.buffer) : 0,
-                     g.aux.used ? pointer(g.aux.buffer) : 0);
+      bool rerun = rerunnable(g, o, g.bias.used ? pointer(g.bias.buffer) : 0,
+                              g.aux.used ? pointer(g.aux.buffer) : 0);
       bool ok = describeGemm(*api, g, reason) && setPointers(reason) &&
                 decideAlgorithm(p, *api, g, o, rerun, aligned, stream, reason);
       g.path = ok ? Gemm::Path::Library : Gemm::Path::Fallback;
