@@ -31,6 +31,24 @@
 # (the backward's partitions come first in the join)
 # RAISED: sinter.attention_backward {{.*}} {causal}
 # RAISED: sinter.attention {{.*}} {causal}
+# The logits are saved padded (python/sinter/torch/_padded_saves.py; f32
+# here: 50257 -> 50260 columns) and read in place by both programs, as
+# torch-mlir writes them: the weight is padded before its transpose
+# (sinter-pad-matmuls), the cross-entropy's statistics and its target
+# gather read the padded product, the backward's gradient pad reads what
+# it receives; no kernel copies the logits out.
+# DEFINE: %{outline} = builtin.module(func.func(sinter-pad-matmuls,sinter-online-logsumexp,sinter-tensor-ops-to-linalg{chip=sm_90a}),canonicalize,func.func(sinter-copy-aliased-results),sinter-outline-cuda-kernels{chip=sm_90a})
+# RUN: sinter-opt %t.dump/forward_graph_0_fused_0.mlir --sinter-fusion-pipeline 2>/dev/null | sinter-opt --pass-pipeline='%{outline}' | FileCheck %s --check-prefix=FWDK
+# RUN: sinter-opt %t.dump/backward_graph_1_fused_0.mlir --sinter-fusion-pipeline 2>/dev/null | sinter-opt --pass-pipeline='%{outline}' | FileCheck %s --check-prefix=BWDK
+# FWDK-NOT: @extract_slice_{{.*}}64x50260
+# FWDK: launch_func @sinter_kernels::@pad_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<50257x768xf32>, %{{.*}} : memref<50260x768xf32>)
+# FWDK: launch_func @sinter_kernels::@matmul_{{[0-9]+}} {{.*}} : memref<50260x768xf32>, %{{.*}} : memref<64x50260xf32>) {{.*}}trans_b
+# FWDK: launch_func @sinter_kernels::@reduce_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<64x50260xf32>, %{{.*}} : memref<64xf32>, %{{.*}} : memref<64xf32>)
+# FWDK: launch_func @sinter_kernels::@generic_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<64x1xi64>, %{{.*}} : memref<64x50260xf32>, %{{.*}} : memref<64x1xf32>)
+# FWDK: return {{.*}}tensor<64x50260xf32>
+# BWDK: func.func @main(%{{[a-z0-9]+}}: tensor<64x50260xf32>
+# BWDK-NOT: @extract_slice_{{.*}}64x50260
+# BWDK: launch_func @sinter_kernels::@pad_{{[0-9]+}} {{.*}}args(%{{.*}} : memref<64x1xi64>, %{{.*}} : memref<64x50260xf32>, {{.*}} : memref<64x50260xf32>)
 
 # `join PATTERN`: the dumped partitions, one split of -split-input-file each.
 import glob  # noqa: E402
