@@ -68,13 +68,8 @@ bool Driver::load() {
 }
 
 CUresult Driver::memAllocOutsideCapture(CUdeviceptr *ptr, size_t bytes) const {
-  int mode = kCaptureModeRelaxed;
-  bool exchanged = cuThreadExchangeStreamCaptureMode &&
-                   cuThreadExchangeStreamCaptureMode(&mode) == 0;
-  CUresult r = cuMemAlloc(ptr, bytes);
-  if (exchanged)
-    cuThreadExchangeStreamCaptureMode(&mode);
-  return r;
+  RelaxedCaptureMode relaxed(*this);
+  return cuMemAlloc(ptr, bytes);
 }
 
 std::string Driver::describe(CUresult r) const {

@@ -128,6 +128,29 @@ struct Driver {
   std::string describe(CUresult r) const;
 };
 
+/// Relaxes this thread's stream-capture mode while it lives, as torch's
+/// caching allocator does: a graph being captured in global mode (on this
+/// or another thread; torch.cuda.graph's default) would otherwise forbid,
+/// or be invalidated by, this thread's allocations and synchronizations.
+class RelaxedCaptureMode {
+public:
+  explicit RelaxedCaptureMode(const Driver &d) : d(d) {
+    exchanged = d.cuThreadExchangeStreamCaptureMode &&
+                d.cuThreadExchangeStreamCaptureMode(&mode) == 0;
+  }
+  ~RelaxedCaptureMode() {
+    if (exchanged)
+      d.cuThreadExchangeStreamCaptureMode(&mode);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+
+private:
+  const Driver &d;
+  int mode = kCaptureModeRelaxed;
+  bool exchanged = false;
+};
+
 /// The process's driver, opened and initialized (cuInit) on the first call;
 /// null with `error` set when it cannot be.
 Driver *driver(std::string &error);

@@ -53,25 +53,6 @@ private:
   CUevent start = nullptr, stop = nullptr;
 };
 
-/// Relaxes this thread's stream-capture mode while it lives: a graph being
-/// captured in global mode on another thread (torch.cuda.graph's default)
-/// would otherwise be invalidated by the synchronization.
-class RelaxedCapture {
-public:
-  explicit RelaxedCapture(const Driver &d) : d(d) {
-    exchanged = d.cuThreadExchangeStreamCaptureMode &&
-                d.cuThreadExchangeStreamCaptureMode(&mode) == 0;
-  }
-  ~RelaxedCapture() {
-    if (exchanged)
-      d.cuThreadExchangeStreamCaptureMode(&mode);
-  }
-
-private:
-  const Driver &d;
-  int mode = kCaptureModeRelaxed;
-  bool exchanged = false;
-};
 } // namespace
 
 TuningResult
@@ -89,7 +70,7 @@ sinter::rt::fastestCandidate(const Driver &d, CUstream stream, size_t count,
   }
   if (!r.skipped.empty())
     return r;
-  RelaxedCapture relaxed(d);
+  RelaxedCaptureMode relaxed(d);
   Timer timer(d);
   std::vector<float> us(count);
   for (size_t i = 0; i < count; ++i) {
