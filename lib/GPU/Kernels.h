@@ -563,13 +563,6 @@ bool readInPlaceByAllUsers(
 /// sinter.fused, or a generic isElementwiseGeneric accepts): its inputs,
 /// plus the inits its body reads (last), their maps, each input's slice
 /// offsets when it is a slice read in place, and its body.
-struct ElementwiseForm;
-/// The inputs of `form` (a sinter.fused chain's) that are slices read in
-/// place, replaced by their sources at the slices' offsets, as a generic's
-/// form has them: for the kernels that take a chain whose slices
-/// readInPlaceByAllUsers counted as read in place.
-void readSlicesInPlace(ElementwiseForm &form);
-
 struct ElementwiseForm {
   llvm::SmallVector<mlir::Value> inputs;
   llvm::SmallVector<mlir::AffineMap> maps;
@@ -577,6 +570,11 @@ struct ElementwiseForm {
   mlir::Block *body = nullptr;
 };
 ElementwiseForm elementwiseFormOf(mlir::Operation *op);
+/// The inputs of `form` (a sinter.fused chain's) that are slices read in
+/// place, replaced by their sources at the slices' offsets, as a generic's
+/// form has them: for the kernels that take a chain whose slices
+/// readInPlaceByAllUsers counted as read in place.
+void readSlicesInPlace(ElementwiseForm &form);
 
 /// The elementwise op whose body the kernel of `consumer` (a pad, a
 /// concatenation) runs in its own kernel: `v`'s producer when it is an
