@@ -435,16 +435,7 @@ struct OutlineCUDAKernelsPass
     InPlacePlans plans = planInPlace(ops, tuning, taken, [&](Operation *op) {
       return planHeads(op, tuning);
     });
-    // Slices only elementwise kernels and the chains of pad kernels read
-    // are read in place there: no copy kernel (PadKernel.cpp).
-    llvm::SmallPtrSet<Operation *, 8> padChains;
-    for (auto [pad, producer] : plans.padProducers)
-      if (isa<FusedOp>(producer))
-        padChains.insert(producer);
-    llvm::erase_if(ops, [&](Operation *op) {
-      auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
-      return slice && readInPlaceByAllUsers(slice, &padChains);
-    });
+    dropSlicesReadInPlace(ops, plans);
     // Generics computed from their indices go last: the elementwise kernels
     // that read them compute them instead (computedInputOf); they run
     // only where something else still reads them. (Launches stay in
@@ -513,6 +504,21 @@ struct OutlineCUDAKernelsPass
     // A model's repeated layers outlined the same kernels many times: each
     // distinct body is compiled once.
     dedupKernels(module);
+  }
+
+  /// Drops from `ops` the slices that only elementwise kernels and the
+  /// chains of pad kernels (plans.padProducers) read: those read them in
+  /// place (PadKernel.cpp), so no kernel copies them out.
+  static void dropSlicesReadInPlace(SmallVectorImpl<Operation *> &ops,
+                                    const InPlacePlans &plans) {
+    llvm::SmallPtrSet<Operation *, 8> padChains;
+    for (auto [pad, producer] : plans.padProducers)
+      if (isa<FusedOp>(producer))
+        padChains.insert(producer);
+    llvm::erase_if(ops, [&](Operation *op) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+      return slice && readInPlaceByAllUsers(slice, &padChains);
+    });
   }
 
   /// Where the tensor-core kernels of an attention op or its backward read
