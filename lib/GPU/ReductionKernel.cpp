@@ -226,6 +226,9 @@ static constexpr int64_t kSplitReductionMinTrips = 256;
 /// Points a lane of a split reduction takes per loop trip (their loads in
 /// flight together).
 static constexpr int64_t kSplitUnroll = 4;
+/// Vectors a lane of a split reduction reading its rows as vectors takes
+/// per loop trip (RowVectors: 32 bytes of loads in flight a lane).
+static constexpr int64_t kRowVectorUnroll = 2;
 /// Lanes of the warp that reduces one output element.
 static constexpr int64_t kLanes = kWarpSize;
 /// A split reduction with at most this many output elements per SM (a
@@ -255,6 +258,8 @@ LogicalResult SerialKernel::plan() {
   if (split && total <= kBlockPerElementMaxPerSM * smCount &&
       trips >= kSerialBlock * kSplitReductionMinTrips / kLanes)
     lanes = kSerialBlock;
+  if (split)
+    planRowVectors();
   launch.block = std::clamp<int64_t>(total * lanes, 1, kSerialBlock);
   launch.grid =
       std::max<int64_t>(1, llvm::divideCeil(total * lanes, launch.block));
@@ -562,22 +567,29 @@ SmallVector<Value> SerialKernel::emitRegion(ValueRange current) {
   return next;
 }
 
-Value SerialKernel::emitSlicedLoad(OpOperand *operand) {
+Value SerialKernel::slicedSourceIndex(OpOperand *operand) {
   // The slice's coordinates of this point (the input's map is a
   // permutation of the loops), then the source's: plus the offsets.
   AffineMap map = op.getMatchingIndexingMap(operand);
-  SmallVector<Value> at, source;
-  for (AffineExpr e : map.getResults())
-    at.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
-  for (auto [k, offset] : llvm::enumerate(sliced->slice.getStaticOffsets()))
-    source.push_back(offset ? arith::AddIOp::create(b, at[k], kb.idx(offset))
-                            : at[k]);
-  Value x =
-      load(inputViews[sliced->input],
-           linearIndexOf(kb, sliced->slice.getSourceType().getShape(), source));
-  if (sliced->copy)
+  SmallVector<Value> source;
+  for (auto [e, offset] :
+       llvm::zip_equal(map.getResults(), sliced->slice.getStaticOffsets())) {
+    Value at = iv[cast<AffineDimExpr>(e).getPosition()];
+    source.push_back(offset ? arith::AddIOp::create(b, at, kb.idx(offset))
+                            : at);
+  }
+  return linearIndexOf(kb, sliced->slice.getSourceType().getShape(), source);
+}
+
+Value SerialKernel::emitSlicedLoad(OpOperand *operand) {
+  Value x = load(inputViews[sliced->input], slicedSourceIndex(operand));
+  if (sliced->copy) {
+    SmallVector<Value> at;
+    for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults())
+      at.push_back(iv[cast<AffineDimExpr>(e).getPosition()]);
     pendingCopies.push_back(
         {x, linearIndexOf(kb, sliced->slice.getType().getShape(), at)});
+  }
   return x;
 }
 
@@ -673,29 +685,29 @@ SmallVector<Value> SerialKernel::emitPoint(Value point, ValueRange current) {
   return emitRegion(current);
 }
 
-SmallVector<Value> SerialKernel::emitWarpLoop() {
-  // Lane l: points l, l + lanes, ... of the reduction loops (row-major, the
-  // innermost loop fastest) from the identities; then the warp's total,
-  // (a block per element) the block's, then the init; lane 0 stores (the
-  // builder is left in its branch).
-  SmallVector<Value> partial;
-  for (TypedAttr identity : split->identities)
-    partial.push_back(arith::ConstantOp::create(b, identity));
-  // kSplitUnroll points per trip while all of them are in range (their
-  // loads issue together), then one at a time: each lane still takes its
-  // points in order.
-  int64_t stride = kSplitUnroll * lanes;
-  int64_t mainEnd = std::max<int64_t>(0, trips - (kSplitUnroll - 1) * lanes);
+SmallVector<Value> SerialKernel::emitLaneLoop(int64_t first, int64_t count,
+                                              int64_t unroll,
+                                              ValueRange partial,
+                                              LaneItem item) {
+  if (count <= 0)
+    return SmallVector<Value>(partial);
+  auto itemAt = [&](Value k) {
+    return first ? arith::AddIOp::create(b, k, kb.idx(first)).getResult() : k;
+  };
+  int64_t stride = unroll * lanes;
+  int64_t mainEnd = std::max<int64_t>(0, count - (unroll - 1) * lanes);
+  if (mainEnd == 0) // (too few items for a lane's unrolled trip)
+    return emitLaneSteps(first, count, lane, partial, item);
   auto unrolled =
       scf::ForOp::create(b, lane, kb.idx(mainEnd), kb.idx(stride), partial);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(unrolled.getBody());
     SmallVector<Value> acc(unrolled.getRegionIterArgs());
-    for (int64_t u = 0; u < kSplitUnroll; ++u)
-      acc = emitPoint(arith::AddIOp::create(b, unrolled.getInductionVar(),
-                                            kb.idx(u * lanes)),
-                      acc);
+    for (int64_t u = 0; u < unroll; ++u)
+      acc = item(itemAt(arith::AddIOp::create(b, unrolled.getInductionVar(),
+                                              kb.idx(u * lanes))),
+                 acc);
     emitCopies();
     scf::YieldOp::create(b, acc);
   }
@@ -712,18 +724,47 @@ SmallVector<Value> SerialKernel::emitWarpLoop() {
       arith::AddIOp::create(b, lane,
                             arith::MulIOp::create(b, trips0, kb.idx(stride))),
       lane);
-  auto loop = scf::ForOp::create(b, start, kb.idx(trips), kb.idx(lanes),
-                                 unrolled.getResults());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> next =
-        emitPoint(loop.getInductionVar(), loop.getRegionIterArgs());
-    emitCopies();
-    scf::YieldOp::create(b, next);
+  return emitLaneSteps(first, count, start, unrolled.getResults(), item);
+}
+
+SmallVector<Value> SerialKernel::emitLaneSteps(int64_t first, int64_t count,
+                                               Value start, ValueRange partial,
+                                               LaneItem item) {
+  auto loop =
+      scf::ForOp::create(b, start, kb.idx(count), kb.idx(lanes), partial);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = loop.getInductionVar();
+  if (first)
+    k = arith::AddIOp::create(b, k, kb.idx(first));
+  SmallVector<Value> next = item(k, loop.getRegionIterArgs());
+  emitCopies();
+  scf::YieldOp::create(b, next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> SerialKernel::emitWarpLoop() {
+  // Lane l: points l, l + lanes, ... of the reduction loops (row-major, the
+  // innermost loop fastest) from the identities -- or, reading rows as
+  // vectors, vectors l, l + lanes, ... and then the points past the last
+  // whole vector; then the warp's total, (a block per element) the
+  // block's, then the init; lane 0 stores (the builder is left in its
+  // branch).
+  SmallVector<Value> partial;
+  for (TypedAttr identity : split->identities)
+    partial.push_back(arith::ConstantOp::create(b, identity));
+  int64_t scalarFrom = 0;
+  if (rowVectors) {
+    int64_t vectors = trips / rowVectors->width;
+    partial = emitLaneLoop(
+        0, vectors, kRowVectorUnroll, partial,
+        [&](Value v, ValueRange acc) { return emitRowVector(v, acc); });
+    scalarFrom = vectors * rowVectors->width;
   }
-  SmallVector<Value> totals =
-      warpTotals(b, *split, SmallVector<Value>(loop.getResults()));
+  partial = emitLaneLoop(
+      scalarFrom, trips - scalarFrom, kSplitUnroll, partial,
+      [&](Value point, ValueRange acc) { return emitPoint(point, acc); });
+  SmallVector<Value> totals = warpTotals(b, *split, partial);
   if (lanes > kLanes) {
     // Every lane holds its warp's total: lane 0 of each stores it.
     Value first = arith::CmpIOp::create(

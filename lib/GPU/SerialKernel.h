@@ -58,6 +58,16 @@ struct SplitReduction {
 /// times `chunks` chunks of `chunkLen` reduction points; with more than one
 /// chunk the blocks write f32 partial results into `partials`
 /// ([results][chunks][elements]) and a second kernel combines them.
+/// How the warp-per-element form reads its rows (RowVectorReduction.cpp):
+/// the inputs read along the single reduced dimension, contiguous there,
+/// as vectors of `width` elements (up to 16 bytes) -- lane l takes vectors
+/// l, l + lanes, ... of the row, then the points past the last whole
+/// vector one at a time.
+struct RowVectors {
+  int64_t width = 1;
+  llvm::SmallVector<unsigned> inputs;
+};
+
 struct ColumnSplit {
   int64_t groups = 1, chunks = 1, chunkLen = 1, vector = 1;
   mlir::Value partials;
@@ -103,6 +113,14 @@ private:
   llvm::SmallVector<std::pair<unsigned, mlir::Value>>
   emitColumnVectorLoads(unsigned last);
   KernelLaunch emitColumnFinish(llvm::StringRef name);
+  // The warp-per-element form's vector reads (RowVectorReduction.cpp).
+  /// Whether every input the reduced dimension reaches reads it innermost
+  /// and aligned to a common vector width; sets rowVectors.
+  bool planRowVectors();
+  /// The region at the `width` points of vector `vector` of the row (its
+  /// row inputs loaded as one vector each), on the accumulators `acc`.
+  llvm::SmallVector<mlir::Value> emitRowVector(mlir::Value vector,
+                                               mlir::ValueRange acc);
   // Emission, in order.
   void emitViews();
   void emitCaptures();
@@ -116,10 +134,31 @@ private:
   /// between them would keep the next from issuing before it).
   mlir::Value emitSlicedLoad(mlir::OpOperand *operand);
   void emitCopies();
+  /// The linear index, in the slice's source, of the sliced input's element
+  /// at the current point.
+  mlir::Value slicedSourceIndex(mlir::OpOperand *operand);
   llvm::SmallVector<mlir::Value> emitSerialLoops(unsigned level,
                                                  mlir::ValueRange current);
   llvm::SmallVector<mlir::Value> emitPoint(mlir::Value point,
                                            mlir::ValueRange current);
+  /// What a lane does with item `item` of a split reduction: the
+  /// accumulators after it.
+  using LaneItem = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+      mlir::Value item, mlir::ValueRange acc)>;
+  /// Items first .. first + count - 1 shared by the lanes: lane l takes
+  /// first + l, first + l + lanes, ..., `unroll` of them per loop trip
+  /// while all are in range (their loads issue together), then one at a
+  /// time; each lane still takes its items in order.
+  llvm::SmallVector<mlir::Value> emitLaneLoop(int64_t first, int64_t count,
+                                              int64_t unroll,
+                                              mlir::ValueRange partial,
+                                              LaneItem item);
+  /// emitLaneLoop's single steps: items first + start, + lanes, ... below
+  /// first + count.
+  llvm::SmallVector<mlir::Value> emitLaneSteps(int64_t first, int64_t count,
+                                               mlir::Value start,
+                                               mlir::ValueRange partial,
+                                               LaneItem item);
   llvm::SmallVector<mlir::Value> emitWarpLoop();
   // The warps of a block combining their partials (the column form's
   // lanes, a block per element): per result, shared slots of `warps` x
@@ -176,6 +215,7 @@ private:
   std::optional<SlicedInput> sliced;
   llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pendingCopies;
   std::optional<ColumnSplit> column;
+  std::optional<RowVectors> rowVectors;
   /// Inputs whose element at the current point was loaded ahead (the
   /// column form's vectors), by input number: emitRegion reads these.
   llvm::DenseMap<unsigned, mlir::Value> preloaded;

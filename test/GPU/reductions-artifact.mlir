@@ -3,7 +3,8 @@
 // reduction; no GPU needed. The -inf fill lives in the kernel, not in the
 // manifest. Reductions of 256 points or more whose result is a sum or a
 // max of the accumulator take a warp (32 lanes) per output element and
-// combine the lanes by shuffles: 64 rows -> 2048 threads, 8 blocks of 256;
+// combine the lanes by shuffles: 64 rows -> 2048 threads, 8 blocks of 256,
+// each lane reading 16-byte vectors of its row (RowVectorReduction.cpp);
 // the bf16 matmul's 96-long reduction stays one thread per element. Sums
 // and maxes over a leading axis take the column form (ColumnReduction.cpp):
 // 1000 columns -> 32 blocks of 32 columns, one chunk of its 300 rows (a
@@ -39,7 +40,7 @@
 
 // PTX: .target sm_90a
 // PTX: .entry reduce_0(
-// PTX: ld.global.b32
+// PTX: ld.global.v4.b32
 // PTX: add.rn.f32
 // PTX: shfl.sync.bfly.b32
 // PTX: st.global.b32

@@ -395,6 +395,9 @@ def correctness_cases():
     cases.append(unfused_mlp_case(64, 128, 130, "bf16"))
     # Leftover reductions and transposed matmuls: the serial kernel.
     cases.append(reduce_sum_case([77, 1000], 1, "f32"))
+    # Rows as vectors of 8 bf16; a block per row (64 rows) with vectors.
+    cases.append(reduce_sum_case([77, 1000], 1, "bf16"))
+    cases.append(reduce_sum_case([64, 50264], 1, "bf16", form="extf"))
     cases.append(reduce_sum_case([300, 1000], 0, "bf16"))
     cases.append(reduce_sum_case([300, 1000], 0, "bf16", form="extf"))
     cases.append(reduce_max_case([6, 333, 40], 1, "f32"))
@@ -432,6 +435,14 @@ def correctness_cases():
     cases.append(padded_logits_case(33, 1032, 1025))
     cases.append(padded_logits_case(9, 40, 29, start=3))
     cases.append(sliced_statistics_case(9, 700, 613, start=5, copy=False))
+    # Rows read as vectors (RowVectorReduction.cpp): GPT-2's statistics
+    # (8 bf16 a lane, one point past the last vector), 4 f32 with three
+    # past it, 2 bf16 from an offset of 2.
+    cases.append(sliced_statistics_case(40, 50264, 50257, copy=False,
+                                        t="bf16"))
+    cases.append(sliced_statistics_case(9, 700, 611, start=4, copy=False))
+    cases.append(sliced_statistics_case(9, 700, 613, start=2, copy=False,
+                                        t="bf16"))
     cases.append(bool_mask_case())
     cases.append(odd_slice_case())
     # Rows of odd length: slots across rows (GPT-2's logits sliced from

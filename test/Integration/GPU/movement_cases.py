@@ -254,14 +254,16 @@ def odd_rows_case(rows=40, cols=1001, t="bf16"):
             torch_same_dtype)
 
 
-def sliced_statistics_case(rows, padded, cols, start=0, copy=True):
+def sliced_statistics_case(rows, padded, cols, start=0, copy=True, t=None):
     """A row reduction over a slice, read in the sliced tensor
     (lib/GPU/SlicedInputs.cpp): GPT-2's cross-entropy statistics over the
     lm_head's padded bf16 product -- the row max and the sum of exp(x -
     max), one online pass -- the slice returned too (copy=True), which the
-    reduction writes as it reads it; copy=False: f32 rows at a column
-    offset, only summed (no copy written)."""
-    t = "bf16" if copy else "f32"
+    reduction writes as it reads it; copy=False: only summed (no copy
+    written), f32 rows by default. Without the copy, rows whose start
+    (`padded` and `start`) is a multiple of a vector are read as vectors
+    (RowVectorReduction.cpp), the last cols % width points one a lane."""
+    t = t or ("bf16" if copy else "f32")
     x = _tt([rows, padded], t)
     s = _tt([rows, cols], t)
     y = _tt([rows], "f32")
@@ -330,8 +332,9 @@ func.func @main(%%x: %(x)s) -> %(types)s {
         out = [m, (a - m[:, None]).exp().sum(1)]
         return out + [sl] if copy else out
 
-    return ("sliced_statistics_%dx%d_of_%d%s" % (
-        rows, cols, padded, "_copy" if copy else "_at%d" % start), ir, make,
+    return ("sliced_statistics_%dx%d_of_%d%s_%s" % (
+        rows, cols, padded, "_copy" if copy else "_at%d" % start, t), ir,
+        make,
         lambda torch, xx: stats(torch, xx, torch.float64),
         lambda torch, xx: stats(torch, xx, torch.float32))
 
