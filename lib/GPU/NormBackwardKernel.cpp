@@ -119,10 +119,31 @@ struct RowStore {
   /// The chain's result summed per column (NormBackward::columnSum), or -1.
   int summed = -1;
 
-  /// Stores the f32 vector `v` of dx's elements at `at`; returns the
-  /// summed result's values as stored (widened to f32), or null.
+  /// How many vectors inputsAt loads.
+  int64_t loadedInputs() const {
+    return llvm::count_if(inputs, [](Value in) { return bool(in); });
+  }
+  /// The chain's inputs other than dx at `at`, in their element types
+  /// (loaded with the row's x and dy, before its reductions: a load after
+  /// the reductions' barrier would expose its latency on every row).
+  SmallVector<Value> inputsAt(KernelBuilder &kb, const RowConfig &c, Value at,
+                              Value pred) const {
+    SmallVector<Value> bufs, ats;
+    for (Value in : inputs)
+      if (in) {
+        bufs.push_back(in);
+        ats.push_back(at);
+      }
+    if (bufs.empty())
+      return {};
+    return kb.loadAll(bufs, ats, c.vec, pred, /*toF32=*/false,
+                      /*stream=*/true);
+  }
+  /// Stores the f32 vector `v` of dx's elements at `at`, the chain reading
+  /// `raw` (inputsAt's vectors); returns the summed result's values as
+  /// stored (widened to f32), or null.
   Value store(KernelBuilder &kb, const RowConfig &c, Value at, Value v,
-              Value pred) const {
+              Value pred, ArrayRef<Value> raw) const {
     if (!chain) {
       kb.streamStoreF32(outs[0], at, v, pred);
       return {};
@@ -132,14 +153,6 @@ struct RowStore {
     Value dxv = v;
     if (!dxType.isF32())
       dxv = arith::TruncFOp::create(b, VectorType::get({c.vec}, dxType), v);
-    SmallVector<Value> bufs, ats;
-    for (Value in : inputs)
-      if (in) {
-        bufs.push_back(in);
-        ats.push_back(at);
-      }
-    SmallVector<Value> raw = kb.loadAll(bufs, ats, c.vec, pred,
-                                        /*toF32=*/false, /*stream=*/true);
     SmallVector<Value> ins;
     auto next = raw.begin();
     for (Value in : inputs)
@@ -175,15 +188,23 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
   Value rstdVec = scalarAt(rstd);
   Value meanVec = mean ? scalarAt(mean) : Value();
   SmallVector<Value> xhat, dys, gs;
+  SmallVector<SmallVector<Value>> epilogueIns;
+  int64_t nIns = store.loadedInputs();
   Value sumGX = kb.f32(0.0), sumG = kb.f32(0.0);
   for (int64_t k = 0; k < c.perThread; ++k) {
     Value at = arith::AddIOp::create(b, base, t.colIndex[k]);
-    // This row's x and dy: loaded now, or a row ahead (`prefetched`: x's
-    // vectors then dy's, in their element type).
+    // This row's x and dy (and the epilogue's inputs): loaded now, or a
+    // row ahead (`prefetched`: x's vectors, dy's, then the inputs', in
+    // their element types).
     Value xv = prefetched.empty() ? kb.streamLoadF32(x, at, c.vec, t.pred[k])
                                   : kb.extF32(prefetched[k]);
     Value dyv = prefetched.empty() ? kb.streamLoadF32(dy, at, c.vec, t.pred[k])
                                    : kb.extF32(prefetched[c.perThread + k]);
+    epilogueIns.push_back(
+        prefetched.empty()
+            ? store.inputsAt(kb, c, at, t.pred[k])
+            : SmallVector<Value>(
+                  prefetched.slice(2 * c.perThread + k * nIns, nIns)));
     if (meanVec)
       xv = arith::SubFOp::create(b, xv, meanVec);
     xhat.push_back(arith::MulFOp::create(b, xv, rstdVec));
@@ -223,8 +244,9 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
     if (meanVec)
       v = arith::SubFOp::create(b, v, cG);
     v = arith::MulFOp::create(b, v, rstdVec);
-    Value stored = store.store(
-        kb, c, arith::AddIOp::create(b, base, t.colIndex[k]), v, t.pred[k]);
+    Value stored =
+        store.store(kb, c, arith::AddIOp::create(b, base, t.colIndex[k]), v,
+                    t.pred[k], epilogueIns[k]);
     // Only elements the chain stored are summed (a chain of zeros need
     // not be zero); the partial rows' columns past the row are never read.
     if (!out.csAcc.empty()) {
@@ -285,21 +307,24 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     init.dbAcc.assign(c.perThread, zero);
   if (nb.columnSum)
     init.csAcc.assign(c.perThread, zero);
-  // With prefetch, the x and dy vectors of the block's next row group are
-  // loaded at the top of each iteration, in their element type, and
-  // carried into the next one: they are in flight while this row reduces.
+  // With prefetch, the x and dy vectors of the block's next row group (and
+  // the epilogue's other inputs) are loaded at the top of each iteration,
+  // in their element types, and carried into the next one: they are in
+  // flight while this row reduces.
   auto loadRaw = [&](Value group) {
     RowThread tn = rowOf(kb, c, l, group, /*check=*/true);
     Value base = rowBase(kb, c, tn.row);
-    SmallVector<Value> xs, dys;
+    SmallVector<Value> xs, dys, ins;
     for (int64_t k = 0; k < c.perThread; ++k) {
       Value at = arith::AddIOp::create(b, base, tn.colIndex[k]);
       SmallVector<Value> v = kb.loadAll({x, dy}, {at, at}, c.vec, tn.pred[k],
                                         /*toF32=*/false, /*stream=*/true);
       xs.push_back(v[0]);
       dys.push_back(v[1]);
+      llvm::append_range(ins, store.inputsAt(kb, c, at, tn.pred[k]));
     }
     llvm::append_range(xs, dys);
+    llvm::append_range(xs, ins);
     return xs;
   };
   SmallVector<Value> carried = init.dwAcc;
@@ -500,10 +525,11 @@ sinter::gpu_kernels::buildNormBackwardKernels(
   bool prefetch = tuning.rowPersistent != 1;
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   // x and dy of the next row, carried in their element type; the
-  // epilogue's other inputs, loaded at the store.
-  int64_t perVector = 4 + static_cast<int64_t>(nb.columnSums().size()) +
-                      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0) +
-                      static_cast<int64_t>(nb.epilogueInputs().size());
+  // epilogue's other inputs, this row's (and with prefetch the next's).
+  int64_t perVector =
+      4 + static_cast<int64_t>(nb.columnSums().size()) +
+      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0) +
+      static_cast<int64_t>(nb.epilogueInputs().size()) * (prefetch ? 2 : 1);
   int64_t registers = llvm::alignTo(
       perVector * cfg->vec * cfg->perThread + kRowBackwardRegisterSlack, 8);
   const ChipInfo &chip = chipInfo(tuning.smVersion);

@@ -204,3 +204,15 @@ func.func @sum_over_a_two_dimension_norm(%dy: tensor<2x7x768xbf16>, %x: tensor<2
   } -> tensor<1x768xbf16>
   return %dw, %db, %sum : tensor<7x768xf32>, tensor<7x768xf32>, tensor<1x768xbf16>
 }
+
+// @residual_gradient's row kernel loads the chain's other input (%g) with
+// x and dy, a row ahead, never after the row's reductions: a load behind
+// their barriers would expose its latency on every row.
+// CHECK-LABEL: gpu.func @layer_norm_backward_0(
+// CHECK: %[[GV:.*]] = memref.collapse_shape %arg5
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.load %[[GV]]
+// CHECK: gpu.barrier
+// CHECK-NOT: vector.load %[[GV]]
+// CHECK: gpu.return
