@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CompileKernels.h"
+#include "Kernels.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -48,11 +49,27 @@ sinter::KernelCensus sinter::takeKernelCensus(ModuleOp module) {
       ++census.library[kind ? kind.str() : "library"];
       return;
     }
-    StringRef family = familyOf(launch.getKernelName().getValue());
-    if (isTunedFamily(module.getContext(), family))
-      ++census.tuned[family.str()];
-    else
-      ++census.general[family.str()];
+    auto count = [&](StringRef kernel) {
+      StringRef family = familyOf(kernel);
+      if (isTunedFamily(module.getContext(), family))
+        ++census.tuned[family.str()];
+      else
+        ++census.general[family.str()];
+    };
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+        launch, launch.getKernelAttr());
+    auto combined = kernel ? kernel->getAttrOfType<ArrayAttr>(
+                                 gpu_kernels::kCombinedKernelsAttrName)
+                           : ArrayAttr();
+    if (!combined) {
+      count(launch.getKernelName().getValue());
+      return;
+    }
+    ++census.combinedLaunches;
+    for (auto name : combined.getAsRange<StringAttr>()) {
+      count(name.getValue());
+      ++census.combinedKernels;
+    }
   });
   return census;
 }
@@ -87,6 +104,9 @@ std::string sinter::KernelCensus::summary() const {
   print(tuned, "tuned kernels");
   print(library, "library calls");
   print(general, "general-path kernels");
+  if (combinedLaunches)
+    os << "; " << combinedKernels << " of them in " << combinedLaunches
+       << " combined launch" << (combinedLaunches == 1 ? "" : "es");
   if (first)
     os << "no launches";
   return text;

@@ -24,6 +24,9 @@ namespace sinter {
 /// tensor copies), counted by family (the kernel's name without its index).
 struct KernelCensus {
   std::map<std::string, unsigned> library, tuned, general;
+  /// Launches of sinter-combine-launches' kernels, and the kernels they
+  /// replaced (counted by family above).
+  unsigned combinedLaunches = 0, combinedKernels = 0;
 
   /// "48 library calls (cublas_gemm 48); 266 tuned kernels (fused 229, ...);
   /// 87 general-path kernels (generic 51, ...)".

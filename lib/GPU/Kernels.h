@@ -67,6 +67,19 @@ struct KernelLaunch {
 constexpr llvm::StringLiteral kTensorMapParamsAttrName =
     "sinter.tensor_map_params";
 
+/// The unit attribute of an elementwise kernel (a sinter.fused chain, an
+/// elementwise generic, a slice's copy: no shared memory, a few vectors a
+/// thread), which sinter-combine-launches may run with others in one
+/// launch.
+constexpr llvm::StringLiteral kElementwiseKernelAttrName =
+    "sinter.elementwise_kernel";
+
+/// The attribute of a kernel sinter-combine-launches made: the names of
+/// the kernels whose bodies it runs, in block order (one per launch it
+/// replaced).
+constexpr llvm::StringLiteral kCombinedKernelsAttrName =
+    "sinter.combined_kernels";
+
 /// The discardable attribute sinter-online-logsumexp puts on the reduction
 /// it makes (results: the running max, the sum of exponentials relative to
 /// it): the reduction kernel splits it with the pair's combination

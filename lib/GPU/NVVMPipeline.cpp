@@ -81,6 +81,9 @@ void sinter::buildCUDAOutliningPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(sinter::createCopyAliasedResults());
   // One kernel per sinter op, launched from the host functions.
   pm.addPass(createOutlineCUDAKernels(outlineOptions(options)));
+  // Independent elementwise kernels (the weights' casts) as one launch.
+  if (options.combineLaunches)
+    pm.addPass(createCombineLaunches());
 }
 
 void sinter::buildNVVMLoweringPipeline(OpPassManager &pm,

@@ -122,8 +122,15 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
     return buildAttentionBackwardKernels(backward, module, name, tuning,
                                          heads ? *heads : AttentionHeads());
   }
+  // Elementwise kernels, which sinter-combine-launches may join.
+  auto elementwise = [&](FailureOr<KernelLaunch> l) {
+    if (succeeded(l) && l->kernel)
+      l->kernel->setAttr(kElementwiseKernelAttrName,
+                         UnitAttr::get(op->getContext()));
+    return one(std::move(l));
+  };
   if (auto fused = dyn_cast<FusedOp>(op))
-    return one(buildFusedKernel(fused, module, name, tuning));
+    return elementwise(buildFusedKernel(fused, module, name, tuning));
   if (auto attention = dyn_cast<AttentionOp>(op)) {
     AttentionChoice choice = chooseAttentionKernel(attention, tuning);
     if (!choice.error.empty())
@@ -148,9 +155,9 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
                                plans.slicedOf(op));
     // A sliced input is read in place: its source at the slice's offsets.
     ElementwiseForm form = elementwiseFormOf(generic);
-    return one(buildElementwiseKernel(generic, form.inputs, form.maps,
-                                      *form.body, generic->getResults(), module,
-                                      name, tuning, form.offsets));
+    return elementwise(buildElementwiseKernel(
+        generic, form.inputs, form.maps, *form.body, generic->getResults(),
+        module, name, tuning, form.offsets));
   }
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return buildConcatKernels(concat, plans.concatParts.lookup(op), module,
@@ -170,8 +177,9 @@ buildKernels(Operation *op, gpu::GPUModuleOp module, StringRef name,
       return op->emitOpError("the CUDA backend copies slices with static "
                              "offsets, unit strides and no rank reduction "
                              "only");
-    return one(buildCopyKernel(op, slice.getSource(), slice.getStaticOffsets(),
-                               op->getResults(), module, name, tuning));
+    return elementwise(buildCopyKernel(op, slice.getSource(),
+                                       slice.getStaticOffsets(),
+                                       op->getResults(), module, name, tuning));
   }
   return op->emitOpError("is not supported by the CUDA backend yet");
 }

@@ -51,6 +51,11 @@ struct NVVMPipelineOptions
       *this, "row-block",
       llvm::cl::desc("threads per block in softmax/norm kernels"),
       llvm::cl::init(::sinter::cuda_defaults::kRowBlock)};
+  Option<bool> combineLaunches{
+      *this, "combine-launches",
+      llvm::cl::desc("Run independent elementwise kernels (a model's weight "
+                     "casts) as one launch (sinter-combine-launches)"),
+      llvm::cl::init(true)};
   Option<int64_t> fusedVectors{
       *this, "fused-vectors",
       llvm::cl::desc("16-byte vectors per thread in sinter.fused kernels"),

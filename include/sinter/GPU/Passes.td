@@ -562,6 +562,47 @@ def OutlineCUDAKernels : Pass<"sinter-outline-cuda-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def CombineLaunches : Pass<"sinter-combine-launches", "mlir::ModuleOp"> {
+  let summary = "Run independent elementwise kernels as one launch";
+  let description = [{
+    Horizontal fusion after `sinter-outline-cuda-kernels`: launches of
+    elementwise kernels (`sinter.fused` chains, elementwise generics, slice
+    copies; the outliner marks them `sinter.elementwise_kernel`) that do
+    not depend on each other become one launch of a combined kernel whose
+    blocks run the members' bodies one after another in block order: block
+    b runs member i as block b - (the grids before it). A model's per-weight
+    casts under autocast (GPT-2: 96 kernels, half of them one or two
+    blocks) are then one launch instead of many graph nodes and ramps.
+
+    A group spans launches of the same block size with constant
+    one-dimensional grids, no dynamic shared memory, no cluster, no library
+    call or persistent grid, with only host glue between them (allocations,
+    constants, views, `bufferization.to_buffer`/`to_tensor`), and no member
+    reads or writes a buffer another member writes (a buffer is written
+    unless it reaches the launch through a `read_only` to_buffer). At most
+    256 kernel parameters a launch. The combined launch replaces the last
+    member's:
+
+    ```mlir
+    gpu.launch_func @sinter_kernels::@fused_0 blocks in (%c432, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%w0 : memref<768x2304xf32>,
+                                          %o0 : memref<768x2304xbf16>)
+    %t = bufferization.to_tensor %o0 ...
+    gpu.launch_func @sinter_kernels::@fused_1 blocks in (%c2, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%w1 : memref<2304xf32>,
+                                          %o1 : memref<2304xbf16>)
+    // ->
+    gpu.launch_func @sinter_kernels::@combined_0 blocks in (%c434, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%w0, %o0, %w1, %o1 : ...)
+    ```
+
+    Kernels only the groups launched are erased. Part of the CUDA pipeline
+    unless `combine-launches=false` (sinterc `--cuda-combine-launches=false`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect", "mlir::scf::SCFDialect"];
+}
+
 def NVVMTensorMapParams
     : Pass<"sinter-nvvm-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Make the tensor-map parameters of lowered kernels by-value "
