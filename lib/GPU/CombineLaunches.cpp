@@ -16,7 +16,9 @@
 //       args(%w0, %o0, %w1, %o1)
 //
 // where combined_0's block b runs fused_1's body as block b (b < 432) and
-// fused_2's as block b - 432 (432 <= b < 434). Only elementwise kernels
+// fused_2's as block b - 432 (432 <= b < 434), finding its member by a
+// binary search over the members' first blocks (GPT-2's 97 casts: 7
+// comparisons a block). Only elementwise kernels
 // (marked by the outliner, kElementwiseKernelAttrName: no shared memory,
 // modest registers) join, with constant one-dimensional grids and nothing
 // the runtime reads on the launch; the combined block is the widest
@@ -195,42 +197,71 @@ SmallVector<SmallVector<Member>> groupsOf(Block &block,
   return groups;
 }
 
-/// Member `m`'s body in `combined`, run where the block index minus
-/// `offset` is below the member's grid (and, in a wider block, by its
-/// block's threads): its arguments from `args`, its block index, grid and
-/// block sizes those it had.
-void emitMemberBody(OpBuilder &b, Location loc, const Member &m, Value blockId,
-                    int64_t offset, int64_t block, ValueRange args) {
-  Value local = arith::SubIOp::create(
-      b, loc, blockId, arith::ConstantIndexOp::create(b, loc, offset));
+/// Member `m`'s body at the builder, for the blocks the dispatch gave it
+/// (its block index `local`): its arguments from `args`, its block index,
+/// grid and block sizes those it had; in a wider block than its own, its
+/// threads only.
+void emitMemberBody(OpBuilder &b, Location loc, const Member &m, Value local,
+                    int64_t block, ValueRange args) {
   Value grid = arith::ConstantIndexOp::create(b, loc, m.grid);
   Value threads = arith::ConstantIndexOp::create(b, loc, m.block);
-  // (Unsigned: a block before the member's range wraps past its grid.)
-  Value mine =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local, grid);
-  if (m.block < block)
-    mine = arith::AndIOp::create(
-        b, loc, mine,
-        arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult,
-            gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), threads));
-  auto branch = scf::IfOp::create(b, loc, mine, /*withElseRegion=*/false);
-  OpBuilder inner = OpBuilder::atBlockTerminator(branch.thenBlock());
+  Block *body = b.getInsertionBlock();
+  if (m.block < block) {
+    Value mine = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult,
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), threads);
+    body =
+        scf::IfOp::create(b, loc, mine, /*withElseRegion=*/false).thenBlock();
+  }
+  OpBuilder inner = OpBuilder::atBlockTerminator(body);
+  if (!body->mightHaveTerminator())
+    inner.setInsertionPointToEnd(body);
   IRMapping mapping;
   mapping.map(m.kernel.getArguments(), args);
+  SmallVector<Operation *> cloned;
   for (Operation &op : m.kernel.getBody().front().without_terminator())
-    inner.clone(op, mapping);
-  branch.thenBlock()->walk([&](Operation *op) {
-    if (auto id = dyn_cast<gpu::BlockIdOp>(op);
-        id && id.getDimension() == gpu::Dimension::x)
-      id.replaceAllUsesWith(local);
-    else if (auto dim = dyn_cast<gpu::GridDimOp>(op);
-             dim && dim.getDimension() == gpu::Dimension::x)
-      dim.replaceAllUsesWith(grid);
-    else if (auto dim = dyn_cast<gpu::BlockDimOp>(op);
-             dim && dim.getDimension() == gpu::Dimension::x)
-      dim.replaceAllUsesWith(threads);
-  });
+    cloned.push_back(inner.clone(op, mapping));
+  for (Operation *top : cloned)
+    top->walk([&](Operation *op) {
+      if (auto id = dyn_cast<gpu::BlockIdOp>(op);
+          id && id.getDimension() == gpu::Dimension::x)
+        id.replaceAllUsesWith(local);
+      else if (auto dim = dyn_cast<gpu::GridDimOp>(op);
+               dim && dim.getDimension() == gpu::Dimension::x)
+        dim.replaceAllUsesWith(grid);
+      else if (auto dim = dyn_cast<gpu::BlockDimOp>(op);
+               dim && dim.getDimension() == gpu::Dimension::x)
+        dim.replaceAllUsesWith(threads);
+    });
+}
+
+/// Members [lo, hi) of `group` (their first blocks at `offsets`, their
+/// arguments from `firstArg`) dispatched on `blockId` by binary search: a
+/// block takes log2(members) comparisons to reach its member's body.
+void emitDispatch(OpBuilder &b, Location loc, ArrayRef<Member> group,
+                  ArrayRef<int64_t> offsets, ArrayRef<unsigned> firstArg,
+                  size_t lo, size_t hi, Value blockId, int64_t block,
+                  gpu::GPUFuncOp kernel) {
+  if (hi - lo == 1) {
+    const Member &m = group[lo];
+    Value local = arith::SubIOp::create(
+        b, loc, blockId, arith::ConstantIndexOp::create(b, loc, offsets[lo]));
+    emitMemberBody(
+        b, loc, m, local, block,
+        kernel.getArguments().slice(firstArg[lo], m.kernel.getNumArguments()));
+    return;
+  }
+  size_t mid = (lo + hi) / 2;
+  Value before = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, blockId,
+      arith::ConstantIndexOp::create(b, loc, offsets[mid]));
+  auto branch = scf::IfOp::create(b, loc, before, /*withElseRegion=*/true);
+  OpBuilder thenB = OpBuilder::atBlockTerminator(branch.thenBlock());
+  emitDispatch(thenB, loc, group, offsets, firstArg, lo, mid, blockId, block,
+               kernel);
+  OpBuilder elseB = OpBuilder::atBlockTerminator(branch.elseBlock());
+  emitDispatch(elseB, loc, group, offsets, firstArg, mid, hi, blockId, block,
+               kernel);
 }
 
 /// The combined kernel's block: its widest member's.
@@ -262,16 +293,20 @@ gpu::GPUFuncOp buildCombinedKernel(ArrayRef<Member> group,
   kernel->setAttr(kCombinedKernelsAttrName, b.getArrayAttr(names));
   b.setInsertionPointToStart(&kernel.getBody().front());
   Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<int64_t> offsets;
+  SmallVector<unsigned> firstArg;
   int64_t offset = 0;
   unsigned first = 0;
   for (const Member &m : group) {
-    unsigned n = m.kernel.getNumArguments();
-    emitMemberBody(b, loc, m, blockId, offset, block,
-                   kernel.getArguments().slice(first, n));
+    offsets.push_back(offset);
+    firstArg.push_back(first);
     offset += m.grid;
-    first += n;
+    first += m.kernel.getNumArguments();
   }
-  gpu::ReturnOp::create(b, loc);
+  auto ret = gpu::ReturnOp::create(b, loc);
+  b.setInsertionPoint(ret);
+  emitDispatch(b, loc, group, offsets, firstArg, 0, group.size(), blockId,
+               block, kernel);
   return kernel;
 }
 

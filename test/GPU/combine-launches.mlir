@@ -6,19 +6,21 @@
 // RUN: sinter-opt %s --sinter-combine-launches --split-input-file | FileCheck %s
 
 // Two casts (a 256- and a 96-thread block) and a library call between
-// groups: one combined launch of 3 + 1 blocks of 256 threads. The narrow
-// member runs on its first 96 threads with its own block and grid sizes;
-// the member kernels only the group launched are erased.
+// groups: one combined launch of 3 + 1 blocks of 256 threads, a block
+// finding its member by binary search over the members' first blocks. The
+// narrow member runs on its first 96 threads with its own block and grid
+// sizes; the member kernels only the group launched are erased.
 // CHECK-LABEL: gpu.module @kernels
 // CHECK-NOT: gpu.func @cast_
 // CHECK: gpu.func @gemm
 // CHECK-NOT: gpu.func @cast_
 // CHECK: gpu.func @combined_0({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, sinter.combined_kernels = ["cast_a", "cast_b"], sinter.elementwise_kernel}
 // CHECK: %[[ID:.*]] = gpu.block_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[ID]], %c3
+// CHECK: scf.if %[[FIRST]] {
 // CHECK: %[[L0:.*]] = arith.subi %[[ID]], %c0
-// CHECK: arith.cmpi ult, %[[L0]], %c3
-// CHECK: scf.if
 // CHECK: arith.muli %[[L0]], %c256
+// CHECK: } else {
 // CHECK: %[[L1:.*]] = arith.subi %[[ID]], %c3
 // CHECK: %[[T:.*]] = gpu.thread_id x
 // CHECK: arith.cmpi ult, %[[T]], %c96

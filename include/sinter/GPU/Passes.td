@@ -570,7 +570,8 @@ def CombineLaunches : Pass<"sinter-combine-launches", "mlir::ModuleOp"> {
     copies; the outliner marks them `sinter.elementwise_kernel`) that do
     not depend on each other become one launch of a combined kernel whose
     blocks run the members' bodies one after another in block order: block
-    b runs member i as block b - (the grids before it). A model's per-weight
+    b runs member i as block b - (the grids before it), found by a binary
+    search over the members' first blocks. A model's per-weight
     casts under autocast (GPT-2: 96 kernels, half of them one or two
     blocks) are then one launch instead of many graph nodes and ramps.
 
