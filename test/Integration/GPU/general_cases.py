@@ -522,3 +522,37 @@ func.func @main(%%x: %(x)s) -> (%(y)s, %(y)s) {
     return ("logsumexp_%dx%d%s" % (rows, cols, "" if guard else "_noguard"),
             ir, make, lambda torch, xx: stats(torch, xx, torch.float64),
             lambda torch, xx: stats(torch, xx, torch.float32))
+
+
+def combined_casts_case():
+    """A model's weight casts under autocast, independent elementwise
+    kernels of several grids and block sizes (one block of 96 threads, a
+    ragged last block, 432 blocks), run as one combined launch
+    (sinter-combine-launches): each member's blocks must compute what its
+    own launch did. The manifest holds exactly one launch."""
+    shapes = [[768, 2304], [2304], [768], [3, 5], [1000, 7]]
+    ts = [_tt(sh, "f32") for sh in shapes]
+    bs = [_tt(sh, "bf16") for sh in shapes]
+    args = ", ".join("%%x%d: %s" % (i, t) for i, t in enumerate(ts))
+    body = "\n".join(
+        "  %%y%d = arith.truncf %%x%d : %s to %s" % (i, i, t, b)
+        for i, (t, b) in enumerate(zip(ts, bs)))
+    ir = """func.func @main(%s) -> (%s) {
+%s
+  return %s : %s
+}
+""" % (args, ", ".join(bs), body,
+       ", ".join("%%y%d" % i for i in range(len(shapes))), ", ".join(bs))
+
+    def make(torch, dev, gen):
+        return [torch.randn(*sh, generator=gen, device=dev) for sh in shapes]
+
+    def ref(torch, *xs):
+        return [x.to(torch.bfloat16).double() for x in xs]
+
+    def torch_same_dtype(torch, *xs):
+        return [x.to(torch.bfloat16) for x in xs]
+
+    name = "combined_casts_5"
+    LAUNCHES[name] = 1
+    return name, ir, make, ref, torch_same_dtype

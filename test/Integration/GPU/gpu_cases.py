@@ -21,6 +21,7 @@ from general_cases import (  # noqa: F401
     bool_mask_case,
     qkv_heads_case,
     fpowi_case,
+    combined_casts_case,
     odd_slice_case,
     dropout_residual_case,
     residual_norm_case,
@@ -462,6 +463,7 @@ def correctness_cases():
     cases.append(concat_heads_case())
     cases.append(concat_rows_case())
     cases.append(fpowi_case())
+    cases.append(combined_casts_case())
     cases.append(linear_bias_case())
     cases.append(linear_bias_case(rounded_first=True))
     cases.append(mlp_gelu_case())
