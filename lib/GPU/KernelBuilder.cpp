@@ -382,19 +382,29 @@ Value KernelBuilder::reduceVector(ReduceKind kind, Value vec) {
 Value KernelBuilder::groupReduce(Value value, ReduceKind kind,
                                  int64_t groupSize, Value lane,
                                  Value groupIndex, Value smem) {
+  return groupReduceAll({value}, kind, groupSize, lane, groupIndex, {smem})[0];
+}
+
+SmallVector<Value> KernelBuilder::groupReduceAll(ArrayRef<Value> values,
+                                                 ReduceKind kind,
+                                                 int64_t groupSize, Value lane,
+                                                 Value groupIndex,
+                                                 ArrayRef<Value> smems) {
   // Butterfly within a warp: xor offsets below the group size stay inside
   // the group, and every lane ends up with the group's result.
+  SmallVector<Value> acc(values);
   for (int64_t off = std::min<int64_t>(groupSize, kWarpSize) / 2; off >= 1;
-       off /= 2) {
-    auto shfl = gpu::ShuffleOp::create(b, value, static_cast<int32_t>(off),
-                                       static_cast<int32_t>(kWarpSize),
-                                       gpu::ShuffleMode::XOR);
-    value = combine(kind, value, shfl.getShuffleResult());
-  }
+       off /= 2)
+    for (Value &v : acc) {
+      auto shfl = gpu::ShuffleOp::create(b, v, static_cast<int32_t>(off),
+                                         static_cast<int32_t>(kWarpSize),
+                                         gpu::ShuffleMode::XOR);
+      v = combine(kind, v, shfl.getShuffleResult());
+    }
   if (groupSize <= kWarpSize)
-    return value;
-  // Across the warps of the group: lane 0 of each warp publishes its value,
-  // then every lane combines the group's slots.
+    return acc;
+  // Across the warps of the group: lane 0 of each warp publishes its
+  // values, then every lane combines the group's slots.
   int64_t warps = groupSize / kWarpSize;
   Value c32 = idx(kWarpSize);
   Value warpInGroup = arith::DivUIOp::create(b, lane, c32);
@@ -404,17 +414,22 @@ Value KernelBuilder::groupReduce(Value value, ReduceKind kind,
   Value isLeader =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, laneInWarp, idx(0));
   scf::IfOp::create(b, isLeader, [&](OpBuilder &ob, Location loc) {
-    memref::StoreOp::create(ob, loc, value, smem, ValueRange{slot});
+    for (auto [v, smem] : llvm::zip_equal(acc, smems))
+      memref::StoreOp::create(ob, loc, v, smem, ValueRange{slot});
     scf::YieldOp::create(ob, loc);
   });
   gpu::BarrierOp::create(b);
-  Value acc;
-  for (int64_t w = 0; w < warps; ++w) {
-    Value at = arith::AddIOp::create(b, base, idx(w));
-    Value v = memref::LoadOp::create(b, smem, ValueRange{at});
-    acc = acc ? combine(kind, acc, v) : v;
+  SmallVector<Value> out;
+  for (Value smem : smems) {
+    Value total;
+    for (int64_t w = 0; w < warps; ++w) {
+      Value at = arith::AddIOp::create(b, base, idx(w));
+      Value v = memref::LoadOp::create(b, smem, ValueRange{at});
+      total = total ? combine(kind, total, v) : v;
+    }
+    out.push_back(total);
   }
-  return acc;
+  return out;
 }
 
 SmallVector<Value> KernelBuilder::callAsm(StringRef text, StringRef cons,

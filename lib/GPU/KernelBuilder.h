@@ -162,6 +162,12 @@ public:
   mlir::Value groupReduce(mlir::Value value, ReduceKind kind, int64_t groupSize,
                           mlir::Value lane, mlir::Value groupIndex,
                           mlir::Value smem);
+  /// groupReduce of several independent values at once, value i through
+  /// buffer `smems[i]`: one barrier for all of them.
+  llvm::SmallVector<mlir::Value>
+  groupReduceAll(mlir::ArrayRef<mlir::Value> values, ReduceKind kind,
+                 int64_t groupSize, mlir::Value lane, mlir::Value groupIndex,
+                 mlir::ArrayRef<mlir::Value> smems);
 
   mlir::Value combine(ReduceKind kind, mlir::Value a, mlir::Value b);
 

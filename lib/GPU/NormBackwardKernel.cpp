@@ -200,11 +200,10 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
                                   : kb.extF32(prefetched[k]);
     Value dyv = prefetched.empty() ? kb.streamLoadF32(dy, at, c.vec, t.pred[k])
                                    : kb.extF32(prefetched[c.perThread + k]);
-    epilogueIns.push_back(
-        prefetched.empty()
-            ? store.inputsAt(kb, c, at, t.pred[k])
-            : SmallVector<Value>(
-                  prefetched.slice(2 * c.perThread + k * nIns, nIns)));
+    epilogueIns.push_back(prefetched.empty()
+                              ? store.inputsAt(kb, c, at, t.pred[k])
+                              : SmallVector<Value>(prefetched.slice(
+                                    2 * c.perThread + k * nIns, nIns)));
     if (meanVec)
       xv = arith::SubFOp::create(b, xv, meanVec);
     xhat.push_back(arith::MulFOp::create(b, xv, rstdVec));
@@ -222,18 +221,22 @@ RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
       sumG = arith::AddFOp::create(b, sumG,
                                    kb.reduceVector(ReduceKind::Sum, gs[k]));
   }
-  // RMSNorm's one reduction per row alternates its slots between rows
-  // (no other barrier separates two rows); LayerNorm's two separate each
-  // other's reuse.
-  Value slots = t.rowInBlock;
-  if (!meanVec)
-    slots = arith::AddIOp::create(
-        b, slots, arith::MulIOp::create(b, in.parity, kb.idx(c.rowsPerBlock)));
-  sumGX = kb.groupReduce(sumGX, ReduceKind::Sum, c.threadsPerRow, t.lane, slots,
-                         smem);
-  if (meanVec)
-    sumG = kb.groupReduce(sumG, ReduceKind::Sum, c.threadsPerRow, t.lane,
-                          t.rowInBlock, smem2);
+  // One barrier a row: LayerNorm's two sums go through it together, and
+  // the slots alternate between rows (no other barrier separates a row's
+  // reads of them from the next row's writes).
+  Value slots = arith::AddIOp::create(
+      b, t.rowInBlock,
+      arith::MulIOp::create(b, in.parity, kb.idx(c.rowsPerBlock)));
+  if (meanVec) {
+    SmallVector<Value> sums =
+        kb.groupReduceAll({sumGX, sumG}, ReduceKind::Sum, c.threadsPerRow,
+                          t.lane, slots, {smem, smem2});
+    sumGX = sums[0];
+    sumG = sums[1];
+  } else {
+    sumGX = kb.groupReduce(sumGX, ReduceKind::Sum, c.threadsPerRow, t.lane,
+                           slots, smem);
+  }
   Value invN = kb.f32(1.0 / static_cast<double>(c.cols));
   Value cGX = kb.splat(arith::MulFOp::create(b, sumGX, invN), c.vec);
   Value cG = kb.splat(arith::MulFOp::create(b, sumG, invN), c.vec);
