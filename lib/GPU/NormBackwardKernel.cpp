@@ -443,10 +443,13 @@ FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
                                           gpu::GPUModuleOp module,
                                           StringRef name) {
   KernelLaunch launch;
-  launch.block = kColumnsPerBlock * kSlotLanes;
-  launch.grid = llvm::divideCeil(nb.cols, kColumnsPerBlock);
   launch.operands = {partials};
   launch.results = nb.columnSums();
+  // A block per (sum, group of columns): each sum's columns in blocks of
+  // their own (GPT-2's 768 columns and three sums: 72 blocks, not 24).
+  int64_t groups = llvm::divideCeil(nb.cols, kColumnsPerBlock);
+  launch.block = kColumnsPerBlock * kSlotLanes;
+  launch.grid = groups * static_cast<int64_t>(launch.results.size());
   ImplicitLocOpBuilder b(nb.op->getLoc(), nb.op->getContext());
   launch.kernel =
       createKernel(b, module, name, bufferTypes(launch), launch.block);
@@ -461,11 +464,12 @@ FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
   ValueRange args = launch.kernel.getArguments();
   Value part = kb.flatten(args[0]);
   Value tid = kb.threadId();
+  Value which = arith::DivUIOp::create(b, kb.blockId(), kb.idx(groups));
+  Value group = arith::RemUIOp::create(b, kb.blockId(), kb.idx(groups));
   Value colInBlock = arith::RemUIOp::create(b, tid, kb.idx(kColumnsPerBlock));
   Value lane = arith::DivUIOp::create(b, tid, kb.idx(kColumnsPerBlock));
   Value col = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(kColumnsPerBlock)),
-      colInBlock);
+      b, arith::MulIOp::create(b, group, kb.idx(kColumnsPerBlock)), colInBlock);
   // Columns past the last read column 0 (in bounds) and store nothing.
   Value inRange =
       arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, kb.idx(nb.cols));
@@ -474,12 +478,16 @@ FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, kb.idx(0));
   Value stores = arith::AndIOp::create(b, inRange, isFirstLane);
   for (auto [s, out] : llvm::enumerate(launch.results)) {
+    // (Uniform in the block: its barrier is reached by every thread.)
+    Value mine = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, which,
+                                       kb.idx(static_cast<int64_t>(s)));
+    auto branch = scf::IfOp::create(b, mine, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
     Value sum = sumSlotsOfLane(kb, part, static_cast<int64_t>(s), slots,
                                nb.cols, lane, readCol);
     // Across the lanes: each lane's sum at smem[lane * kColumnsPerBlock +
     // column], then lane 0 adds them in lane order.
-    if (s > 0)
-      gpu::BarrierOp::create(b); // the previous sum's reads are done
     memref::StoreOp::create(b, sum, smem, ValueRange{tid});
     gpu::BarrierOp::create(b);
     scf::IfOp::create(b, stores, [&](OpBuilder &ob, Location loc) {

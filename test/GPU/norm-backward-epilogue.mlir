@@ -15,7 +15,8 @@
 // CHECK-LABEL: func.func @residual_gradient
 // CHECK-NOT: @fused_
 // CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_0 {{.*}} args(%{{.*}} : memref<2x7x768xbf16>, %{{.*}} : memref<2x7x768xf32>, %{{.*}} : memref<2x7xf32>, %{{.*}} : memref<2x7xf32>, %{{.*}} : memref<768xf32>, %{{.*}} : memref<2x7x768xf32>, %[[S:.*]] : memref<2x7x768xf32>, %[[H:.*]] : memref<2x7x768xbf16>, %{{.*}} : memref<2x{{[0-9]+}}x768xf32>)
-// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_0_1
+// The column sums: a block per (sum, 32 columns), 2 x 24.
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_0_1 blocks in (%c48,
 // CHECK-NOT: @fused_
 // CHECK: return
 // The sum in f32, rounded to bf16 for its second store (dx alone is f32).
