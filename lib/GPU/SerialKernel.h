@@ -15,6 +15,7 @@
 #define SINTER_LIB_GPU_SERIALKERNEL_H
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,6 +32,9 @@ inline bool isNarrowFloat(mlir::Type t) { return t.isF16() || t.isBF16(); }
 /// Threads per block of the serial kernel and of the column form's
 /// finishing kernel.
 inline constexpr int64_t kSerialBlock = 256;
+
+/// Lanes of the warp that reduces one output element of a split reduction.
+inline constexpr int64_t kSplitLanes = kWarpSize;
 
 /// A reduction whose points can be split among threads (a warp per output
 /// element, or the column form's warps and chunks): every result j is
