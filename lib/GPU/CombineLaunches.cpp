@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+#include "TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -41,8 +42,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "sinter/GPU/CUDAArtifact.h"
 #include "sinter/GPU/Passes.h"
@@ -58,9 +59,10 @@ using namespace sinter::gpu_kernels;
 
 namespace {
 
-/// Kernel parameters a combined launch takes at most (bare pointers: 2 KB
-/// of the 4 KB of parameters every CUDA version accepts).
-constexpr size_t kMaxCombinedArguments = 256;
+/// Kernel parameters a combined launch takes at most: bare pointers in
+/// half of what every CUDA version accepts (256).
+constexpr size_t kMaxCombinedArguments =
+    kKernelParamBytes / 2 / sizeof(uint64_t);
 
 /// One launch of a group, with the buffers it reads and writes.
 struct Member {
@@ -70,13 +72,6 @@ struct Member {
   int64_t grid = 0, block = 0;
   llvm::SmallDenseSet<Value, 8> reads, writes;
 };
-
-std::optional<int64_t> constantOf(Value v) {
-  APInt c;
-  if (!v || !matchPattern(v, m_ConstantInt(&c)))
-    return std::nullopt;
-  return c.getSExtValue();
-}
 
 /// The buffer a launch operand views: through views, to_buffer and
 /// to_tensor back to an allocation, a function argument or whatever else
@@ -129,9 +124,11 @@ std::optional<Member> memberOf(gpu::LaunchFuncOp launch,
     return std::nullopt;
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-  std::optional<int64_t> gx = constantOf(grid.x), bx = constantOf(block.x);
-  if (!gx || !bx || constantOf(grid.y) != 1 || constantOf(grid.z) != 1 ||
-      constantOf(block.y) != 1 || constantOf(block.z) != 1)
+  std::optional<int64_t> gx = getConstantIntValue(grid.x),
+                         bx = getConstantIntValue(block.x);
+  if (!gx || !bx || getConstantIntValue(grid.y) != 1 ||
+      getConstantIntValue(grid.z) != 1 || getConstantIntValue(block.y) != 1 ||
+      getConstantIntValue(block.z) != 1)
     return std::nullopt;
   Member m{launch, kernel, *gx, *bx, {}, {}};
   for (Value operand : launch.getKernelOperands()) {

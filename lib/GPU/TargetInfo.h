@@ -52,6 +52,9 @@ inline constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// opt into dynamic shared memory).
 inline constexpr int64_t kMaxStaticSharedMemoryPerBlock = 48 * 1024;
 inline constexpr int64_t kMaxRegistersPerThread = 255;
+/// Bytes of kernel parameters every CUDA version accepts (CUDA 12.1 raised
+/// it to 32764 on Volta and newer).
+inline constexpr int64_t kKernelParamBytes = 4096;
 /// setmaxnreg (sm_90a): the counts a warpgroup may ask for, in steps of 8.
 inline constexpr int64_t kSetMaxNRegMin = 24;
 inline constexpr int64_t kSetMaxNRegMax = 256;
