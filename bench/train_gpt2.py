@@ -337,6 +337,7 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
                 dist.all_reduce(loss)
                 loss /= world
             losses.append(loss.item())
+        steps_end = time.time()
         if profile:
             run_profile = top_kernels(step, data[0])
         if trace_dir:
@@ -346,6 +347,10 @@ def run(cache, batch, seq, layers, steps, json_path, profile=False,
         warm = sorted(times[3:])
         ms = 1e3 * warm[len(warm) // 2]
         run = {"ms_per_step": ms, "tokens_per_s": batch * seq / ms * 1e3,
+               # When the timed steps ran (wall clock, UTC): to read
+               # nvidia-smi's clock samples of the same seconds.
+               "steps_utc": [time.strftime("%H:%M:%S", time.gmtime(t))
+                             for t in (steps_end - sum(times), steps_end)],
                "first_step_s": times[0],
                "peak_memory_GiB": torch.cuda.max_memory_allocated() / 2**30,
                "losses": losses}

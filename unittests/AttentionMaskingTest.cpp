@@ -87,9 +87,10 @@ TEST_F(AttentionMaskingTest, CausalIsBottomRightAligned) {
     for (int64_t i = 0; i < r.getQuerySeqLen(); ++i)
       for (int64_t j = 0; j < r.getKeySeqLen(); ++j) {
         EXPECT_EQ(r.isVisible(i, j), r.keyBegin(i) <= j && j < r.keyEnd(i));
-        if (r.hidesKeys())
+        if (r.hidesKeys()) {
           EXPECT_EQ(r.isVisible(i, j),
                     j <= i + r.getKeySeqLen() - r.getQuerySeqLen());
+        }
       }
 }
 

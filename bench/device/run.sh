@@ -32,6 +32,11 @@ export SINTER_LIB_DIR=$G/lib PYTHONPATH=$PWD/python PYTHONUNBUFFERED=1
 R=/tmp/sinter-results; rm -rf $R; mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/gpu.txt
 T0=$(date +%s)
+# The SM clock and power every half second, for the whole call (does a run
+# hold a lower clock than another under the power limit?).
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv -lms 500 > $R/clocks.csv 2>&1 &
+CLOCKS=$!
+trap 'kill $CLOCKS 2>/dev/null' EXIT
 pack() { tar czf "$OUT/results.tgz" -C $R .; }
 for arg in "$@"; do
   step=${arg%%:*}; limit=${arg#*:}; [ "$limit" = "$arg" ] && limit=300

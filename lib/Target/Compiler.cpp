@@ -239,6 +239,10 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
   if (options.driver.emit == sinter::EmitKind::PTX)
     return emitError(fileLoc)
            << "--emit=ptx needs a CUDA target (--target=cuda:sm_<arch>)";
+  if (options.driver.cpuOptLevel > 3)
+    return emitError(fileLoc)
+           << "--cpu-opt-level must be 0, 1, 2 or 3, not "
+           << static_cast<unsigned>(options.driver.cpuOptLevel);
 
   // Lowering. The manifest describes the tensor-level signatures, so it is
   // computed before they become memrefs.
@@ -275,8 +279,8 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
   // Code generation.
   StageTimer codegen(options.onStage, "codegen");
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      sinter::translateForHost(*module, llvmContext);
+  std::unique_ptr<llvm::Module> llvmModule = sinter::translateForHost(
+      *module, llvmContext, options.driver.cpuOptLevel);
   if (!llvmModule)
     return failure();
   if (options.driver.emit == sinter::EmitKind::LLVMIR)
@@ -305,7 +309,8 @@ static LogicalResult compileOnThisStack(llvm::SourceMgr &sourceMgr,
       sinter::cpuManifest(*functions, entryPoints, *llvmModule);
   sinter::embedManifestDigest(*llvmModule, manifestText);
   std::string linkError;
-  if (!sinter::linkHostSharedObject(*llvmModule, outDir, linkError))
+  if (!sinter::linkHostSharedObject(*llvmModule, outDir, linkError,
+                                    options.driver.cpuOptLevel))
     return emitError(fileLoc) << "linking kernels.so: " << linkError;
   if (!sinter::writeCPUArtifact(manifestText, outDir, linkError))
     return emitError(fileLoc) << linkError;

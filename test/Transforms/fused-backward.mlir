@@ -12,8 +12,8 @@
 // CHECK:   %[[T:.*]] = math.tanh
 // CHECK:   %[[D:.*]] = arith.extf %[[DYV]] : bf16 to f32
 // CHECK:   %[[DD:.*]] = sinter.dropout %[[D]], %[[S]] p = 1.000000e-01 : f32
-// CHECK:   %[[TT:.*]] = arith.mulf %[[T]], %[[T]] : f32
 // CHECK:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK:   %[[TT:.*]] = arith.mulf %[[T]], %[[T]] : f32
 // CHECK:   %[[DT:.*]] = arith.subf %[[ONE]], %[[TT]] : f32
 // CHECK:   %[[DS:.*]] = arith.mulf %[[DD]], %[[DT]] : f32
 // CHECK:   %[[DX:.*]] = arith.truncf %[[DS]] : f32 to bf16

@@ -74,6 +74,12 @@ struct DriverOptions : public mlir::PassPipelineOptions<DriverOptions> {
                        clEnumValN(EmitKind::MLIR, "mlir", ""),
                        clEnumValN(EmitKind::LLVMIR, "llvm", ""),
                        clEnumValN(EmitKind::PTX, "ptx", ""))};
+  Option<unsigned> cpuOptLevel{
+      *this, "cpu-opt-level",
+      llvm::cl::desc("LLVM optimization level of a CPU target's host code, "
+                     "0 to 3 (default 2): 0 compiles large unfused programs "
+                     "several times faster, for references and debugging"),
+      llvm::cl::init(2)};
 };
 
 /// A group of pass-pipeline options whose options can be looked up by name

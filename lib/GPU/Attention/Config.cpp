@@ -297,10 +297,13 @@ static SmallVector<const TableEntry *> tableEntries(AttentionOp op,
   auto bucket = [](const TableEntry *e) {
     return e->maxSeq ? e->maxSeq : std::numeric_limits<int64_t>::max();
   };
-  llvm::stable_sort(matches, [&](const TableEntry *x, const TableEntry *y) {
+  // Ties keep the table's order (the entries are one array).
+  llvm::sort(matches, [&](const TableEntry *x, const TableEntry *y) {
     if (x->minSm != y->minSm)
       return x->minSm > y->minSm;
-    return bucket(x) < bucket(y);
+    if (bucket(x) != bucket(y))
+      return bucket(x) < bucket(y);
+    return x < y;
   });
   return matches;
 }

@@ -298,8 +298,20 @@ bool sinter::writeCPUArtifact(StringRef manifestText, StringRef outDir,
 // LLVM IR and object code for the host
 //===----------------------------------------------------------------------===//
 
+/// LLVM's levels by number (sinterc's --cpu-opt-level).
+static llvm::CodeGenOptLevel codeGenLevel(unsigned optLevel) {
+  return llvm::CodeGenOpt::getLevel(std::min(optLevel, 3u))
+      .value_or(llvm::CodeGenOptLevel::Default);
+}
+static llvm::OptimizationLevel passLevel(unsigned optLevel) {
+  const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  return levels[std::min(optLevel, 3u)];
+}
+
 static std::unique_ptr<llvm::TargetMachine>
-createHostTargetMachine(std::string &error) {
+createHostTargetMachine(std::string &error, unsigned optLevel) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getProcessTriple());
@@ -315,16 +327,18 @@ createHostTargetMachine(std::string &error) {
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, llvm::sys::getHostCPUName(), features.getString(),
       llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Default));
+      codeGenLevel(optLevel)));
   if (!machine)
     error = "cannot create a target machine for " + triple.str();
   return machine;
 }
 
 std::unique_ptr<llvm::Module>
-sinter::translateForHost(ModuleOp module, llvm::LLVMContext &llvmContext) {
+sinter::translateForHost(ModuleOp module, llvm::LLVMContext &llvmContext,
+                         unsigned optLevel) {
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createHostTargetMachine(error, optLevel);
   if (!machine) {
     module.emitError() << "host code generation: " << error;
     return nullptr;
@@ -362,8 +376,11 @@ sinter::translateForHost(ModuleOp module, llvm::LLVMContext &llvmContext) {
   builder.registerFunctionAnalyses(functionAM);
   builder.registerLoopAnalyses(loopAM);
   builder.crossRegisterProxies(loopAM, functionAM, cgsccAM, moduleAM);
+  llvm::OptimizationLevel level = passLevel(optLevel);
   llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+      level == llvm::OptimizationLevel::O0
+          ? builder.buildO0DefaultPipeline(level)
+          : builder.buildPerModuleDefaultPipeline(level);
   passes.run(*llvmModule, moduleAM);
   return llvmModule;
 }
@@ -463,8 +480,9 @@ static bool runTool(StringRef program, ArrayRef<std::string> args,
 }
 
 bool sinter::linkHostSharedObject(llvm::Module &llvmModule, StringRef outDir,
-                                  std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
+                                  std::string &error, unsigned optLevel) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createHostTargetMachine(error, optLevel);
   if (!machine)
     return false;
 

@@ -50,11 +50,11 @@ def selected(cases, only, skip=None):
             not (skip and re.search(skip, c[0]))]
 
 
-def build(out, chip, compiler, which, only=None):
+def build(out, chip, compiler, which, only=None, skip=None):
     cases = {"check": gpu_cases.correctness_cases,
              "bench": gpu_cases.bench_cases,
              "bench-attention": gpu_cases.attention_bench_cases}[which]()
-    cases = selected(cases, only)
+    cases = selected(cases, only, skip)
     os.makedirs(out, exist_ok=True)
     for name, ir, *_ in cases:
         d = os.path.join(out, name)
@@ -241,7 +241,7 @@ def main():
                    "(for compute-sanitizer)")
     a = p.parse_args()
     if a.mode == "build":
-        build(a.out, a.chip, a.compiler.split(), "check", a.only)
+        build(a.out, a.chip, a.compiler.split(), "check", a.only, a.skip)
     elif a.mode == "build-bench":
         build(a.out, a.chip, a.compiler.split(), "bench", a.only)
     elif a.mode == "build-bench-attention":

@@ -95,16 +95,18 @@ bool writeCPUArtifact(llvm::StringRef manifestText, llvm::StringRef outDir,
 
 /// Translates an LLVM-dialect module to LLVM IR for the host, with internal
 /// linkage for everything but the C-interface entry points, and optimizes it
-/// at -O2 for the host CPU. Emits an error on `module` and returns null on
-/// failure.
+/// at -O`optLevel` (0 to 3; sinterc's --cpu-opt-level) for the host CPU.
+/// Emits an error on `module` and returns null on failure.
 std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
-                                               llvm::LLVMContext &llvmContext);
+                                               llvm::LLVMContext &llvmContext,
+                                               unsigned optLevel = 2);
 
-/// Emits `llvmModule` (from translateForHost) as a host object file, then
-/// links `<outDir>/kernels.so` with the system C compiler driver (`cc`, or
-/// $SINTER_CC). On failure returns false and sets `error`.
+/// Emits `llvmModule` (from translateForHost) as a host object file at
+/// -O`optLevel`, then links `<outDir>/kernels.so` with the system C
+/// compiler driver (`cc`, or $SINTER_CC). On failure returns false and sets
+/// `error`.
 bool linkHostSharedObject(llvm::Module &llvmModule, llvm::StringRef outDir,
-                          std::string &error);
+                          std::string &error, unsigned optLevel = 2);
 
 } // namespace sinter
 

@@ -84,6 +84,11 @@ private:
 
 /// The derivative rules of one body op, given the adjoint `g` of its
 /// result. Arithmetic is done in g's type (f32 or f64).
+///
+/// Every op a rule creates is built in a statement of its own or as the one
+/// op-building argument of a call: C++ leaves the order in which a call's
+/// arguments are evaluated to the compiler (g++ and clang differ), and the
+/// order of creation is the order of the ops in the body.
 struct Rule {
   OpBuilder &b;
   Location l;
@@ -99,6 +104,11 @@ struct Rule {
   Value div(Value x, Value y) { return arith::DivFOp::create(b, l, x, y); }
   Value sub(Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
   Value neg(Value x) { return arith::NegFOp::create(b, l, x); }
+  /// k / x (the constant built after x's ops).
+  Value reciprocal(double k, Value x) {
+    Value numerator = c(k);
+    return div(numerator, x);
+  }
   Value select(Value cond, Value x, Value y) {
     return arith::SelectOp::create(b, l, cond, x, y);
   }
@@ -170,33 +180,40 @@ LogicalResult Rule::mathRule(Operation *op, Value r) {
   };
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](math::ExpOp) { return unary(wide(r)); })
-      .Case([&](math::Exp2Op) { return unary(mul(wide(r), c(std::log(2.0)))); })
-      .Case([&](math::ExpM1Op) {
-        return unary(arith::AddFOp::create(b, l, wide(r), c(1.0)));
+      .Case([&](math::Exp2Op) {
+        Value rr = wide(r);
+        return unary(mul(rr, c(std::log(2.0))));
       })
-      .Case([&](math::LogOp) { return unary(div(c(1.0), x(0))); })
+      .Case([&](math::ExpM1Op) {
+        Value rr = wide(r);
+        return unary(arith::AddFOp::create(b, l, rr, c(1.0)));
+      })
+      .Case([&](math::LogOp) { return unary(reciprocal(1.0, x(0))); })
       .Case([&](math::Log2Op) {
-        return unary(div(c(1.0 / std::log(2.0)), x(0)));
+        return unary(reciprocal(1.0 / std::log(2.0), x(0)));
       })
       .Case([&](math::Log10Op) {
-        return unary(div(c(1.0 / std::log(10.0)), x(0)));
+        return unary(reciprocal(1.0 / std::log(10.0), x(0)));
       })
       .Case([&](math::Log1pOp) {
-        return unary(div(c(1.0), arith::AddFOp::create(b, l, x(0), c(1.0))));
+        Value xx = x(0);
+        return unary(reciprocal(1.0, arith::AddFOp::create(b, l, xx, c(1.0))));
       })
-      .Case([&](math::SqrtOp) { return unary(div(c(0.5), wide(r))); })
+      .Case([&](math::SqrtOp) { return unary(reciprocal(0.5, wide(r))); })
       .Case([&](math::RsqrtOp) {
         Value rr = wide(r);
-        return unary(mul(c(-0.5), mul(rr, mul(rr, rr))));
+        Value half = c(-0.5);
+        return unary(mul(half, mul(rr, mul(rr, rr))));
       })
       .Case([&](math::TanhOp) {
         Value rr = wide(r);
-        return unary(sub(c(1.0), mul(rr, rr)));
+        Value one = c(1.0);
+        return unary(sub(one, mul(rr, rr)));
       })
       .Case([&](math::ErfOp) {
         Value xx = x(0);
-        return unary(mul(c(2.0 / std::sqrt(M_PI)),
-                         math::ExpOp::create(b, l, neg(mul(xx, xx)))));
+        Value scale = c(2.0 / std::sqrt(M_PI));
+        return unary(mul(scale, math::ExpOp::create(b, l, neg(mul(xx, xx)))));
       })
       .Case([&](math::SinOp) { return unary(math::CosOp::create(b, l, x(0))); })
       .Case([&](math::CosOp) {
@@ -209,7 +226,8 @@ LogicalResult Rule::mathRule(Operation *op, Value r) {
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, xx, c(0.0));
         Value negv =
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, xx, c(0.0));
-        return unary(select(pos, c(1.0), select(negv, c(-1.0), c(0.0))));
+        Value one = c(1.0), minusOne = c(-1.0), zero = c(0.0);
+        return unary(select(pos, one, select(negv, minusOne, zero)));
       })
       .Case([&](math::PowFOp) {
         Value base = x(0), e = x(1), rr = wide(r);
@@ -223,8 +241,9 @@ LogicalResult Rule::mathRule(Operation *op, Value r) {
         Value nf = arith::SIToFPOp::create(b, l, g.getType(), n);
         Value one = arith::ConstantOp::create(b, l, n.getType(),
                                               b.getIntegerAttr(n.getType(), 1));
+        Value base = x(0);
         Value lower = math::FPowIOp::create(
-            b, l, x(0), arith::SubIOp::create(b, l, n, one));
+            b, l, base, arith::SubIOp::create(b, l, n, one));
         return unary(mul(nf, lower));
       })
       .Case([&](math::FmaOp) {
