@@ -44,7 +44,7 @@ deps:
 # clang 22 by default: with the precompiled upstream headers
 # (lib/PrecompiledHeaders.h) a clean build on two cores takes a fraction of
 # g++'s time, whose precompiled headers cost seconds to load in every source
-# (README, "Building"). `make SINTER_CXX=g++ SINTER_CC=gcc` works too.
+# (README, "The two commands"). `make SINTER_CXX=g++ SINTER_CC=gcc` works too.
 SINTER_CC ?= clang-22
 SINTER_CXX ?= clang++-22
 

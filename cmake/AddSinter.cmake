@@ -1,7 +1,6 @@
 # Thin wrappers over MLIR's CMake functions: Sinter's libraries are installed
 # and exported in SinterTargets (consumed through find_package(Sinter)), not
 # in MLIR's export set.
-
 #
 # Every Sinter library compiles with the one precompiled header of
 # lib/PrecompiledHeaders.h (SINTER_PRECOMPILED_HEADERS, on by default), built
