@@ -11,8 +11,9 @@
 // namespace scope outside `mlir` (NVGPUDialect.h's global kWarpSize would
 // clash with TargetInfo.h's): they never change within a build, so the
 // header is compiled once, in parallel with Sinter's TableGen steps. Every
-// source still includes what it uses; a build with
-// -DSINTER_PRECOMPILED_HEADERS=OFF checks that.
+// source must still include what it uses: a build with
+// -DSINTER_PRECOMPILED_HEADERS=OFF shows a missing include (make test does
+// not run one).
 //
 //===----------------------------------------------------------------------===//
 
