@@ -110,6 +110,8 @@ void sinter::buildNVVMLoweringPipeline(OpPassManager &pm,
     if (llvm::sys::fs::exists(libdevice))
       target.linkLibs.push_back(libdevice.str().str());
   }
+  // ptxas' optimizations on several threads (the same code; Ptxas.cpp).
+  target.cmdOptions = ptxasCommandOptions(toolkit, options.ptxasThreads);
   pm.addPass(createGpuNVVMAttachTarget(target));
   // Device side: memref views to pointer arithmetic, structured control flow
   // to branches, then gpu/arith/math/vector to NVVM. Kernels take bare

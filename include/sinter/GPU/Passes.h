@@ -139,6 +139,14 @@ struct NVVMPipelineOptions
                      "it) or 'mma-sync' (FlashAttention-2's form on every "
                      "chip)"),
       llvm::cl::value_desc("wgmma|mma-sync"), llvm::cl::init("wgmma")};
+  Option<unsigned> ptxasThreads{
+      *this, "ptxas-threads",
+      llvm::cl::desc("Threads ptxas optimizes the kernels on (its "
+                     "--split-compile, where the toolkit's ptxas knows it): "
+                     "0 (default) = one per CPU, 1 = one, N = N. The "
+                     "cubin's code is the same for every count; its symbol "
+                     "table's order differs from a single thread's"),
+      llvm::cl::value_desc("n"), llvm::cl::init(0)};
   Option<int64_t> padMinFlops{
       *this, "pad-min-flops",
       llvm::cl::desc("Library-call matmuls of at least this many "
@@ -153,6 +161,11 @@ struct NVVMPipelineOptions
 /// The CUDA toolkit directory (ptxas, libdevice): $SINTER_CUDA_PATH,
 /// $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, else /usr/local/cuda; "" if none.
 std::string findCUDAToolkit();
+
+/// The ptxas options of `ptxas-threads` = `threads` for the toolkit's ptxas
+/// (or the one on $PATH): "--split-compile N" where that ptxas knows the
+/// option, else (and for one thread) none.
+std::string ptxasCommandOptions(llvm::StringRef toolkit, unsigned threads);
 
 /// PTX feature string for `chip` (sm_90a needs PTX 8.0, sm_89 7.8, ...).
 std::string ptxFeaturesForChip(llvm::StringRef chip);
