@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -117,17 +118,22 @@ void sinter::buildNVVMLoweringPipeline(OpPassManager &pm,
   // to branches, then gpu/arith/math/vector to NVVM. Kernels take bare
   // pointers: every buffer has a static shape, so a launch passes one
   // pointer per buffer and no descriptors.
+  // The passes that rewrite one kernel at a time run on each kernel (in
+  // parallel where the context has threads); gpu-to-nvvm, which turns
+  // gpu.funcs into llvm.funcs and declares what they call, on the module.
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
-  device.addPass(memref::createExpandStridedMetadataPass());
-  device.addPass(createLowerAffinePass());
-  device.addPass(createSCFToControlFlowPass());
+  OpPassManager &kernels = device.nest<gpu::GPUFuncOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-  device.addPass(createConvertVectorToLLVMPass());
-  device.addPass(createCanonicalizerPass());
-  device.addPass(createCSEPass());
+  OpPassManager &lowered = device.nest<LLVM::LLVMFuncOp>();
+  lowered.addPass(createConvertVectorToLLVMPass());
+  lowered.addPass(createCanonicalizerPass());
+  lowered.addPass(createCSEPass());
   // Tensor-map parameters (TMA descriptors) passed by value, in place.
   device.addPass(createNVVMTensorMapParams());
   pm.addPass(createReconcileUnrealizedCastsPass());
