@@ -15,11 +15,15 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unistd.h>
 
 #ifndef SINTER_VERSION_STRING
 #define SINTER_VERSION_STRING "unknown"
@@ -31,6 +35,25 @@ static char *copyString(const std::string &text) {
   if (copy)
     std::memcpy(copy, text.c_str(), text.size() + 1);
   return copy;
+}
+
+/// The threads every compilation of the process runs its parallel work on
+/// (the kernels' LLVM compile in parts, the per-kernel passes): one pool,
+/// so that concurrent compilations (sinter.torch compiles a graph's
+/// programs on several host threads) share the CPUs instead of each context
+/// starting a pool of its own. A forked child makes its own (the parent's
+/// threads are not in it). Never destroyed: a compile may still be running
+/// on another thread when the process exits.
+static llvm::ThreadPoolInterface &sharedThreadPool() {
+  static std::mutex mutex;
+  static llvm::ThreadPoolInterface *pool = nullptr;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!pool || owner != getpid()) {
+    pool = new llvm::DefaultThreadPool(llvm::hardware_concurrency());
+    owner = getpid();
+  }
+  return *pool;
 }
 
 namespace {
@@ -59,10 +82,8 @@ int compile(const char *ir, size_t len, const char *sourceName,
 
   mlir::DialectRegistry registry;
   sinter::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  // Compilations run concurrently from several host threads; keep each one
-  // on its own thread instead of sharing a pool per context.
-  context.disableMultithreading();
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  context.setThreadPool(sharedThreadPool());
   // Diagnostics point at the source; the generic form of the op adds noise.
   context.printOpOnDiagnostic(false);
 

@@ -6,15 +6,21 @@
 
 #include "CompileKernels.h"
 #include "Kernels.h"
+#include "Ptxas.h"
+#include "SerializeInParts.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "sinter/Dialect/Sinter/IR/SinterDialect.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace mlir;
 
@@ -148,12 +154,98 @@ static std::string serializerTimings(gpu::ObjectAttr object, double totalMs) {
   return text;
 }
 
+/// Parts the kernels' LLVM compile is split into by default, at most.
+static constexpr unsigned kMaxDefaultParts = 16;
+
+/// The kernels' parts (codegen-threads): the PTX of the one gpu.module
+/// compiled in parts on the context's threads and merged, then (withCubin)
+/// one ptxas over it; the module replaced by its gpu.binary as
+/// gpu-module-to-binary does. None where the module is compiled whole.
+static FailureOr<std::optional<sinter::CompiledKernels>>
+serializeInParts(ModuleOp module, const sinter::NVVMPipelineOptions &options,
+                 bool withCubin, std::string &timings) {
+  auto modules = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  // By default a part per CPU, up to kMaxDefaultParts: past that the
+  // largest kernel bounds the time and the copies only add to it.
+  unsigned parts =
+      options.codegenThreads
+          ? options.codegenThreads
+          : std::min<unsigned>(
+                kMaxDefaultParts,
+                llvm::hardware_concurrency().compute_thread_count());
+  if (modules.size() != 1 || parts < 2)
+    return std::optional<sinter::CompiledKernels>();
+  gpu::GPUModuleOp kernels = modules.front();
+  auto target = dyn_cast_or_null<NVVM::NVVMTargetAttr>(
+      kernels.getTargetsAttr() ? kernels.getTargetsAttr()[0] : Attribute());
+  if (!target)
+    return std::optional<sinter::CompiledKernels>();
+  std::string why;
+  auto t0 = std::chrono::steady_clock::now();
+  FailureOr<std::optional<std::string>> ptx =
+      sinter::serializePtxInParts(module, kernels, parts, why);
+  if (failed(ptx))
+    return failure();
+  if (!*ptx)
+    return std::optional<sinter::CompiledKernels>();
+  auto t1 = std::chrono::steady_clock::now();
+  sinter::CompiledKernels out;
+  out.ptx = std::move(**ptx);
+  if (withCubin) {
+    // ptxas as the NVVM target runs it: its chip and level, the options
+    // attached with the target (ptxas-threads).
+    SmallVector<StringRef> ptxasOptions;
+    // (getCmdOptions reads the flags, which a target without any lacks.)
+    if (target.getFlags() && target.hasCmdOptions())
+      if (std::optional<NamedAttribute> cmd = target.getCmdOptions())
+        for (Attribute a : cast<ArrayAttr>(cmd->getValue()))
+          ptxasOptions.push_back(cast<StringAttr>(a).getValue());
+    std::string error;
+    FailureOr<std::string> cubin =
+        sinter::runPtxas(sinter::findCUDAToolkit(), out.ptx, target.getChip(),
+                         target.getO(), ptxasOptions, error);
+    if (failed(cubin))
+      return kernels.emitError(error);
+    out.cubin = std::move(*cubin);
+  }
+  auto t2 = std::chrono::steady_clock::now();
+  auto ms = [](auto d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  timings = "LLVM in " +
+            std::to_string(
+                std::min<size_t>(parts, llvm::range_size(kernels.getOps()))) +
+            " parts " + std::to_string(ms(t1 - t0)) + " ms";
+  if (withCubin)
+    timings += ", ptxas " + std::to_string(ms(t2 - t1)) + " ms";
+  OpBuilder b(kernels);
+  auto object =
+      gpu::ObjectAttr::get(target,
+                           withCubin ? gpu::CompilationTarget::Binary
+                                     : gpu::CompilationTarget::Assembly,
+                           b.getStringAttr(withCubin ? out.cubin : out.ptx));
+  gpu::BinaryOp::create(b, kernels.getLoc(), kernels.getSymName(), nullptr,
+                        ArrayRef<Attribute>{object});
+  kernels.erase();
+  return std::optional<sinter::CompiledKernels>(std::move(out));
+}
+
 /// gpu-module-to-binary's work, with the serializer's ISA kept: one LLVM
-/// compilation gives the PTX and, through ptxas, the cubin.
+/// compilation gives the PTX and, through ptxas, the cubin. With
+/// codegen-threads the kernels compile in parts (SerializeInParts.cpp).
 static FailureOr<sinter::CompiledKernels>
-serialize(ModuleOp module, bool withCubin,
-          const sinter::StageCallback &onStage) {
+serialize(ModuleOp module, const sinter::NVVMPipelineOptions &pipeline,
+          bool withCubin, const sinter::StageCallback &onStage) {
   sinter::StageTimer timer(onStage, "serialize");
+  std::string partTimings;
+  FailureOr<std::optional<sinter::CompiledKernels>> inParts =
+      serializeInParts(module, pipeline, withCubin, partTimings);
+  if (failed(inParts))
+    return failure();
+  if (*inParts) {
+    timer.done(partTimings);
+    return std::move(**inParts);
+  }
   sinter::CompiledKernels out;
   std::unique_ptr<SymbolTable> table;
   auto symbolTable = [&]() -> SymbolTable * {
@@ -198,5 +290,5 @@ sinter::compileKernels(ModuleOp module, const NVVMPipelineOptions &options,
         buildNVVMLoweringPipeline(pm, options);
       })))
     return failure();
-  return serialize(module, withCubin, onStage);
+  return serialize(module, options, withCubin, onStage);
 }

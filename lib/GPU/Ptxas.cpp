@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Ptxas.h"
+
 #include "sinter/GPU/Passes.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -21,6 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 #include <optional>
@@ -83,4 +86,57 @@ std::string sinter::ptxasCommandOptions(StringRef toolkit, unsigned threads) {
   if (!splits)
     return "";
   return (kSplitCompileOption + " " + llvm::Twine(threads)).str();
+}
+
+mlir::FailureOr<std::string> sinter::runPtxas(StringRef toolkit, StringRef ptx,
+                                              StringRef chip, int optLevel,
+                                              ArrayRef<StringRef> options,
+                                              std::string &error) {
+  std::optional<std::string> ptxas = findPtxas(toolkit);
+  if (!ptxas) {
+    error = "no ptxas: name a CUDA toolkit ($SINTER_CUDA_PATH) or put ptxas "
+            "on $PATH";
+    return mlir::failure();
+  }
+  llvm::SmallString<128> in, out, log;
+  if (llvm::sys::fs::createTemporaryFile("sinter-kernels", "ptx", in) ||
+      llvm::sys::fs::createTemporaryFile("sinter-kernels", "cubin", out) ||
+      llvm::sys::fs::createTemporaryFile("sinter-ptxas", "log", log)) {
+    error = "cannot create ptxas' temporary files";
+    return mlir::failure();
+  }
+  llvm::FileRemover removeIn(in), removeOut(out), removeLog(log);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      error = "cannot write " + in.str().str() + ": " + ec.message();
+      return mlir::failure();
+    }
+    os << ptx;
+  }
+  std::string level = std::to_string(optLevel);
+  SmallVector<StringRef> args = {*ptxas, "-arch", chip,          in,
+                                 "-o",   out,     "--opt-level", level};
+  llvm::append_range(args, options);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, 0,
+                                     0, &message);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+      llvm::MemoryBuffer::getFile(log);
+  if (rc != 0) {
+    error = "ptxas failed" + (message.empty() ? "" : ": " + message) +
+            (text ? "\n" + (*text)->getBuffer().str() : "");
+    return mlir::failure();
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> cubin =
+      llvm::MemoryBuffer::getFile(out, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!cubin) {
+    error = "ptxas wrote no cubin";
+    return mlir::failure();
+  }
+  return (*cubin)->getBuffer().str();
 }

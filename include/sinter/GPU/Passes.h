@@ -139,6 +139,14 @@ struct NVVMPipelineOptions
                      "it) or 'mma-sync' (FlashAttention-2's form on every "
                      "chip)"),
       llvm::cl::value_desc("wgmma|mma-sync"), llvm::cl::init("wgmma")};
+  Option<unsigned> codegenThreads{
+      *this, "codegen-threads",
+      llvm::cl::desc("Groups of kernels LLVM compiles in parallel (sinterc "
+                     "and the C API; lib/GPU/SerializeInParts.cpp): each "
+                     "group a copy of the kernels' module, their PTX joined "
+                     "into one file for one ptxas. 0 (default) = one per "
+                     "CPU, at most 16; 1 = the module whole"),
+      llvm::cl::value_desc("n"), llvm::cl::init(0)};
   Option<unsigned> ptxasThreads{
       *this, "ptxas-threads",
       llvm::cl::desc("Threads ptxas optimizes the kernels on (its "
