@@ -176,21 +176,23 @@ serializeInParts(ModuleOp module, const sinter::NVVMPipelineOptions &options,
   if (modules.size() != 1 || parts < 2)
     return std::optional<sinter::CompiledKernels>();
   gpu::GPUModuleOp kernels = modules.front();
-  auto target = dyn_cast_or_null<NVVM::NVVMTargetAttr>(
-      kernels.getTargetsAttr() ? kernels.getTargetsAttr()[0] : Attribute());
+  ArrayAttr targets = kernels.getTargetsAttr();
+  auto target = targets && targets.size() == 1
+                    ? dyn_cast<NVVM::NVVMTargetAttr>(targets[0])
+                    : NVVM::NVVMTargetAttr();
   if (!target)
     return std::optional<sinter::CompiledKernels>();
-  std::string why;
+  std::string toolkit = sinter::findCUDAToolkit();
   auto t0 = std::chrono::steady_clock::now();
-  FailureOr<std::optional<std::string>> ptx =
-      sinter::serializePtxInParts(module, kernels, parts, why);
+  FailureOr<std::optional<sinter::PtxInParts>> ptx =
+      sinter::serializePtxInParts(module, kernels, parts, toolkit);
   if (failed(ptx))
     return failure();
   if (!*ptx)
     return std::optional<sinter::CompiledKernels>();
   auto t1 = std::chrono::steady_clock::now();
   sinter::CompiledKernels out;
-  out.ptx = std::move(**ptx);
+  out.ptx = std::move((*ptx)->ptx);
   if (withCubin) {
     // ptxas as the NVVM target runs it: its chip and level, the options
     // attached with the target (ptxas-threads).
@@ -201,9 +203,8 @@ serializeInParts(ModuleOp module, const sinter::NVVMPipelineOptions &options,
         for (Attribute a : cast<ArrayAttr>(cmd->getValue()))
           ptxasOptions.push_back(cast<StringAttr>(a).getValue());
     std::string error;
-    FailureOr<std::string> cubin =
-        sinter::runPtxas(sinter::findCUDAToolkit(), out.ptx, target.getChip(),
-                         target.getO(), ptxasOptions, error);
+    FailureOr<std::string> cubin = sinter::runPtxas(
+        toolkit, out.ptx, target.getChip(), target.getO(), ptxasOptions, error);
     if (failed(cubin))
       return kernels.emitError(error);
     out.cubin = std::move(*cubin);
@@ -212,10 +213,8 @@ serializeInParts(ModuleOp module, const sinter::NVVMPipelineOptions &options,
   auto ms = [](auto d) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   };
-  timings = "LLVM in " +
-            std::to_string(
-                std::min<size_t>(parts, llvm::range_size(kernels.getOps()))) +
-            " parts " + std::to_string(ms(t1 - t0)) + " ms";
+  timings = "LLVM in " + std::to_string((*ptx)->parts) + " parts " +
+            std::to_string(ms(t1 - t0)) + " ms";
   if (withCubin)
     timings += ", ptxas " + std::to_string(ms(t2 - t1)) + " ms";
   OpBuilder b(kernels);

@@ -153,9 +153,9 @@ std::string renameWord(StringRef text, StringRef from, StringRef to) {
 std::optional<std::string> sinter::mergePtx(ArrayRef<std::string> parts,
                                             ArrayRef<std::string> entryOrder) {
   std::string header;
-  std::vector<PtxItem> decls;
-  llvm::StringMap<std::string> declared; // name -> text
-  llvm::StringMap<std::string> entries;  // name -> text
+  std::vector<PtxItem> decls;           // in the order first declared
+  llvm::StringMap<size_t> declared;     // name -> its index in decls
+  llvm::StringMap<std::string> entries; // name -> text
   for (auto [p, text] : llvm::enumerate(parts)) {
     std::optional<PtxFile> file = parsePtx(text);
     if (!file)
@@ -174,7 +174,7 @@ std::optional<std::string> sinter::mergePtx(ArrayRef<std::string> parts,
       if (item.hasBody) // a device function: not in Sinter's kernels
         return std::nullopt;
       auto it = declared.find(item.name);
-      if (it != declared.end() && it->second != item.text) {
+      if (it != declared.end() && decls[it->second].text != item.text) {
         renamed = renameWord(renamed, item.name,
                              item.name + "_part" + std::to_string(p));
         changed = true;
@@ -189,10 +189,10 @@ std::optional<std::string> sinter::mergePtx(ArrayRef<std::string> parts,
         entries[item.name] = std::move(item.text);
         continue;
       }
-      auto [it, inserted] = declared.try_emplace(item.name, item.text);
+      auto [it, inserted] = declared.try_emplace(item.name, decls.size());
       if (inserted)
-        decls.push_back(item);
-      else if (it->second != item.text)
+        decls.push_back(std::move(item));
+      else if (decls[it->second].text != item.text)
         return std::nullopt;
     }
   }
@@ -277,24 +277,20 @@ gpu::GPUModuleOp cloneKeeping(gpu::GPUModuleOp kernels,
 
 } // namespace
 
-FailureOr<std::optional<std::string>>
+FailureOr<std::optional<sinter::PtxInParts>>
 sinter::serializePtxInParts(ModuleOp top, gpu::GPUModuleOp kernels,
-                            unsigned parts, std::string &why) {
+                            unsigned parts, StringRef toolkit) {
   SmallVector<LLVM::LLVMFuncOp> ks;
   for (auto f : kernels.getOps<LLVM::LLVMFuncOp>())
     if (isKernel(f))
       ks.push_back(f);
   parts = std::min<unsigned>(parts, ks.size());
   ArrayAttr targets = kernels.getTargetsAttr();
-  if (parts < 2 || !targets || targets.size() != 1) {
-    why = "fewer than two kernels";
-    return std::optional<std::string>();
-  }
-  auto target = dyn_cast<gpu::TargetAttrInterface>(targets[0]);
-  if (!target) {
-    why = "no serializable target";
-    return std::optional<std::string>();
-  }
+  auto target = targets && targets.size() == 1
+                    ? dyn_cast<gpu::TargetAttrInterface>(targets[0])
+                    : gpu::TargetAttrInterface();
+  if (parts < 2 || !target)
+    return std::optional<PtxInParts>();
   SmallVector<std::string> order;
   for (LLVM::LLVMFuncOp f : ks)
     order.push_back(f.getSymName().str());
@@ -315,7 +311,7 @@ sinter::serializePtxInParts(ModuleOp top, gpu::GPUModuleOp kernels,
   LogicalResult compiled = failableParallelForEach(
       top.getContext(), llvm::seq<size_t>(0, clones.size()), [&](size_t p) {
         gpu::TargetOptions options(
-            /*toolkitPath=*/{}, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+            toolkit, /*librariesToLink=*/{}, /*cmdOptions=*/{},
             /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
             [&]() -> SymbolTable * { return &table; });
         std::optional<SmallVector<char, 0>> object =
@@ -329,6 +325,7 @@ sinter::serializePtxInParts(ModuleOp top, gpu::GPUModuleOp kernels,
     return failure();
   std::optional<std::string> merged = mergePtx(ptx, order);
   if (!merged)
-    why = "the parts' PTX does not merge";
-  return merged;
+    return std::optional<PtxInParts>();
+  return std::optional<PtxInParts>(
+      PtxInParts{std::move(*merged), static_cast<unsigned>(clones.size())});
 }

@@ -25,15 +25,22 @@ namespace sinter {
 std::optional<std::string> mergePtx(llvm::ArrayRef<std::string> parts,
                                     llvm::ArrayRef<std::string> entryOrder);
 
+/// The PTX of kernels compiled in parts, and how many parts.
+struct PtxInParts {
+  std::string ptx;
+  unsigned parts = 0;
+};
+
 /// The PTX of the lowered gpu.module `kernels` (a child of `top`), its
 /// kernels compiled by LLVM in up to `parts` groups of similar size on the
-/// context's threads (clones of the module holding a group's kernels each),
-/// merged by mergePtx. None, with `why`, where it does not apply (fewer
-/// than two kernels, a merge it cannot make): compile the module whole.
+/// context's threads (copies of the module holding a group's kernels
+/// each), merged by mergePtx; `toolkit` as gpu-module-to-binary is given
+/// it. None where it does not apply (fewer than two kernels, not one
+/// serializable target, a merge it cannot make): compile the module whole.
 /// Failure: an error was emitted.
-mlir::FailureOr<std::optional<std::string>>
+mlir::FailureOr<std::optional<PtxInParts>>
 serializePtxInParts(mlir::ModuleOp top, mlir::gpu::GPUModuleOp kernels,
-                    unsigned parts, std::string &why);
+                    unsigned parts, llvm::StringRef toolkit);
 
 } // namespace sinter
 
