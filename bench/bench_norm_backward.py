@@ -4,6 +4,8 @@
     python3 bench/bench_norm_backward.py build DIR     # here: sinterc
     python3 bench/bench_norm_backward.py run DIR [--json F]   # on the GPU
     python3 bench/bench_norm_backward.py variants DIR  # <case>_<tag> dirs
+    python3 bench/bench_norm_backward.py build DIR --tag T --option=OPT ...
+        # here: DIR/<case>_T compiled with sinterc's OPTs, for `variants`
 
 Each case is the backward alone: dy, x, the forward's saved statistics
 (computed by torch) and the weight in; dx, dweight (and dbias) out, all of
@@ -47,15 +49,18 @@ def ir_of(kind, rows, cols):
 """ % dict(x=x, w=w, s=s)
 
 
-def build(out):
+def build(out, tag=None, options=()):
+    """Each case into out/<case> (out/<case>_<tag> with a tag), compiled
+    with sinterc's `options` besides the defaults."""
     for kind, rows, cols in CASES:
-        d = os.path.join(out, name_of(kind, rows, cols))
+        name = name_of(kind, rows, cols) + ("_" + tag if tag else "")
+        d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         src = os.path.join(d, "source.mlir")
         with open(src, "w") as f:
             f.write(ir_of(kind, rows, cols))
         subprocess.run(["sinterc", src, "--no-fusion", "--target=cuda:sm_90a",
-                        "-o", d], check=True)
+                        *options, "-o", d], check=True)
 
 
 def make_inputs(torch, kind, rows, cols, gen):
@@ -199,9 +204,12 @@ def main():
     p.add_argument("mode", choices=["build", "run", "variants"])
     p.add_argument("dir")
     p.add_argument("--json")
+    p.add_argument("--tag", help="build: name the cases <case>_TAG")
+    p.add_argument("--option", action="append", default=[],
+                   help="build: a sinterc option (repeatable)")
     a = p.parse_args()
     if a.mode == "build":
-        build(a.dir)
+        build(a.dir, a.tag, a.option)
     elif a.mode == "variants":
         variants(a.dir)
     else:

@@ -17,6 +17,8 @@
 #   flex      the same with FlexAttention as a peer too (its compile is slow)
 #   fwd       attention forward beside the SDPA backends
 #   normbwd   LayerNorm/RMSNorm backward beside torch eager and compile
+#   normvar   the norm backward's variants in .gpu/normvar (<case>_<tag>,
+#             bench_norm_backward.py build --tag), Sinter alone, vs copy
 #   blocks    the D64 attention backward at ptxas' blocks per SM and at 3,
 #             beside cuDNN (probe_blocks_per_sm.py)
 #   export    bf16 GPT-2 steps that write the partitions the cache lacks
@@ -58,6 +60,8 @@ for arg in "$@"; do
          grep -E "^attention|sinter|cuDNN" $R/fwd.log | tail -30 ;;
     normbwd) timeout $limit python3 bench/bench_norm_backward.py run $G/normbwd --json $R/normbwd.json > $R/normbwd.log 2>&1
              grep -v Warning $R/normbwd.log | tail -12 ;;
+    normvar) timeout $limit python3 bench/bench_norm_backward.py variants $G/normvar > $R/normvar.log 2>&1
+             grep -v Warning $R/normvar.log | tail -24 ;;
     blocks) timeout $limit python3 bench/probe_blocks_per_sm.py run $G/blocks > $R/blocks.log 2>&1
             tail -8 $R/blocks.log ;;
     algos) (cd bench && timeout $limit python3 probe_cublaslt_algos.py) > $R/algos.log 2>&1
