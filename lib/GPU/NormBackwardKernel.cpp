@@ -14,8 +14,8 @@
 // compile time, looping over the row groups), so each thread adds
 // dy * xhat and dy for its columns over all of its rows -- in shared
 // memory, its own 16-byte chunks (SharedSums), which leaves the registers
-// to the rows in flight -- and stores one partial row per (block, row
-// slot) at the end: an f32 scratch of [K, P * rowsPerBlock, N] (K = 1 or 2
+// to the rows in flight. At the end the block adds its row slots' sums up
+// and stores one partial row: an f32 scratch of [K, P, N] (K = 1 or 2
 // sums, 3 with an epilogue's column sum). The column kernel then adds
 // the partial rows in a fixed order (a warp's width of columns per block,
 // the rows split over kSlotLanes lanes, then the lanes in order) and
@@ -169,19 +169,6 @@ struct SharedSums {
       Value acc = kb.loadF32(buf, idx, w, Value());
       kb.storeF32(buf, idx, arith::AddFOp::create(b, acc, part), Value());
     }
-  }
-  /// Vector `k` of sum `s` (vec wide, f32).
-  Value read(KernelBuilder &kb, int64_t s, int64_t k, Value tid) const {
-    ImplicitLocOpBuilder &b = kb.builder();
-    int64_t w = chunkWidth();
-    if (w == vec)
-      return kb.loadF32(buf, at(kb, s, k, 0, tid), w, Value());
-    Value v = kb.splat(kb.f32(0.0), vec);
-    for (int64_t q = 0; q < chunks(); ++q)
-      v = vector::InsertStridedSliceOp::create(
-          b, kb.loadF32(buf, at(kb, s, k, q, tid), w, Value()), v,
-          ArrayRef<int64_t>{q * w}, ArrayRef<int64_t>{1});
-    return v;
   }
 };
 
@@ -358,22 +345,47 @@ Value rowStep(KernelBuilder &kb, const RowConfig &c, const NormBackward &nb,
   return arith::XOrIOp::create(b, parity, kb.idx(1));
 }
 
-/// Stores the block's column sums as its partial rows (block, row slot)
-/// of `part`, [K, P * rowsPerBlock, N].
+/// Partial rows of each column sum in the scratch: one per block of the
+/// row kernel (storePartialRows adds the block's row slots up).
+int64_t partialRowsOf(const RowConfig &c) { return c.grid; }
+
+/// Stores the block's column sums as its partial row of `part`, [K, P, N].
+/// The block's R row slots hold the same columns: after a barrier (other
+/// threads' chunks are read) they are added in slot order, chunk unit i
+/// (a sum, a vector, a chunk of each lane) by the threads of slot i % R.
 void storePartialRows(KernelBuilder &kb, const RowConfig &c,
-                      const SharedSums &sums, const RowLanes &l, Value tid,
-                      Value part) {
+                      const SharedSums &sums, const RowLanes &l, Value part) {
   ImplicitLocOpBuilder &b = kb.builder();
-  int64_t slots = c.grid * c.rowsPerBlock;
-  Value slot = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, kb.blockId(), kb.idx(c.rowsPerBlock)),
-      l.rowInBlock);
-  for (int64_t s = 0; s < sums.sums; ++s) {
+  int64_t rows = c.rowsPerBlock, w = sums.chunkWidth();
+  if (rows > 1)
+    gpu::BarrierOp::create(b);
+  int64_t perSum = c.perThread * sums.chunks();
+  for (int64_t i = 0; i < sums.sums * perSum; ++i) {
+    int64_t s = i / perSum, k = (i % perSum) / sums.chunks(),
+            q = i % sums.chunks();
+    Value pred = l.inRow[k];
+    if (rows > 1) {
+      Value mine = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                         l.rowInBlock, kb.idx(i % rows));
+      pred = pred ? arith::AndIOp::create(b, pred, mine).getResult() : mine;
+    }
+    OpBuilder::InsertionGuard guard(b);
+    if (pred) {
+      auto branch = scf::IfOp::create(b, pred, /*withElseRegion=*/false);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    }
+    Value total;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value thread =
+          arith::AddIOp::create(b, l.lane, kb.idx(r * c.threadsPerRow));
+      Value v = kb.loadF32(sums.buf, sums.at(kb, s, k, q, thread), w, Value());
+      total = total ? arith::AddFOp::create(b, total, v).getResult() : v;
+    }
     Value rowStart = arith::MulIOp::create(
-        b, arith::AddIOp::create(b, kb.idx(s * slots), slot), kb.idx(c.cols));
-    for (int64_t k = 0; k < c.perThread; ++k)
-      kb.storeF32(part, arith::AddIOp::create(b, rowStart, l.colIndex[k]),
-                  sums.read(kb, s, k, tid), l.inRow[k]);
+        b, arith::AddIOp::create(b, kb.idx(s * partialRowsOf(c)), kb.blockId()),
+        kb.idx(c.cols));
+    Value col = arith::AddIOp::create(b, l.colIndex[k], kb.idx(q * w));
+    kb.storeF32(part, arith::AddIOp::create(b, rowStart, col), total, Value());
   }
 }
 
@@ -469,7 +481,7 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     scf::YieldOp::create(b, yields);
   }
   if (part)
-    storePartialRows(kb, c, sums, l, tid, part);
+    storePartialRows(kb, c, sums, l, part);
   return launch;
 }
 
@@ -656,7 +668,7 @@ sinter::gpu_kernels::buildNormBackwardKernels(
   c.prefetch = prefetch;
   SmallVector<Value> sums = nb.columnSums();
   Value partials;
-  int64_t slots = c.grid * c.rowsPerBlock;
+  int64_t slots = partialRowsOf(c);
   if (!sums.empty()) {
     OpBuilder ob(op);
     partials = tensor::EmptyOp::create(

@@ -7,7 +7,7 @@
 
 // The backward ops on CUDA. The norms' backward is two tuned launches: a
 // persistent row kernel writing dx and partial column sums into a scratch
-// buffer ([K, blocks * rows per block, N] f32), then a column kernel that
+// buffer ([K, blocks, N] f32), then a column kernel that
 // reads that scratch and writes dweight and dbias. The row kernel adds its
 // rows' column sums up in dynamic shared memory (256 threads, 4 rows of 64
 // threads with two 8-wide vectors each: 2 sums x 16 f32 x 256 threads =
@@ -16,8 +16,9 @@
 // reference generics on the general path and cuBLASLt.
 
 // CHECK-LABEL: func.func @layer_norm_backward
-// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<2x{{[0-9]+}}x768xf32>
-// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_[[N:[0-9]+]] blocks in (%{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %c32768_i32 args({{.*}}, %[[SCRATCH]] : memref<2x{{[0-9]+}}x768xf32>)
+// One partial row per block: the block adds its 4 row slots up first.
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<2x256x768xf32>
+// CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_[[N:[0-9]+]] blocks in (%c256, %{{.*}}) threads in (%{{.*}}) dynamic_shared_memory_size %c32768_i32 args({{.*}}, %[[SCRATCH]] : memref<2x256x768xf32>)
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[SCRATCH]]
 // CHECK: %[[B:.*]] = bufferization.to_buffer %[[T]]
 // CHECK: gpu.launch_func @sinter_kernels::@layer_norm_backward_[[N]]_1 {{.*}} args(%[[B]] : memref<2x{{[0-9]+}}x768xf32>, %{{.*}} : memref<768xbf16>, %{{.*}} : memref<768xf32>)
