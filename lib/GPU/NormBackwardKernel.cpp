@@ -473,9 +473,8 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     for (int64_t k = 0; weight && k < c.perThread; ++k)
       weightVecs.push_back(
           kb.loadF32(weight, t.colIndex[k], c.vec, l.inRow[k]));
-    Value parity = rowStep(kb, c, nb, t, {dy, x, mean, rstd}, store,
-                           weightVecs, current, smem, smem2, sums, tid,
-                           it.back());
+    Value parity = rowStep(kb, c, nb, t, {dy, x, mean, rstd}, store, weightVecs,
+                           current, smem, smem2, sums, tid, it.back());
     SmallVector<Value> yields = next;
     yields.push_back(parity);
     scf::YieldOp::create(b, yields);
@@ -676,10 +675,9 @@ sinter::gpu_kernels::buildNormBackwardKernels(
         ArrayRef<int64_t>{static_cast<int64_t>(sums.size()), slots, nb.cols},
         ob.getF32Type());
   }
-  FailureOr<KernelLaunch> rows =
-      buildRowKernel(nb, c, partials,
-                     SharedSums(static_cast<int64_t>(sums.size()), c), module,
-                     name, tuning);
+  FailureOr<KernelLaunch> rows = buildRowKernel(
+      nb, c, partials, SharedSums(static_cast<int64_t>(sums.size()), c), module,
+      name, tuning);
   if (failed(rows))
     return failure();
   SmallVector<KernelLaunch, 1> launches = {std::move(*rows)};
