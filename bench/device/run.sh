@@ -6,7 +6,7 @@
 # tarball, $OUT/results.tgz, rewritten after every step: a device call
 # returns at most 8 files from $OUT, and a step that runs out of time
 # leaves the earlier ones' results.
-# Usage: bash bench/device/run.sh [STEP[:SECONDS] ...]; steps:
+# Usage: bash bench/device/run.sh [STEP[=DIR][:SECONDS] ...]; steps:
 #   checks    gpu_checks.py over .gpu/checks (the cases built: the expression
 #             build.sh kept in .gpu/checks.only)
 #   hooks     torch_hooks_gpu.py over .gpu/hooks (AdamW, capturable in a
@@ -16,6 +16,7 @@
 #   bwd       attention backward and forward+backward beside cuDNN and FA2
 #   flex      the same with FlexAttention as a peer too (its compile is slow)
 #   fwd       attention forward beside the SDPA backends
+#             (bwd and fwd: ONLY=regex runs the cases it matches)
 #   normbwd   LayerNorm/RMSNorm backward beside torch eager and compile
 #   normvar   the norm backward's variants in .gpu/normvar (<case>_<tag>,
 #             bench_norm_backward.py build --tag), Sinter alone, vs copy
@@ -44,6 +45,9 @@ trap 'kill $CLOCKS 2>/dev/null' EXIT
 pack() { tar czf "$OUT/results.tgz" -C $R .; }
 for arg in "$@"; do
   step=${arg%%:*}; limit=${arg#*:}; [ "$limit" = "$arg" ] && limit=300
+  # STEP=DIR: bwd, fwd and blocks read .gpu/DIR (another build of theirs)
+  # and name their results after it.
+  dir=$step; case $step in *=*) dir=${step#*=}; step=${step%%=*} ;; esac
   echo "== $step (limit $limit s) at $(( $(date +%s) - T0 )) s"
   case $step in
     checks) timeout $limit python3 test/Integration/GPU/gpu_checks.py check $G/checks --only "$(cat $G/checks.only)" > $R/checks.log 2>&1
@@ -52,18 +56,18 @@ for arg in "$@"; do
           tail -2 $R/race.log ;;
     hooks) timeout $limit python3 test/Integration/GPU/torch_hooks_gpu.py check $G/hooks > $R/hooks.log 2>&1
            grep -c ^PASS $R/hooks.log; grep -E "^FAIL|Error" $R/hooks.log | tail -5 ;;
-    bwd) timeout $limit python3 bench/bench_attention_backward.py run $G/bwd --json $R/bwd.json > $R/bwd.log 2>&1
-         grep -v "max err" $R/bwd.log | tail -14 ;;
+    bwd) timeout $limit python3 bench/bench_attention_backward.py run $G/$dir ${ONLY:+--only "$ONLY"} --json $R/$dir.json > $R/$dir.log 2>&1
+         grep -v "max err" $R/$dir.log | tail -14 ;;
     flex) timeout $limit python3 bench/bench_attention_backward.py run $G/bwd --flex --json $R/flex.json > $R/flex.log 2>&1
           grep -v "max err" $R/flex.log | tail -20 ;;
-    fwd) timeout $limit python3 bench/bench_attention.py $G/fwd --json $R/fwd.json > $R/fwd.log 2>&1
-         grep -E "^attention|sinter|cuDNN" $R/fwd.log | tail -30 ;;
+    fwd) timeout $limit python3 bench/bench_attention.py $G/$dir ${ONLY:+--only "$ONLY"} --json $R/$dir.json > $R/$dir.log 2>&1
+         grep -E "^attention|sinter|cuDNN" $R/$dir.log | tail -30 ;;
     normbwd) timeout $limit python3 bench/bench_norm_backward.py run $G/normbwd --json $R/normbwd.json > $R/normbwd.log 2>&1
              grep -v Warning $R/normbwd.log | tail -12 ;;
     normvar) timeout $limit python3 bench/bench_norm_backward.py variants $G/normvar > $R/normvar.log 2>&1
              grep -v Warning $R/normvar.log | tail -24 ;;
-    blocks) timeout $limit python3 bench/probe_blocks_per_sm.py run $G/blocks > $R/blocks.log 2>&1
-            tail -8 $R/blocks.log ;;
+    blocks) timeout $limit python3 bench/probe_blocks_per_sm.py run $G/$dir > $R/$dir.log 2>&1
+            tail -8 $R/$dir.log ;;
     algos) (cd bench && timeout $limit python3 probe_cublaslt_algos.py) > $R/algos.log 2>&1
            grep -v "^   #" $R/algos.log | tail -8 ;;
     export) rm -rf /tmp/cache; cp -r $G/cache /tmp/cache
