@@ -92,9 +92,16 @@ func.func @softmax_backward(%dy: tensor<8x100xf32>, %y: tensor<8x100xf32>) -> te
 // fence (BM/16 k-steps each); dS goes to shared memory by stmatrix and
 // reaches the async proxy before dQ = dS K (BN/16 k-steps), whose stage is
 // the tile's own (no copy between dK and dQ); no ldmatrix, no mma.sync.
+// Causal: the key tile is the block id's slowest index, so that every
+// head's longest tiles start first (BackwardKernel::longestFirst): tile
+// bid / 4, key/value head bid % 4 (B 2 x Hkv 2).
 // CHECK: gpu.func @attention_backward_[[N]]_1(
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK-NOT: nvvm.mma.sync
+// CHECK: %[[BID:.*]] = gpu.block_id x
+// CHECK-NEXT: %[[HEADS:.*]] = arith.constant 4 : index
+// CHECK-NEXT: arith.divui %[[BID]], %[[HEADS]] : index
+// CHECK: arith.remui %[[BID]], %{{.*}} : index
 // CHECK: nvgpu.device_async_copy
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 0
