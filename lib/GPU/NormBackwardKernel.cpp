@@ -12,11 +12,9 @@
 //
 // Its blocks are persistent (a grid of P blocks sized to the chip at
 // compile time, looping over the row groups), so each thread adds
-// dy * xhat and dy for its columns over all of its rows -- in shared
-// memory, its own 16-byte chunks (SharedSums), which leaves the registers
-// to the rows in flight. At the end the block adds its row slots' sums up
-// and stores one partial row: an f32 scratch of [K, P, N] (K = 1 or 2
-// sums, 3 with an epilogue's column sum). The column kernel then adds
+// dy * xhat and dy for its columns over all of its rows in registers and
+// stores one partial row per (block, row slot) at the end: an f32 scratch
+// of [K, P * rowsPerBlock, N] (K = 1 or 2 sums). The column kernel then adds
 // the partial rows in a fixed order (a warp's width of columns per block,
 // the rows split over kSlotLanes lanes, then the lanes in order) and
 // rounds dweight and dbias once. Deterministic; the scratch is ~P/rows of the
@@ -41,12 +39,10 @@ using namespace sinter::gpu_kernels;
 
 namespace {
 
-/// f32 vectors a row-kernel thread holds per vector of its row: x (then
-/// xhat), dy and g = dy * weight.
-constexpr int64_t kRowBackwardLiveVectors = 3;
 /// Registers a row-kernel thread needs beyond its vectors (indices,
-/// predicates, the reduction's and the shared sums' temporaries).
-constexpr int64_t kRowBackwardRegisterSlack = 16;
+/// predicates, the reduction's temporaries): ptxas used 96-122 registers
+/// where the vectors alone need 96-112.
+constexpr int64_t kRowBackwardRegisterSlack = 8;
 
 /// The operands and results of a norm backward op, and its row shape.
 struct NormBackward {
@@ -104,86 +100,12 @@ struct NormBackward {
   }
 };
 
-/// The row kernel's column sums (dy * xhat, dy, the epilogue's; in
-/// NormBackward::columnSums' order), added up over the block's rows in
-/// dynamic shared memory rather than in registers. Each thread owns its
-/// 16-byte f32 chunks, laid out [sum][vector][chunk][thread]: a warp's
-/// accesses are 512 consecutive bytes (no bank conflicts), and only the
-/// owner reads and writes a chunk (no barrier).
-struct SharedSums {
-  Value buf; // memref<?xf32, workgroup>
-  int64_t sums = 0, perThread = 1, vec = 1, block = 1;
-
-  SharedSums() = default;
-  SharedSums(int64_t sums, const RowConfig &c)
-      : sums(sums), perThread(c.perThread), vec(c.vec), block(c.block) {}
-  /// Bytes of dynamic shared memory the sums take.
-  int64_t bytes() const { return sums * perThread * vec * 4 * block; }
-  /// f32 elements of a chunk, and chunks of a row vector.
-  int64_t chunkWidth() const {
-    return std::min<int64_t>(vec, kMaxVectorAccessBytes / 4);
-  }
-  int64_t chunks() const { return vec / chunkWidth(); }
-  /// Views the kernel's dynamic shared memory as the sums' f32 buffer.
-  void allocate(KernelBuilder &kb) {
-    ImplicitLocOpBuilder &b = kb.builder();
-    auto ws = gpu::AddressSpaceAttr::get(b.getContext(),
-                                         gpu::AddressSpace::Workgroup);
-    Value raw = gpu::DynamicSharedMemoryOp::create(
-        b, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                           MemRefLayoutAttrInterface(), ws));
-    buf = memref::ViewOp::create(
-        b,
-        MemRefType::get({ShapedType::kDynamic}, b.getF32Type(),
-                        MemRefLayoutAttrInterface(), ws),
-        raw, kb.idx(0), ValueRange{kb.idx(bytes() / 4)});
-  }
-  /// The element index of chunk `q` of vector `k` of sum `s` of thread
-  /// `tid`.
-  Value at(KernelBuilder &kb, int64_t s, int64_t k, int64_t q,
-           Value tid) const {
-    ImplicitLocOpBuilder &b = kb.builder();
-    int64_t slot = (s * perThread + k) * chunks() + q;
-    Value thread = arith::AddIOp::create(b, kb.idx(slot * block), tid);
-    return arith::MulIOp::create(b, thread, kb.idx(chunkWidth()));
-  }
-  /// Sets every chunk of the thread to zero.
-  void zero(KernelBuilder &kb, Value tid) const {
-    Value z = kb.splat(kb.f32(0.0), chunkWidth());
-    for (int64_t s = 0; s < sums; ++s)
-      for (int64_t k = 0; k < perThread; ++k)
-        for (int64_t q = 0; q < chunks(); ++q)
-          kb.storeF32(buf, at(kb, s, k, q, tid), z, Value());
-  }
-  /// Adds the f32 vector `v` (vec wide) to vector `k` of sum `s`.
-  void add(KernelBuilder &kb, int64_t s, int64_t k, Value tid, Value v) const {
-    ImplicitLocOpBuilder &b = kb.builder();
-    int64_t w = chunkWidth();
-    for (int64_t q = 0; q < chunks(); ++q) {
-      Value idx = at(kb, s, k, q, tid);
-      Value part = v;
-      if (w != vec)
-        part = vector::ExtractStridedSliceOp::create(
-            b, v, ArrayRef<int64_t>{q * w}, ArrayRef<int64_t>{w},
-            ArrayRef<int64_t>{1});
-      Value acc = kb.loadF32(buf, idx, w, Value());
-      kb.storeF32(buf, idx, arith::AddFOp::create(b, acc, part), Value());
-    }
-  }
-};
-
-/// Which of the SharedSums each column sum is (-1: not asked for).
-struct SumSlots {
-  int dweight = -1, dbias = -1, column = -1;
-  explicit SumSlots(const NormBackward &nb) {
-    int next = 0;
-    if (nb.dweight)
-      dweight = next++;
-    if (nb.dbias)
-      dbias = next++;
-    if (nb.columnSum)
-      column = next++;
-  }
+/// The row kernel's loop: the thread's accumulators of dy * xhat and dy
+/// per vector (f32), carried across its rows, and the reduction-slot
+/// parity.
+struct RowLoopState {
+  SmallVector<Value> dwAcc, dbAcc, csAcc; // csAcc: the epilogue's column sum
+  Value parity;
 };
 
 /// Where the row kernel's values of dx go: dx's buffer, or the epilogue
@@ -247,13 +169,13 @@ struct RowStore {
   }
 };
 
-/// One row: loads x and dy, reduces, stores dx (`store`), adds the row to
-/// the column sums and returns the next row's reduction-slot parity.
-Value rowStep(KernelBuilder &kb, const RowConfig &c, const NormBackward &nb,
-              const RowThread &t, ArrayRef<Value> bufs, const RowStore &store,
-              ArrayRef<Value> weightVecs, ArrayRef<Value> prefetched,
-              Value smem, Value smem2, const SharedSums &sums, Value tid,
-              Value parity) {
+/// One row: loads x and dy, reduces, stores dx (`store`) and returns the
+/// updated accumulators.
+RowLoopState rowStep(KernelBuilder &kb, const RowConfig &c,
+                     const NormBackward &nb, const RowThread &t,
+                     ArrayRef<Value> bufs, const RowStore &store,
+                     ArrayRef<Value> weightVecs, ArrayRef<Value> prefetched,
+                     Value smem, Value smem2, const RowLoopState &in) {
   ImplicitLocOpBuilder &b = kb.builder();
   auto [dy, x, mean, rstd] =
       std::make_tuple(bufs[0], bufs[1], bufs[2], bufs[3]);
@@ -304,7 +226,7 @@ Value rowStep(KernelBuilder &kb, const RowConfig &c, const NormBackward &nb,
   // reads of them from the next row's writes).
   Value slots = arith::AddIOp::create(
       b, t.rowInBlock,
-      arith::MulIOp::create(b, parity, kb.idx(c.rowsPerBlock)));
+      arith::MulIOp::create(b, in.parity, kb.idx(c.rowsPerBlock)));
   if (meanVec) {
     SmallVector<Value> sums =
         kb.groupReduceAll({sumGX, sumG}, ReduceKind::Sum, c.threadsPerRow,
@@ -318,7 +240,7 @@ Value rowStep(KernelBuilder &kb, const RowConfig &c, const NormBackward &nb,
   Value invN = kb.f32(1.0 / static_cast<double>(c.cols));
   Value cGX = kb.splat(arith::MulFOp::create(b, sumGX, invN), c.vec);
   Value cG = kb.splat(arith::MulFOp::create(b, sumG, invN), c.vec);
-  SumSlots slot(nb);
+  RowLoopState out = in;
   for (int64_t k = 0; k < c.perThread; ++k) {
     Value v =
         arith::SubFOp::create(b, gs[k], arith::MulFOp::create(b, xhat[k], cGX));
@@ -330,71 +252,27 @@ Value rowStep(KernelBuilder &kb, const RowConfig &c, const NormBackward &nb,
                     t.pred[k], epilogueIns[k]);
     // Only elements the chain stored are summed (a chain of zeros need
     // not be zero); the partial rows' columns past the row are never read.
-    if (slot.column >= 0) {
+    if (!out.csAcc.empty()) {
       if (t.pred[k])
         stored = arith::SelectOp::create(b, t.pred[k], stored,
                                          kb.splat(kb.f32(0.0), c.vec));
-      sums.add(kb, slot.column, k, tid, stored);
+      out.csAcc[k] = arith::AddFOp::create(b, out.csAcc[k], stored);
     }
-    if (slot.dweight >= 0)
-      sums.add(kb, slot.dweight, k, tid,
-               arith::MulFOp::create(b, dys[k], xhat[k]));
-    if (slot.dbias >= 0)
-      sums.add(kb, slot.dbias, k, tid, dys[k]);
+    if (!out.dwAcc.empty())
+      out.dwAcc[k] = arith::AddFOp::create(
+          b, out.dwAcc[k], arith::MulFOp::create(b, dys[k], xhat[k]));
+    if (!out.dbAcc.empty())
+      out.dbAcc[k] = arith::AddFOp::create(b, out.dbAcc[k], dys[k]);
   }
-  return arith::XOrIOp::create(b, parity, kb.idx(1));
+  out.parity = arith::XOrIOp::create(b, in.parity, kb.idx(1));
+  return out;
 }
 
-/// Partial rows of each column sum in the scratch: one per block of the
-/// row kernel (storePartialRows adds the block's row slots up).
-int64_t partialRowsOf(const RowConfig &c) { return c.grid; }
-
-/// Stores the block's column sums as its partial row of `part`, [K, P, N].
-/// The block's R row slots hold the same columns: after a barrier (other
-/// threads' chunks are read) they are added in slot order, chunk unit i
-/// (a sum, a vector, a chunk of each lane) by the threads of slot i % R.
-void storePartialRows(KernelBuilder &kb, const RowConfig &c,
-                      const SharedSums &sums, const RowLanes &l, Value part) {
-  ImplicitLocOpBuilder &b = kb.builder();
-  int64_t rows = c.rowsPerBlock, w = sums.chunkWidth();
-  if (rows > 1)
-    gpu::BarrierOp::create(b);
-  int64_t perSum = c.perThread * sums.chunks();
-  for (int64_t i = 0; i < sums.sums * perSum; ++i) {
-    int64_t s = i / perSum, k = (i % perSum) / sums.chunks(),
-            q = i % sums.chunks();
-    Value pred = l.inRow[k];
-    if (rows > 1) {
-      Value mine = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                         l.rowInBlock, kb.idx(i % rows));
-      pred = pred ? arith::AndIOp::create(b, pred, mine).getResult() : mine;
-    }
-    OpBuilder::InsertionGuard guard(b);
-    if (pred) {
-      auto branch = scf::IfOp::create(b, pred, /*withElseRegion=*/false);
-      b.setInsertionPoint(branch.thenBlock()->getTerminator());
-    }
-    Value total;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value thread =
-          arith::AddIOp::create(b, l.lane, kb.idx(r * c.threadsPerRow));
-      Value v = kb.loadF32(sums.buf, sums.at(kb, s, k, q, thread), w, Value());
-      total = total ? arith::AddFOp::create(b, total, v).getResult() : v;
-    }
-    Value rowStart = arith::MulIOp::create(
-        b, arith::AddIOp::create(b, kb.idx(s * partialRowsOf(c)), kb.blockId()),
-        kb.idx(c.cols));
-    Value col = arith::AddIOp::create(b, l.colIndex[k], kb.idx(q * w));
-    kb.storeF32(part, arith::AddIOp::create(b, rowStart, col), total, Value());
-  }
-}
-
-/// The row kernel: dx, and the partial column sums into `partials`
-/// (added up in `sums`' shared memory).
+/// The row kernel: dx, and the partial column sums into `partials`.
 FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
                                        const RowConfig &c, Value partials,
-                                       SharedSums sums, gpu::GPUModuleOp module,
-                                       StringRef name, const Tuning &tuning) {
+                                       gpu::GPUModuleOp module, StringRef name,
+                                       const Tuning &tuning) {
   ImplicitLocOpBuilder b(nb.op->getLoc(), nb.op->getContext());
   SmallVector<Value> operands(nb.op->getOperands());
   llvm::append_range(operands, nb.epilogueInputs());
@@ -403,7 +281,6 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     results.push_back(partials);
   auto [launch, smem, smem2] = startRowKernel(
       b, nb.op, c, module, name, /*runtimeSizedGrid=*/false, results, operands);
-  launch.sharedMemory = sums.bytes();
   KernelBuilder kb(b, tuning.cacheHints);
   ValueRange args = launch.kernel.getArguments();
   unsigned a = 0;
@@ -425,11 +302,14 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
   Value part = partials ? kb.flatten(args[a++]) : Value();
 
   RowLanes l = setupLanes(kb, c);
-  Value tid = kb.threadId();
-  if (sums.sums > 0) {
-    sums.allocate(kb);
-    sums.zero(kb, tid);
-  }
+  Value zero = kb.splat(kb.f32(0.0), c.vec);
+  RowLoopState init;
+  if (nb.dweight)
+    init.dwAcc.assign(c.perThread, zero);
+  if (nb.dbias)
+    init.dbAcc.assign(c.perThread, zero);
+  if (nb.columnSum)
+    init.csAcc.assign(c.perThread, zero);
   // With prefetch, the x and dy vectors of the block's next row group (and
   // the epilogue's other inputs) are loaded at the top of each iteration,
   // in their element types, and carried into the next one: they are in
@@ -450,10 +330,13 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     llvm::append_range(xs, ins);
     return xs;
   };
-  SmallVector<Value> carried;
+  SmallVector<Value> carried = init.dwAcc;
+  llvm::append_range(carried, init.dbAcc);
+  llvm::append_range(carried, init.csAcc);
+  size_t nAcc = carried.size();
   if (c.prefetch)
-    carried = loadRaw(kb.blockId());
-  size_t nRaw = carried.size();
+    llvm::append_range(carried, loadRaw(kb.blockId()));
+  size_t nRaw = carried.size() - nAcc;
   carried.push_back(kb.idx(0));
   auto loop = scf::ForOp::create(b, kb.blockId(), kb.idx(c.groups),
                                  kb.gridDim(), carried);
@@ -465,7 +348,13 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     SmallVector<Value> next;
     if (c.prefetch)
       next = loadRaw(arith::AddIOp::create(b, group, kb.gridDim()));
-    SmallVector<Value> current = llvm::to_vector(it.take_front(nRaw));
+    RowLoopState in;
+    size_t nDw = init.dwAcc.size(), nDb = init.dbAcc.size();
+    in.dwAcc = llvm::to_vector(it.take_front(nDw));
+    in.dbAcc = llvm::to_vector(it.slice(nDw, nDb));
+    in.csAcc = llvm::to_vector(it.slice(nDw + nDb, nAcc - nDw - nDb));
+    SmallVector<Value> current = llvm::to_vector(it.slice(nAcc, nRaw));
+    in.parity = it.back();
     RowThread t = rowOf(kb, c, l, group, /*check=*/false);
     // The weight is read again for every row (L1 hits): holding it would
     // take the registers the accumulators need.
@@ -473,14 +362,31 @@ FailureOr<KernelLaunch> buildRowKernel(const NormBackward &nb,
     for (int64_t k = 0; weight && k < c.perThread; ++k)
       weightVecs.push_back(
           kb.loadF32(weight, t.colIndex[k], c.vec, l.inRow[k]));
-    Value parity = rowStep(kb, c, nb, t, {dy, x, mean, rstd}, store, weightVecs,
-                           current, smem, smem2, sums, tid, it.back());
-    SmallVector<Value> yields = next;
-    yields.push_back(parity);
+    RowLoopState out = rowStep(kb, c, nb, t, {dy, x, mean, rstd}, store,
+                               weightVecs, current, smem, smem2, in);
+    SmallVector<Value> yields = out.dwAcc;
+    llvm::append_range(yields, out.dbAcc);
+    llvm::append_range(yields, out.csAcc);
+    llvm::append_range(yields, next);
+    yields.push_back(out.parity);
     scf::YieldOp::create(b, yields);
   }
-  if (part)
-    storePartialRows(kb, c, sums, l, part);
+  if (part) {
+    // Partial row (block, row slot) of each sum: [K, P * rowsPerBlock, N].
+    int64_t slots = c.grid * c.rowsPerBlock;
+    Value slot = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, kb.blockId(), kb.idx(c.rowsPerBlock)),
+        l.rowInBlock);
+    ValueRange res = loop.getResults().take_front(nAcc);
+    for (int64_t s = 0; s * c.perThread < static_cast<int64_t>(res.size());
+         ++s) {
+      Value rowStart = arith::MulIOp::create(
+          b, arith::AddIOp::create(b, kb.idx(s * slots), slot), kb.idx(c.cols));
+      for (int64_t k = 0; k < c.perThread; ++k)
+        kb.storeF32(part, arith::AddIOp::create(b, rowStart, l.colIndex[k]),
+                    res[s * c.perThread + k], l.inRow[k]);
+    }
+  }
   return launch;
 }
 
@@ -605,37 +511,6 @@ FailureOr<KernelLaunch> buildColumnKernel(const NormBackward &nb,
   return launch;
 }
 
-/// Blocks of the row kernel per SM: as many as leave each thread the
-/// registers its row needs and each block its shared memory. Per vector of
-/// the row a thread holds x (then xhat), dy and g (f32), the next row's x
-/// and dy when prefetching (in their element type), and the epilogue's
-/// other inputs (this row's, and with prefetch the next's); the column sums
-/// are in shared memory (SharedSums). (H200, 16384 x 4096 bf16 with the
-/// sums in registers: 105-123 registers, 2 blocks of 256 threads, 79-85% of
-/// copy, bench/NOTES.md.)
-int64_t blocksPerSM(const NormBackward &nb, const RowConfig &c, Type elt,
-                    bool prefetch, const Tuning &tuning) {
-  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  int64_t inputs = static_cast<int64_t>(nb.epilogueInputs().size());
-  int64_t perVector = kRowBackwardLiveVectors +
-                      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0) +
-                      inputs * (prefetch ? 2 : 1);
-  int64_t registers = std::min<int64_t>(
-      llvm::alignTo(perVector * c.vec * c.perThread + kRowBackwardRegisterSlack,
-                    8),
-      kMaxRegistersPerThread);
-  const ChipInfo &chip = chipInfo(tuning.smVersion);
-  int64_t byRegisters = chip.registersPerSM / (c.block * registers);
-  // The dynamic sums, the two reduction buffers (two f32 slots per warp
-  // each: startRowKernel) and the driver's reserve.
-  int64_t shared =
-      SharedSums(static_cast<int64_t>(nb.columnSums().size()), c).bytes() +
-      2 * 2 * 4 * llvm::divideCeil(c.block, kWarpSize) +
-      kSharedMemoryReservedPerBlock;
-  int64_t byShared = chip.sharedMemoryPerSM / shared;
-  return std::max<int64_t>(1, std::min(byRegisters, byShared));
-}
-
 } // namespace
 
 FailureOr<SmallVector<KernelLaunch, 1>>
@@ -644,8 +519,13 @@ sinter::gpu_kernels::buildNormBackwardKernels(
     const Tuning &tuning, FusedOp epilogue,
     std::optional<EpilogueColumnSum> columnSum) {
   NormBackward nb(op, epilogue, columnSum);
-  // Persistent blocks (their count fixes the scratch's shape), as many per
-  // SM as registers and shared memory allow (blocksPerSM).
+  // Persistent blocks (their count fixes the scratch's shape), as many
+  // per SM as leave each thread the registers its row needs: per vector
+  // x, dy, xhat, g and the K accumulators (f32), the next row's x and dy
+  // when prefetching, plus a few for indices and the reduction. (H200,
+  // 16384 x 4096 bf16: ptxas spilled at 64 registers with K = 2 and 4
+  // blocks; 2 blocks of 256 threads with prefetch measured best, 79-85% of
+  // copy, bench/NOTES.md.)
   Tuning rowTuning = tuning;
   rowTuning.rowPersistent = 1;
   Type elt = cast<RankedTensorType>(nb.x.getType()).getElementType();
@@ -654,9 +534,22 @@ sinter::gpu_kernels::buildNormBackwardKernels(
   if (failed(cfg))
     return failure();
   bool prefetch = tuning.rowPersistent != 1;
-  rowTuning.persistentCtas = tuning.persistentCtas > 0
-                                 ? tuning.persistentCtas // the option rules
-                                 : blocksPerSM(nb, *cfg, elt, prefetch, tuning);
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  // x and dy of the next row, carried in their element type; the
+  // epilogue's other inputs, this row's (and with prefetch the next's).
+  int64_t perVector =
+      4 + static_cast<int64_t>(nb.columnSums().size()) +
+      (prefetch ? llvm::divideCeil(2 * eltBytes, 4) : 0) +
+      static_cast<int64_t>(nb.epilogueInputs().size()) * (prefetch ? 2 : 1);
+  int64_t registers = llvm::alignTo(
+      perVector * cfg->vec * cfg->perThread + kRowBackwardRegisterSlack, 8);
+  const ChipInfo &chip = chipInfo(tuning.smVersion);
+  rowTuning.persistentCtas = std::max<int64_t>(
+      1,
+      chip.registersPerSM /
+          (cfg->block * std::min<int64_t>(registers, kMaxRegistersPerThread)));
+  if (tuning.persistentCtas > 0) // the option overrides the estimate
+    rowTuning.persistentCtas = tuning.persistentCtas;
   cfg = chooseRowConfig(op, nb.rows, nb.cols, elt, rowTuning);
   if (failed(cfg))
     return failure();
@@ -667,7 +560,7 @@ sinter::gpu_kernels::buildNormBackwardKernels(
   c.prefetch = prefetch;
   SmallVector<Value> sums = nb.columnSums();
   Value partials;
-  int64_t slots = partialRowsOf(c);
+  int64_t slots = c.grid * c.rowsPerBlock;
   if (!sums.empty()) {
     OpBuilder ob(op);
     partials = tensor::EmptyOp::create(
@@ -675,9 +568,8 @@ sinter::gpu_kernels::buildNormBackwardKernels(
         ArrayRef<int64_t>{static_cast<int64_t>(sums.size()), slots, nb.cols},
         ob.getF32Type());
   }
-  FailureOr<KernelLaunch> rows = buildRowKernel(
-      nb, c, partials, SharedSums(static_cast<int64_t>(sums.size()), c), module,
-      name, tuning);
+  FailureOr<KernelLaunch> rows =
+      buildRowKernel(nb, c, partials, module, name, tuning);
   if (failed(rows))
     return failure();
   SmallVector<KernelLaunch, 1> launches = {std::move(*rows)};

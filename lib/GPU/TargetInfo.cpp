@@ -20,22 +20,20 @@ static constexpr int64_t KiB = 1024;
 
 // Ascending smVersion.
 static constexpr ChipInfo kChips[] = {
-    // smVersion, part, SMs, PTX, shared/block, threads/SM, blocks/SM,
-    // regs/SM, shared/SM
-    {80, "A100", 108, 70, 163 * KiB, 2048, 32, 65536, 164 * KiB},
-    {86, "A40", 84, 71, 99 * KiB, 1536, 16, 65536, 100 * KiB},
-    {89, "L40S", 142, 78, 99 * KiB, 1536, 24, 65536, 100 * KiB},
-    {90, "H100 SXM, H200", 132, 80, 227 * KiB, 2048, 32, 65536, 228 * KiB},
-    {100, "B200", 148, 86, 227 * KiB, 2048, 32, 65536, 228 * KiB},
-    {120, "RTX PRO 6000 Blackwell", 188, 87, 99 * KiB, 1536, 32, 65536,
-     100 * KiB},
+    // smVersion, part, SMs, PTX, shared/block, threads/SM, blocks/SM, regs/SM
+    {80, "A100", 108, 70, 163 * KiB, 2048, 32, 65536},
+    {86, "A40", 84, 71, 99 * KiB, 1536, 16, 65536},
+    {89, "L40S", 142, 78, 99 * KiB, 1536, 24, 65536},
+    {90, "H100 SXM, H200", 132, 80, 227 * KiB, 2048, 32, 65536},
+    {100, "B200", 148, 86, 227 * KiB, 2048, 32, 65536},
+    {120, "RTX PRO 6000 Blackwell", 188, 87, 99 * KiB, 1536, 32, 65536},
 };
 
 /// Chips before sm_80 (no Sinter kernel needs them; the memory-bound ones
 /// compile for them): sm_80's limits, PTX 8.0 and 132 SMs as before this
 /// table.
 static constexpr ChipInfo kOlderChip = {
-    0, "(before sm_80)", 132, 80, 163 * KiB, 2048, 32, 65536, 164 * KiB};
+    0, "(before sm_80)", 132, 80, 163 * KiB, 2048, 32, 65536};
 
 const ChipInfo &sinter::gpu_kernels::chipInfo(int64_t smVersion) {
   const ChipInfo *found = &kOlderChip;

@@ -37,9 +37,6 @@ struct ChipInfo {
   int64_t maxBlocksPerSM;
   /// 32-bit registers of an SM.
   int64_t registersPerSM;
-  /// Shared memory of an SM that its resident blocks share, bytes (each
-  /// block also takes kSharedMemoryReservedPerBlock of it).
-  int64_t sharedMemoryPerSM;
 };
 
 /// The row of the table that describes sm_`smVersion`: the one with the
@@ -62,9 +59,6 @@ inline constexpr int64_t kKernelParamBytes = 4096;
 inline constexpr int64_t kSetMaxNRegMin = 24;
 inline constexpr int64_t kSetMaxNRegMax = 256;
 inline constexpr int64_t kSetMaxNRegStep = 8;
-/// Shared memory the CUDA driver reserves for each resident block (sm_80
-/// and later), on top of what the kernel asks for.
-inline constexpr int64_t kSharedMemoryReservedPerBlock = 1024;
 /// The widest global access of one thread (ld/st.global.v4.b32), and the
 /// alignment it needs.
 inline constexpr int64_t kMaxVectorAccessBytes = 16;

@@ -134,12 +134,6 @@ public:
 
 private:
   // The block's work and the thread's place.
-  /// (tile, head) of this block among `tiles` tiles of each of `heads`
-  /// heads: tile-major, heaviest first, when visibility hides keys (the
-  /// tiles' work falls with the index, or grows with `reverse`);
-  /// head-major otherwise.
-  std::pair<mlir::Value, mlir::Value> longestFirst(int64_t tiles, int64_t heads,
-                                                   bool reverse);
   void setupSharedMemory();
   mlir::Value tile(int64_t byteOffset, int64_t rows, int64_t rowElements);
   mlir::Value tile(mlir::Value byteOffset, int64_t rows, int64_t rowElements);

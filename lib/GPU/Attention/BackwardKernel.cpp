@@ -258,32 +258,12 @@ void BackwardKernel::setupThreads() {
       mb.mul(arith::XOrIOp::create(b, c, r8), swizzle::kChunkElements);
 }
 
-std::pair<Value, Value>
-BackwardKernel::longestFirst(int64_t tiles, int64_t heads, bool reverse) {
-  // Blocks start roughly in id order. Without hidden keys every tile is
-  // the same work: a head's tiles are neighbours (they share its operands
-  // in L2). With causal visibility a tile's work falls (key tiles) or grows
-  // (query tiles, `reverse`) with its index: the tile is then the slowest
-  // index, heaviest first, so that the lightest tiles of every head fill
-  // the tail -- in head order the last heads' heaviest tiles started among
-  // the last blocks and ran alone (GPT-2's causal backward: 16 key tiles
-  // of 1 to 16 query tiles over 96 heads, ~50 tiles a block slot).
-  Value bid = kb.blockId();
-  if (!visibility.hidesKeys())
-    return {arith::RemUIOp::create(b, bid, kb.idx(tiles)),
-            arith::DivUIOp::create(b, bid, kb.idx(tiles))};
-  Value tile = arith::DivUIOp::create(b, bid, kb.idx(heads));
-  if (reverse)
-    tile = arith::SubIOp::create(b, kb.idx(tiles - 1), tile);
-  return {tile, arith::RemUIOp::create(b, bid, kb.idx(heads))};
-}
-
 void BackwardKernel::coords() {
-  // Block bid: key tile bid % nKT of key/value head bid / nKT; when some
-  // keys are hidden (causal), key tile bid / heads of head bid % heads
-  // (longestFirst).
+  // Block bid: key tile bid % nKT of key/value head bid / nKT.
   int64_t keyTiles = llvm::divideCeil(Skv, BN);
-  auto [kt, bhkv] = longestFirst(keyTiles, B * Hkv, /*reverse=*/false);
+  Value bid = kb.blockId();
+  Value kt = arith::RemUIOp::create(b, bid, kb.idx(keyTiles));
+  Value bhkv = arith::DivUIOp::create(b, bid, kb.idx(keyTiles));
   hkv = arith::RemUIOp::create(b, bhkv, kb.idx(Hkv));
   batch = arith::DivUIOp::create(b, bhkv, kb.idx(Hkv));
   n0 = mb.mul(kt, BN);

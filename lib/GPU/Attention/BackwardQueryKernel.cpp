@@ -34,11 +34,11 @@ using namespace sinter::gpu_kernels::attention;
 
 void BackwardKernel::queryCoords(Value &bhq, Value &q0, Value &keyTiles) {
   // Block bid: query tile bid % nQT of query head bid / nQT, which reads
-  // key/value head hq / (Hq / Hkv); causal: the last query tiles (the
-  // most keys) first (longestFirst).
+  // key/value head hq / (Hq / Hkv).
   int64_t queryTiles = llvm::divideCeil(Sq, BM);
-  Value qt;
-  std::tie(qt, bhq) = longestFirst(queryTiles, B * Hq, /*reverse=*/true);
+  Value bid = kb.blockId();
+  Value qt = arith::RemUIOp::create(b, bid, kb.idx(queryTiles));
+  bhq = arith::DivUIOp::create(b, bid, kb.idx(queryTiles));
   Value hq = arith::RemUIOp::create(b, bhq, kb.idx(Hq));
   batch = arith::DivUIOp::create(b, bhq, kb.idx(Hq));
   hkv = arith::DivUIOp::create(b, hq, kb.idx(Hq / Hkv));

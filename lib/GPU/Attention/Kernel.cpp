@@ -133,22 +133,12 @@ void MMAKernel::setupFragmentAddresses() {
 
 void MMAKernel::coords(Value item) {
   // Program coordinates of work item `item` (a block's, or with `persist`
-  // each of the items a block loops over): a head's tiles are neighbours
-  // (they share its K and V in L2). When keys are hidden (causal) a query
-  // tile's work grows with its index: the tile is then the slowest index,
-  // the last (longest) rows of every head first, so that the shortest fill
-  // the tail (in head order the last heads' longest tiles started among
-  // the last blocks and ran alone).
-  Value bh;
-  if (visibility.hidesKeys()) {
-    mTile =
-        arith::SubIOp::create(b, kb.idx(mTilesPerHead - 1),
-                              arith::DivUIOp::create(b, item, kb.idx(B * Hq)));
-    bh = arith::RemUIOp::create(b, item, kb.idx(B * Hq));
-  } else {
-    mTile = arith::RemUIOp::create(b, item, kb.idx(mTilesPerHead));
-    bh = arith::DivUIOp::create(b, item, kb.idx(mTilesPerHead));
-  }
+  // each of the items a block loops over); for causal attention the
+  // longest rows go first.
+  mTile = arith::RemUIOp::create(b, item, kb.idx(mTilesPerHead));
+  if (op.getCausal())
+    mTile = arith::SubIOp::create(b, kb.idx(mTilesPerHead - 1), mTile);
+  Value bh = arith::DivUIOp::create(b, item, kb.idx(mTilesPerHead));
   h = arith::RemUIOp::create(b, bh, kb.idx(Hq));
   batch = arith::DivUIOp::create(b, bh, kb.idx(Hq));
   g = arith::DivUIOp::create(b, h, kb.idx(Hq / Hkv));
